@@ -1,0 +1,65 @@
+/* arena.h - bump allocation, string interning and a pointer-keyed hash map.
+ *
+ * One program lives in one arena; everything the parser and the passes build
+ * is freed at once by arena_free().  Interned strings compare by pointer, so
+ * names can be hashed and compared cheaply everywhere.
+ */
+#ifndef PTOOPT_ARENA_H
+#define PTOOPT_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+	ArenaBlock *head;
+	char *cur, *end;
+	/* interning table (open addressing over interned string pointers) */
+	const char **strs;
+	size_t nstrs, capstrs;
+} Arena;
+
+void arena_init(Arena *a);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t n);          /* zeroed, 8-byte aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Intern s[0..n): equal strings give the same pointer. */
+const char *intern(Arena *a, const char *s, size_t n);
+const char *intern_cstr(Arena *a, const char *s);
+
+/* Called when malloc fails.  Prints "out of memory" and exits with 1 unless a
+ * handler was installed (tests install one that longjmps). */
+typedef void (*OomHandler)(void);
+void set_oom_handler(OomHandler h);
+void oom(void) __attribute__((noreturn));
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+
+/* Growable array of pointers.  With .arena set the storage comes from the
+ * arena (so a longjmp out of the parser leaks nothing); otherwise from
+ * malloc, copied into an arena by vec_finish. */
+typedef struct PtrVec {
+	void **items;
+	size_t len, cap;
+	Arena *arena;
+} PtrVec;
+#define ARENA_VEC(a) ((PtrVec){ .arena = (a) })
+void vec_push(PtrVec *v, void *p);
+void **vec_finish(Arena *a, PtrVec *v, int *count); /* copies to arena, frees v */
+void vec_release(PtrVec *v);
+
+/* Hash map from pointer to pointer (keys: interned names, Var *, ...). */
+typedef struct PtrMap {
+	const void **keys;
+	void **vals;
+	size_t len, cap;
+} PtrMap;
+void *pmap_get(const PtrMap *m, const void *key);
+void pmap_put(PtrMap *m, const void *key, void *val);
+void pmap_clear(PtrMap *m);
+void pmap_release(PtrMap *m);
+
+#endif

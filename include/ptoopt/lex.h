@@ -1,0 +1,81 @@
+/* lex.h - tokens of the Python subset that .pto files are written in.
+ *
+ * The lexer is pulled by the parser one token at a time (with a few tokens
+ * of lookahead), so memory does not grow with the file.  It produces
+ * NEWLINE / INDENT / DEDENT like Python's tokenizer, ignores newlines inside
+ * brackets, and queues `#` comments for the parser to attach to statements.
+ */
+#ifndef PTOOPT_LEX_H
+#define PTOOPT_LEX_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/diag.h"
+
+typedef enum TokKind {
+	TK_EOF, TK_NEWLINE, TK_INDENT, TK_DEDENT,
+	TK_NAME, TK_INT, TK_FLOAT, TK_STRING, TK_OP,
+} TokKind;
+
+typedef struct Token {
+	TokKind kind;
+	int line, col;        /* of the first byte */
+	int end_line;         /* line of the last byte (multi-line strings) */
+	const char *text;     /* TK_NAME: interned name; TK_OP: interned operator;
+	                         TK_STRING: decoded value (arena) */
+	size_t slen;          /* TK_STRING: decoded length */
+	uint64_t ival;        /* TK_INT magnitude */
+	bool overflow;        /* TK_INT did not fit in 64 bits */
+	double fval;          /* TK_FLOAT */
+} Token;
+
+typedef struct Comment {
+	int line, col;
+	const char *text;     /* after '#' and at most one space */
+	bool taken;           /* attached or dropped by the parser */
+} Comment;
+
+#define LEX_LOOKAHEAD 4
+#define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
+
+typedef struct Lexer {
+	Arena *arena;
+	Diag *diag;
+	jmp_buf *fail;        /* longjmp target after an error was reported */
+	const char *src, *p, *end;
+	int line;
+	const char *line_start;
+	int depth;            /* bracket nesting: newlines are ignored inside */
+	int indents[LEX_MAX_INDENT + 1];
+	int nindents;
+	int pending_dedents;
+	bool at_line_start;
+	bool emitted_eof_newline;
+	Token la[LEX_LOOKAHEAD];
+	int nla;
+	Comment *comments;    /* FIFO of comments not yet taken by the parser */
+	size_t ncomments, ccomments, comment_head;
+	/* interned operator strings for quick comparison */
+	const char *op_cache[64];
+} Lexer;
+
+void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
+void lex_release(Lexer *lx);
+const Token *lex_peek(Lexer *lx, int k);   /* k = 0: current token */
+Token lex_next(Lexer *lx);
+/* Fail at a location: reports and longjmps. */
+void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+
+/* Queued comments not yet taken, in source order: iterate i from
+ * lx->comment_head to lx->ncomments, skipping taken ones; lex_comments_gc
+ * advances the head past the taken prefix. */
+void lex_comments_gc(Lexer *lx);
+
+bool tok_is_op(const Token *t, const char *op);
+bool tok_is_name(const Token *t, const char *name);
+
+#endif

@@ -1,0 +1,28 @@
+/* types.h - type construction, comparison and scalar expression typing. */
+#ifndef PTOOPT_TYPES_H
+#define PTOOPT_TYPES_H
+
+#include <stddef.h>
+
+#include "ptoopt/diag.h"
+#include "ptoopt/ir.h"
+
+/* Structural equality (dims compared as expressions, vars by identity). */
+bool type_equal(const Type *a, const Type *b);
+bool expr_equal(const Expr *a, const Expr *b);
+/* Same kind / rank / dtype: what a re-assignment must keep. */
+bool type_compatible(const Type *a, const Type *b);
+/* The printed form of t into buf (truncated to n bytes). */
+void type_to_string(const Type *t, char *buf, size_t n);
+/* The type an assignment gives its target: annotation `ann` (may be NULL)
+ * against the value's inferred type `vt` (may be NULL). */
+Type *type_for_assign(Arena *a, Type *ann, Type *vt);
+/* pl.TensorView(stride=[], layout=<layout symbol>) */
+ViewSpec *type_tensor_view_layout(Arena *a, const char *layout_symbol);
+
+/* Scalar expressions with the reference's result-dtype rules.  Returns NULL
+ * after reporting through d when the operands cannot be combined. */
+Expr *type_make_binary(Arena *a, BinOp op, Expr *l, Expr *r, SrcPos pos, Diag *d);
+Expr *type_make_unary(Arena *a, UnOp op, Expr *x, SrcPos pos, Diag *d);
+
+#endif

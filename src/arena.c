@@ -1,0 +1,265 @@
+/* arena.c - bump allocator, string interning, pointer vectors and maps. */
+#include "ptoopt/arena.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ArenaBlock {
+	ArenaBlock *next;
+	size_t size;
+	max_align_t data[];
+};
+
+static OomHandler oom_handler;
+
+void set_oom_handler(OomHandler h) { oom_handler = h; }
+
+void oom(void)
+{
+	if (oom_handler)
+		oom_handler();
+	fputs("ptoopt: error: out of memory\n", stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom();
+	return q;
+}
+
+void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
+
+void arena_free(Arena *a)
+{
+	ArenaBlock *b = a->head;
+	while (b) {
+		ArenaBlock *next = b->next;
+		free(b);
+		b = next;
+	}
+	free(a->strs);
+	memset(a, 0, sizeof *a);
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	if ((size_t)(a->end - a->cur) < n) {
+		/* Blocks grow with the arena so a 100 MB program needs few mallocs. */
+		size_t size = a->head ? a->head->size * 2 : 64 * 1024;
+		if (size > 64u << 20)
+			size = 64u << 20;
+		if (size < n)
+			size = n;
+		ArenaBlock *b = malloc(sizeof *b + size);
+		if (!b)
+			oom();
+		b->next = a->head;
+		b->size = size;
+		a->head = b;
+		a->cur = (char *)b->data;
+		a->end = a->cur + size;
+	}
+	void *p = a->cur;
+	a->cur += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+const char *intern(Arena *a, const char *s, size_t n)
+{
+	if (a->nstrs * 2 >= a->capstrs) {
+		size_t ncap = a->capstrs ? a->capstrs * 2 : 1024;
+		const char **ns = calloc(ncap, sizeof *ns);
+		if (!ns)
+			oom();
+		for (size_t i = 0; i < a->capstrs; i++) {
+			const char *t = a->strs[i];
+			if (!t)
+				continue;
+			size_t j = hash_bytes(t, strlen(t)) & (ncap - 1);
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = t;
+		}
+		free(a->strs);
+		a->strs = ns;
+		a->capstrs = ncap;
+	}
+	size_t j = hash_bytes(s, n) & (a->capstrs - 1);
+	while (a->strs[j]) {
+		const char *t = a->strs[j];
+		if (strncmp(t, s, n) == 0 && t[n] == 0)
+			return t;
+		j = (j + 1) & (a->capstrs - 1);
+	}
+	const char *t = arena_strndup(a, s, n);
+	a->strs[j] = t;
+	a->nstrs++;
+	return t;
+}
+
+const char *intern_cstr(Arena *a, const char *s) { return intern(a, s, strlen(s)); }
+
+void vec_push(PtrVec *v, void *p)
+{
+	if (v->len == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 8;
+		if (v->arena) {
+			void **n = arena_alloc(v->arena, ncap * sizeof *n);
+			if (v->len)
+				memcpy(n, v->items, v->len * sizeof *n);
+			v->items = n;
+		} else {
+			v->items = xrealloc(v->items, ncap * sizeof *v->items);
+		}
+		v->cap = ncap;
+	}
+	v->items[v->len++] = p;
+}
+
+void **vec_finish(Arena *a, PtrVec *v, int *count)
+{
+	void **out = NULL;
+	if (v->arena) {
+		out = v->len ? v->items : NULL;
+		*count = (int)v->len;
+		memset(v, 0, sizeof *v);
+		return out;
+	}
+	if (v->len) {
+		out = arena_alloc(a, v->len * sizeof *out);
+		memcpy(out, v->items, v->len * sizeof *out);
+	}
+	*count = (int)v->len;
+	vec_release(v);
+	return out;
+}
+
+void vec_release(PtrVec *v)
+{
+	if (!v->arena)
+		free(v->items);
+	memset(v, 0, sizeof *v);
+}
+
+static size_t hash_ptr(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+void *pmap_get(const PtrMap *m, const void *key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t j = hash_ptr(key) & (m->cap - 1);
+	while (m->keys[j]) {
+		if (m->keys[j] == key)
+			return m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+void pmap_put(PtrMap *m, const void *key, void *val)
+{
+	if ((m->len + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		const void **nk = calloc(ncap, sizeof *nk);
+		void **nv = calloc(ncap, sizeof *nv);
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			oom();
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->cap = ncap;
+	}
+	size_t j = hash_ptr(key) & (m->cap - 1);
+	while (m->keys[j]) {
+		if (m->keys[j] == key) {
+			m->vals[j] = val;
+			return;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->len++;
+}
+
+void pmap_clear(PtrMap *m)
+{
+	if (m->cap) {
+		memset(m->keys, 0, m->cap * sizeof *m->keys);
+		memset(m->vals, 0, m->cap * sizeof *m->vals);
+	}
+	m->len = 0;
+}
+
+void pmap_release(PtrMap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,476 @@
+/* lex.c - Python-style tokenizer for .pto text (see lex.h).
+ *
+ * Input is validated as it is read: NUL bytes, invalid UTF-8 outside strings
+ * and comments, stray characters and inconsistent dedents are located errors.
+ * CRLF line ends are accepted; a tab in indentation advances to the next
+ * multiple of 8 as in Python.
+ */
+#include "ptoopt/lex.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	diag_error(lx->diag, line, col, "%s", buf);
+	longjmp(*lx->fail, 1);
+}
+
+void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len)
+{
+	memset(lx, 0, sizeof *lx);
+	lx->arena = a;
+	lx->diag = d;
+	lx->fail = fail;
+	lx->src = lx->p = lx->line_start = src;
+	lx->end = src + len;
+	lx->line = 1;
+	lx->at_line_start = true;
+	lx->indents[0] = 0;
+	lx->nindents = 1;
+	/* a UTF-8 byte order mark is allowed, as in Python */
+	if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
+		lx->p = lx->line_start = src + 3;
+}
+
+void lex_release(Lexer *lx)
+{
+	free(lx->comments);
+	lx->comments = NULL;
+}
+
+static int col_of(Lexer *lx, const char *q) { return (int)(q - lx->line_start) + 1; }
+
+static void newline_at(Lexer *lx, const char *after)
+{
+	lx->line++;
+	lx->line_start = after;
+}
+
+/* Length of the UTF-8 sequence at q, or 0 if it is invalid. */
+static int utf8_len(const unsigned char *q, const unsigned char *end)
+{
+	unsigned c = q[0];
+	int n;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) { n = 2; min = 0x80; }
+	else if (c >= 0xE0 && c <= 0xEF) { n = 3; min = 0x800; }
+	else if (c >= 0xF0 && c <= 0xF4) { n = 4; min = 0x10000; }
+	else return 0;
+	if (end - q < n)
+		return 0;
+	unsigned cp = c & (0x3F >> (n - 1));
+	for (int i = 1; i < n; i++) {
+		if ((q[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (q[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+/* Check the bytes of a comment or string body and fail on NUL / bad UTF-8. */
+static void check_text(Lexer *lx, const char *q)
+{
+	unsigned char c = (unsigned char)*q;
+	if (c == 0)
+		lex_error(lx, lx->line, col_of(lx, q), "NUL byte in input");
+	if (c >= 0x80 && !utf8_len((const unsigned char *)q, (const unsigned char *)lx->end))
+		lex_error(lx, lx->line, col_of(lx, q), "invalid UTF-8 byte 0x%02X", c);
+}
+
+static void push_comment(Lexer *lx, int line, int col, const char *text)
+{
+	if (lx->ncomments == lx->ccomments) {
+		/* compact the consumed prefix before growing */
+		if (lx->comment_head > 0) {
+			memmove(lx->comments, lx->comments + lx->comment_head,
+				(lx->ncomments - lx->comment_head) * sizeof *lx->comments);
+			lx->ncomments -= lx->comment_head;
+			lx->comment_head = 0;
+		}
+		if (lx->ncomments == lx->ccomments) {
+			lx->ccomments = lx->ccomments ? lx->ccomments * 2 : 16;
+			lx->comments = xrealloc(lx->comments, lx->ccomments * sizeof *lx->comments);
+		}
+	}
+	lx->comments[lx->ncomments++] = (Comment){ line, col, text, false };
+}
+
+/* At '#': record the comment, leave p at the line end. */
+static void read_comment(Lexer *lx)
+{
+	const char *start = lx->p;
+	int col = col_of(lx, start);
+	const char *q = start + 1;
+	while (q < lx->end && *q != '\n' && *q != '\r') {
+		check_text(lx, q);
+		q++;
+	}
+	const char *t = start + 1;
+	if (t < q && *t == ' ')
+		t++;
+	push_comment(lx, lx->line, col, arena_strndup(lx->arena, t, (size_t)(q - t)));
+	lx->p = q;
+}
+
+/* Consume one line end at p ("\n", "\r\n" or "\r"); returns false if none. */
+static bool eat_eol(Lexer *lx)
+{
+	const char *q = lx->p;
+	if (q < lx->end && *q == '\r')
+		q++;
+	if (q < lx->end && *q == '\n')
+		q++;
+	if (q == lx->p)
+		return false;
+	lx->p = q;
+	newline_at(lx, q);
+	return true;
+}
+
+static const char *op_intern(Lexer *lx, const char *s, size_t n)
+{
+	return intern(lx->arena, s, n);
+}
+
+static void read_string(Lexer *lx, Token *t)
+{
+	const char *q = lx->p;
+	char quote = *q;
+	bool triple = lx->end - q >= 3 && q[1] == quote && q[2] == quote;
+	q += triple ? 3 : 1;
+	char *out = NULL;
+	size_t n = 0, outcap = 64;
+	out = xmalloc(outcap);
+	for (;;) {
+		if (q >= lx->end) {
+			free(out);
+			lex_error(lx, t->line, t->col, "unterminated string literal");
+		}
+		char c = *q;
+		if (!triple && (c == '\n' || c == '\r')) {
+			free(out);
+			lex_error(lx, t->line, t->col, "unterminated string literal");
+		}
+		if (c == quote && (!triple || (lx->end - q >= 3 && q[1] == quote && q[2] == quote))) {
+			q += triple ? 3 : 1;
+			break;
+		}
+		if (n + 8 > outcap) {
+			outcap *= 2;
+			out = xrealloc(out, outcap);
+		}
+		if (c == '\\' && q + 1 < lx->end) {
+			char e = q[1];
+			q += 2;
+			switch (e) {
+			case 'n': out[n++] = '\n'; break;
+			case 't': out[n++] = '\t'; break;
+			case 'r': out[n++] = '\r'; break;
+			case '\\': out[n++] = '\\'; break;
+			case '\'': out[n++] = '\''; break;
+			case '"': out[n++] = '"'; break;
+			case '\n': newline_at(lx, q); break;
+			default: out[n++] = '\\'; out[n++] = e; break;
+			}
+			continue;
+		}
+		if (c == '\n' || (c == '\r' && !(q + 1 < lx->end && q[1] == '\n'))) {
+			out[n++] = '\n';
+			q++;
+			newline_at(lx, q);
+			continue;
+		}
+		if (c == '\r') { /* CRLF inside a triple-quoted string reads as \n */
+			q++;
+			continue;
+		}
+		const char *save = lx->p;
+		lx->p = q;
+		if ((unsigned char)c == 0 || ((unsigned char)c >= 0x80 &&
+			!utf8_len((const unsigned char *)q, (const unsigned char *)lx->end))) {
+			free(out);
+			check_text(lx, q);
+		}
+		lx->p = save;
+		out[n++] = c;
+		q++;
+	}
+	t->kind = TK_STRING;
+	t->text = arena_strndup(lx->arena, out, n);
+	t->slen = n;
+	free(out);
+	lx->p = q;
+}
+
+static void read_number(Lexer *lx, Token *t)
+{
+	const char *q = lx->p;
+	char buf[128];
+	size_t n = 0;
+	bool is_float = false, hex = false;
+	if (q[0] == '0' && q + 1 < lx->end && (q[1] == 'x' || q[1] == 'X')) {
+		hex = true;
+		q += 2;
+		while (q < lx->end && (isxdigit((unsigned char)*q) || *q == '_')) {
+			if (*q != '_' && n < sizeof buf - 1)
+				buf[n++] = *q;
+			q++;
+		}
+	} else {
+		while (q < lx->end) {
+			char c = *q;
+			if (isdigit((unsigned char)c) || c == '_') {
+				/* digits */
+			} else if (c == '.' && !is_float) {
+				is_float = true;
+			} else if ((c == 'e' || c == 'E') && q + 1 < lx->end &&
+				   (isdigit((unsigned char)q[1]) ||
+				    ((q[1] == '+' || q[1] == '-') && q + 2 < lx->end &&
+				     isdigit((unsigned char)q[2])))) {
+				is_float = true;
+				if (n < sizeof buf - 1)
+					buf[n++] = c;
+				q++;
+				c = *q;
+			} else {
+				break;
+			}
+			if (c != '_' && n < sizeof buf - 1)
+				buf[n++] = c;
+			q++;
+		}
+	}
+	if (q < lx->end && (isalpha((unsigned char)*q) || *q == '_'))
+		lex_error(lx, t->line, col_of(lx, q), "invalid number literal");
+	if (n >= sizeof buf - 1)
+		lex_error(lx, t->line, t->col, "number literal too long");
+	buf[n] = 0;
+	if (is_float) {
+		t->kind = TK_FLOAT;
+		t->fval = strtod(buf, NULL);
+		if (isinf(t->fval))
+			lex_error(lx, t->line, t->col, "float literal out of range");
+	} else {
+		t->kind = TK_INT;
+		errno = 0;
+		t->ival = strtoull(buf, NULL, hex ? 16 : 10);
+		t->overflow = errno == ERANGE;
+	}
+	lx->p = q;
+}
+
+static const char *const ops3[] = { "**=", "//=", ">>=", "<<=", "...", NULL };
+static const char *const ops2[] = {
+	"->", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=", "/=",
+	"%=", "&=", "|=", "^=", ":=", NULL,
+};
+static const char ops1[] = "()[]{},:.;@=+-*/%<>~&|^";
+
+/* Produce the next raw token (INDENT/DEDENT handled here too). */
+static void scan(Lexer *lx, Token *t)
+{
+	memset(t, 0, sizeof *t);
+	if (lx->pending_dedents > 0) {
+		lx->pending_dedents--;
+		t->kind = TK_DEDENT;
+		t->line = lx->line;
+		t->col = col_of(lx, lx->p);
+		t->end_line = t->line;
+		return;
+	}
+	for (;;) {
+		if (lx->at_line_start && lx->depth == 0) {
+			/* measure indentation; skip blank and comment-only lines */
+			int width = 0;
+			const char *q = lx->p;
+			while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f')) {
+				if (*q == ' ')
+					width++;
+				else if (*q == '\t')
+					width = (width / 8 + 1) * 8;
+				else
+					width = 0;
+				q++;
+			}
+			lx->p = q;
+			if (q < lx->end && *q == '#') {
+				read_comment(lx);
+				if (!eat_eol(lx) && lx->p >= lx->end)
+					goto at_eof;
+				continue;
+			}
+			if (q < lx->end && (*q == '\n' || *q == '\r')) {
+				eat_eol(lx);
+				continue;
+			}
+			if (q < lx->end && *q == '\\' && q + 1 < lx->end && (q[1] == '\n' || q[1] == '\r')) {
+				/* continuation at line start: part of the logical line */
+			}
+			if (q >= lx->end)
+				goto at_eof;
+			lx->at_line_start = false;
+			int cur = lx->indents[lx->nindents - 1];
+			if (width > cur) {
+				if (lx->nindents > LEX_MAX_INDENT)
+					lex_error(lx, lx->line, col_of(lx, q), "too many levels of indentation (limit %d)", LEX_MAX_INDENT);
+				lx->indents[lx->nindents++] = width;
+				t->kind = TK_INDENT;
+				t->line = t->end_line = lx->line;
+				t->col = col_of(lx, q);
+				return;
+			}
+			if (width < cur) {
+				int k = 0;
+				while (lx->nindents > 1 && lx->indents[lx->nindents - 1] > width) {
+					lx->nindents--;
+					k++;
+				}
+				if (lx->indents[lx->nindents - 1] != width)
+					lex_error(lx, lx->line, col_of(lx, q), "unindent does not match any outer indentation level");
+				lx->pending_dedents = k - 1;
+				t->kind = TK_DEDENT;
+				t->line = t->end_line = lx->line;
+				t->col = col_of(lx, q);
+				return;
+			}
+		}
+		/* inside a line */
+		const char *q = lx->p;
+		while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f'))
+			q++;
+		lx->p = q;
+		if (q >= lx->end)
+			goto at_eof;
+		char c = *q;
+		if (c == '#') {
+			read_comment(lx);
+			continue;
+		}
+		if (c == '\\' && q + 1 < lx->end && (q[1] == '\n' || q[1] == '\r')) {
+			lx->p = q + 1;
+			eat_eol(lx);
+			continue;
+		}
+		if (c == '\n' || c == '\r') {
+			int line = lx->line, col = col_of(lx, q);
+			eat_eol(lx);
+			if (lx->depth > 0)
+				continue;
+			lx->at_line_start = true;
+			t->kind = TK_NEWLINE;
+			t->line = t->end_line = line;
+			t->col = col;
+			return;
+		}
+		t->line = lx->line;
+		t->col = col_of(lx, q);
+		if (isalpha((unsigned char)c) || c == '_') {
+			const char *s = q;
+			while (q < lx->end && (isalnum((unsigned char)*q) || *q == '_'))
+				q++;
+			/* string prefixes r"..." are not part of the subset */
+			t->kind = TK_NAME;
+			t->text = intern(lx->arena, s, (size_t)(q - s));
+			lx->p = q;
+		} else if (isdigit((unsigned char)c) || (c == '.' && q + 1 < lx->end && isdigit((unsigned char)q[1]))) {
+			read_number(lx, t);
+		} else if (c == '"' || c == '\'') {
+			read_string(lx, t);
+		} else {
+			size_t n = 0;
+			for (int i = 0; !n && ops3[i]; i++)
+				if (lx->end - q >= 3 && memcmp(q, ops3[i], 3) == 0)
+					n = 3;
+			for (int i = 0; !n && ops2[i]; i++)
+				if (lx->end - q >= 2 && memcmp(q, ops2[i], 2) == 0)
+					n = 2;
+			if (!n && strchr(ops1, c) && c)
+				n = 1;
+			if (!n) {
+				if (c == 0)
+					lex_error(lx, t->line, t->col, "NUL byte in input");
+				if ((unsigned char)c >= 0x80 && !utf8_len((const unsigned char *)q, (const unsigned char *)lx->end))
+					lex_error(lx, t->line, t->col, "invalid UTF-8 byte 0x%02X", (unsigned char)c);
+				if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
+					lex_error(lx, t->line, t->col, "unexpected character '%c'", c);
+				lex_error(lx, t->line, t->col, "unexpected character (byte 0x%02X)", (unsigned char)c);
+			}
+			if (c == '(' || c == '[' || c == '{') {
+				if (++lx->depth > 1000)
+					lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
+			} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
+				lx->depth--;
+			}
+			t->kind = TK_OP;
+			t->text = op_intern(lx, q, n);
+			lx->p = q + n;
+		}
+		t->end_line = lx->line;
+		return;
+	}
+at_eof:
+	if (lx->depth > 0)
+		lex_error(lx, lx->line, col_of(lx, lx->p), "unexpected end of file inside brackets");
+	t->line = t->end_line = lx->line;
+	t->col = col_of(lx, lx->p);
+	if (!lx->at_line_start && !lx->emitted_eof_newline) {
+		lx->emitted_eof_newline = true;
+		lx->at_line_start = true;
+		t->kind = TK_NEWLINE;
+		return;
+	}
+	lx->emitted_eof_newline = true;
+	if (lx->nindents > 1) {
+		lx->nindents--;
+		t->kind = TK_DEDENT;
+		return;
+	}
+	t->kind = TK_EOF;
+}
+
+const Token *lex_peek(Lexer *lx, int k)
+{
+	while (lx->nla <= k)
+		scan(lx, &lx->la[lx->nla++]);
+	return &lx->la[k];
+}
+
+Token lex_next(Lexer *lx)
+{
+	lex_peek(lx, 0);
+	Token t = lx->la[0];
+	memmove(lx->la, lx->la + 1, (size_t)(lx->nla - 1) * sizeof lx->la[0]);
+	lx->nla--;
+	return t;
+}
+
+void lex_comments_gc(Lexer *lx)
+{
+	while (lx->comment_head < lx->ncomments && lx->comments[lx->comment_head].taken)
+		lx->comment_head++;
+}
+
+bool tok_is_op(const Token *t, const char *op)
+{
+	return t->kind == TK_OP && strcmp(t->text, op) == 0;
+}
+
+bool tok_is_name(const Token *t, const char *name)
+{
+	return t->kind == TK_NAME && strcmp(t->text, name) == 0;
+}

@@ -1,0 +1,233 @@
+/* main.c - the ptoopt command line: read, parse, run passes, print.
+ *
+ * Exit codes: 0 success, 1 input or pass error, 2 usage error.  Output to a
+ * file (-o) is written to a temporary file in the same directory and
+ * renamed into place, so a failure never leaves a partial file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/diag.h"
+#include "ptoopt/parse.h"
+#include "ptoopt/pipeline.h"
+#include "ptoopt/print.h"
+#include "ptoopt/strbuf.h"
+
+#ifndef PTOOPT_VERSION
+#define PTOOPT_VERSION "0.1.0"
+#endif
+
+/* Inputs beyond this are rejected up front rather than risking the machine. */
+#define MAX_INPUT_BYTES ((size_t)2000 * 1000 * 1000)
+
+static void usage(FILE *f)
+{
+	fputs("usage: ptoopt [OPTIONS] [FILE|-]\n"
+	      "\n"
+	      "Read a PyPTO program (.pto text), run passes on it and print the result.\n"
+	      "Reads standard input when FILE is '-' or absent.\n"
+	      "\n"
+	      "options:\n"
+	      "  --passes=LIST     comma-separated passes to run, in order\n"
+	      "  -o, --output=FILE write the result to FILE (atomically) instead of stdout\n"
+	      "  --list-passes     list the known passes and exit\n"
+	      "  -h, --help        show this help and exit\n"
+	      "  --version         show the version and exit\n"
+	      "\n"
+	      "exit status: 0 success, 1 input or pass error, 2 usage error\n",
+	      f);
+}
+
+/* Read all of f; NULL with errno set on failure. */
+static char *read_all(FILE *f, size_t *len, int *too_big)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	*too_big = 0;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= MAX_INPUT_BYTES) {
+				*too_big = 1;
+				free(buf);
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				int e = errno;
+				free(buf);
+				errno = e ? e : EIO;
+				return NULL;
+			}
+			break;
+		}
+	}
+	if (n > MAX_INPUT_BYTES) {
+		*too_big = 1;
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static int write_atomically(const char *path, const char *data, size_t len)
+{
+	size_t pl = strlen(path);
+	char *tmp = xmalloc(pl + 16);
+	snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "ptoopt: error: cannot create a temporary file next to '%s': %s\n", path, strerror(errno));
+		free(tmp);
+		return 1;
+	}
+	/* keep the usual permissions of a new file */
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return 1;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return 1;
+	}
+	free(tmp);
+	return 0;
+}
+
+static int write_stdout(const char *data, size_t len)
+{
+	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+		fprintf(stderr, "ptoopt: error: cannot write to standard output: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "passes", required_argument, NULL, OPT_PASSES },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list-passes", no_argument, NULL, OPT_LIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *passes = NULL, *output = NULL;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PASSES: passes = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); return 0;
+		case OPT_LIST: {
+			int n;
+			const PassInfo *ps = pipe_passes(&n);
+			for (int i = 0; i < n; i++)
+				printf("%-24s %s%s\n", ps[i].name, ps[i].summary, ps[i].run ? "" : " (not implemented yet)");
+			return 0;
+		}
+		case ':':
+			fprintf(stderr, "ptoopt: error: option '%s' needs an argument\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		default:
+			fprintf(stderr, "ptoopt: error: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "ptoopt: error: expected at most one input file, got %d\n", argc - optind);
+		usage(stderr);
+		return 2;
+	}
+	const char *path = optind < argc ? argv[optind] : "-";
+	bool from_stdin = strcmp(path, "-") == 0;
+	const char *shown = from_stdin ? "<stdin>" : path;
+
+	Diag pd;
+	diag_init(&pd, "ptoopt", NULL, 0);
+	const PassInfo **plist = NULL;
+	int npasses = 0;
+	if (passes && !pipe_parse_list(passes, &plist, &npasses, &pd))
+		return 2;
+
+	FILE *in = from_stdin ? stdin : fopen(path, "rb");
+	if (!in) {
+		fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
+		free(plist);
+		return 1;
+	}
+	struct stat st;
+	if (!from_stdin && fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "ptoopt: error: '%s' is a directory\n", path);
+		fclose(in);
+		free(plist);
+		return 1;
+	}
+	size_t len = 0;
+	int too_big;
+	char *src = read_all(in, &len, &too_big);
+	if (!from_stdin)
+		fclose(in);
+	if (!src) {
+		if (too_big)
+			fprintf(stderr, "ptoopt: error: '%s' is larger than the %zu-byte input limit\n", shown, MAX_INPUT_BYTES);
+		else
+			fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", shown, strerror(errno));
+		free(plist);
+		return 1;
+	}
+
+	Diag d;
+	diag_init(&d, shown, src, len);
+	Arena arena;
+	arena_init(&arena);
+	int rc = 0;
+	Program *prog = parse_program(&arena, &d, src, len);
+	if (!prog)
+		rc = 1;
+	if (!rc && npasses)
+		rc = pipe_run(prog, plist, npasses, &d);
+	if (!rc) {
+		StrBuf out = { 0 };
+		print_program(&out, prog);
+		rc = output ? write_atomically(output, out.data, out.len) : write_stdout(out.data, out.len);
+		sb_release(&out);
+	}
+	arena_free(&arena);
+	free(src);
+	free(plist);
+	return rc;
+}

@@ -1,0 +1,2365 @@
+/* parse.c - recursive-descent parser: tokens (lex.c) -> IR (ir.h).
+ *
+ * Reading order: the file prologue (imports, pl.dynamic declarations,
+ * module constants), then @pl.program / @pl.function, then statements and
+ * expressions.  Name binding follows the reference parser: a scope stack
+ * where re-assigning a visible plain Var reuses it, loop variables and iter
+ * args are always fresh, plain for/if/while/with bodies leak their names and
+ * constructs with pl.yield_ expose only their return variables.  Bindings
+ * live in one hash map (name -> Var) with an undo log, so leaving a scope
+ * costs only what the scope bound.
+ */
+#include "ptoopt/parse.h"
+
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/lex.h"
+#include "ptoopt/types.h"
+
+#define MAX_EXPR_DEPTH 200
+
+typedef struct Undo {
+	const char *name;
+	void *prev;
+} Undo;
+
+typedef struct Parser {
+	Lexer lx;
+	Arena *a;
+	Diag *diag;
+	jmp_buf fail;
+	Program *prog;
+	Function *fn;         /* function being parsed */
+	PtrMap globals;       /* module level: name -> Global */
+	PtrMap bind;          /* function scopes: name -> Var */
+	Undo *undo;
+	size_t nundo, cundo;
+	PtrVec carried;       /* comment lines waiting for the next statement */
+	int depth;            /* expression nesting */
+	int block_depth;
+	int last_line;        /* end line of the last real token consumed */
+	bool stmt_is_call;    /* the statement just parsed assigns or evaluates a call */
+	bool block_single_call; /* the block just parsed is one such statement */
+	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
+} Parser;
+
+/* A module-level name: a constant (inlined at each use) or a dynamic dim. */
+typedef struct Global {
+	Expr *value; /* constant; NULL for a dyn var */
+	Var *dyn;
+} Global;
+
+static void perr(Parser *p, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+
+static void perr(Parser *p, int line, int col, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	diag_error(p->diag, line, col, "%s", buf);
+	longjmp(p->fail, 1);
+}
+
+#define PERR_AT(p, t, ...) perr((p), (t)->line, (t)->col, __VA_ARGS__)
+
+static const Token *peek(Parser *p) { return lex_peek(&p->lx, 0); }
+static const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
+static Token next(Parser *p)
+{
+	Token t = lex_next(&p->lx);
+	if (t.kind != TK_NEWLINE && t.kind != TK_INDENT && t.kind != TK_DEDENT && t.kind != TK_EOF)
+		p->last_line = t.end_line;
+	return t;
+}
+static SrcPos pos_of(const Token *t) { return (SrcPos){ t->line, t->col }; }
+
+static const char *describe(const Token *t)
+{
+	static char buf[96];
+	switch (t->kind) {
+	case TK_EOF: return "end of file";
+	case TK_NEWLINE: return "end of line";
+	case TK_INDENT: return "an indented block";
+	case TK_DEDENT: return "the end of the block";
+	case TK_INT: case TK_FLOAT: return "a number";
+	case TK_STRING: return "a string";
+	case TK_NAME: snprintf(buf, sizeof buf, "'%.60s'", t->text); return buf;
+	case TK_OP: snprintf(buf, sizeof buf, "'%s'", t->text); return buf;
+	}
+	return "?";
+}
+
+static bool at_op(Parser *p, const char *op) { return tok_is_op(peek(p), op); }
+static bool at_name(Parser *p, const char *n) { return tok_is_name(peek(p), n); }
+
+static bool accept_op(Parser *p, const char *op)
+{
+	if (!at_op(p, op))
+		return false;
+	next(p);
+	return true;
+}
+
+static Token expect_op(Parser *p, const char *op)
+{
+	const Token *t = peek(p);
+	if (!tok_is_op(t, op))
+		PERR_AT(p, t, "expected '%s', found %s", op, describe(t));
+	return next(p);
+}
+
+static Token expect_name(Parser *p, const char *what)
+{
+	const Token *t = peek(p);
+	if (t->kind != TK_NAME)
+		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+	return next(p);
+}
+
+static void expect_kind(Parser *p, TokKind k, const char *what)
+{
+	const Token *t = peek(p);
+	if (t->kind != k)
+		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+	next(p);
+}
+
+static void expect_newline(Parser *p)
+{
+	expect_kind(p, TK_NEWLINE, "end of line");
+}
+
+/* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
+ * when the tokens at the cursor are not `<prefix>.`.  Consumes on success. */
+static const char *dotted_after(Parser *p, const char *prefix)
+{
+	if (!tok_is_name(peek(p), prefix) || !tok_is_op(peek_at(p, 1), "."))
+		return NULL;
+	next(p);
+	char buf[256];
+	size_t n = 0;
+	do {
+		next(p); /* '.' */
+		Token t = expect_name(p, "a name after '.'");
+		size_t l = strlen(t.text);
+		if (n + l + 2 >= sizeof buf)
+			PERR_AT(p, &t, "dotted name too long");
+		if (n)
+			buf[n++] = '.';
+		memcpy(buf + n, t.text, l);
+		n += l;
+	} while (at_op(p, "."));
+	return intern(p->a, buf, n);
+}
+
+/* ------------------------------------------------------------ bindings */
+
+static Var *lookup(Parser *p, const char *name) { return pmap_get(&p->bind, name); }
+
+static void bind(Parser *p, const char *name, Var *v)
+{
+	if (p->nundo == p->cundo) {
+		p->cundo = p->cundo ? p->cundo * 2 : 256;
+		p->undo = xrealloc(p->undo, p->cundo * sizeof *p->undo);
+	}
+	p->undo[p->nundo++] = (Undo){ name, pmap_get(&p->bind, name) };
+	pmap_put(&p->bind, name, v);
+}
+
+static size_t scope_mark(Parser *p) { return p->nundo; }
+
+static void scope_pop(Parser *p, size_t mark)
+{
+	while (p->nundo > mark) {
+		Undo u = p->undo[--p->nundo];
+		pmap_put(&p->bind, u.name, u.prev);
+	}
+}
+
+/* ------------------------------------------------------------ comments */
+
+/* The comment rules of the reference parser (see the notes in DESIGN of
+ * README): each helper visits the untaken comments up to a line bound. */
+typedef bool (*CommentPred)(const Comment *c, const int *arg);
+
+static void comments_visit(Parser *p, int maxline, CommentPred pred, const int *arg, PtrVec *out)
+{
+	Lexer *lx = &p->lx;
+	for (size_t i = lx->comment_head; i < lx->ncomments; i++) {
+		Comment *c = &lx->comments[i];
+		if (c->line > maxline)
+			break;
+		if (c->taken || !pred(c, arg))
+			continue;
+		c->taken = true;
+		if (out)
+			vec_push(out, (void *)c->text);
+	}
+	lex_comments_gc(lx);
+}
+
+static bool pred_all(const Comment *c, const int *arg) { (void)c; (void)arg; return true; }
+
+/* arg: { stmt line, header end line, body column } */
+static bool pred_compound(const Comment *c, const int *arg)
+{
+	return (c->line < arg[0] && c->col < arg[2]) || (c->line >= arg[0] && c->line <= arg[1]);
+}
+
+/* arg: { line, col }: stale comments left above a later sibling, deeper than it */
+static bool pred_stale(const Comment *c, const int *arg)
+{
+	return c->line < arg[0] && c->col > arg[1];
+}
+
+/* arg: { first line, first col }: tail comments of a block */
+static bool pred_tail(const Comment *c, const int *arg)
+{
+	return c->line >= arg[0] && c->col >= arg[1];
+}
+
+/* Leading comments of a simple statement ending on `end_line`. */
+static void take_comments(Parser *p, int end_line, PtrVec *out)
+{
+	comments_visit(p, end_line, pred_all, NULL, out);
+}
+
+static void drop_comments_before_line(Parser *p, int line)
+{
+	comments_visit(p, line - 1, pred_all, NULL, NULL);
+}
+
+/* Carried comment lines (docstrings, pass) come first. */
+static void take_carried(Parser *p, PtrVec *out)
+{
+	for (size_t i = 0; i < p->carried.len; i++)
+		vec_push(out, p->carried.items[i]);
+	p->carried.len = 0;
+}
+
+static void attach(Parser *p, Stmt *s, PtrVec *cm)
+{
+	s->comments = (const char **)vec_finish(p->a, cm, &s->ncomments);
+}
+
+/* ------------------------------------------------------------ types */
+
+static Expr *parse_expr(Parser *p);
+static Type *parse_type(Parser *p);
+
+static DType parse_dtype(Parser *p)
+{
+	const Token *t = peek(p);
+	const char *d = dotted_after(p, "pl");
+	int dt = d ? ir_dtype_parse(d) : -1;
+	if (dt < 0)
+		PERR_AT(p, t, "expected a data type such as pl.FP32");
+	return (DType)dt;
+}
+
+static int parse_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *), const char *what)
+{
+	const Token *t = peek(p);
+	const char *d = dotted_after(p, "pl");
+	size_t nl = strlen(ns);
+	int v = -1;
+	if (d && strncmp(d, ns, nl) == 0 && d[nl] == '.')
+		v = lookup_fn(d + nl + 1);
+	if (v < 0)
+		PERR_AT(p, t, "expected %s", what);
+	return v;
+}
+
+/* [d1, d2, ...] as a dim array */
+static Expr **parse_shape(Parser *p, int *n)
+{
+	const Token *t = peek(p);
+	if (!tok_is_op(t, "[") && !tok_is_op(t, "("))
+		PERR_AT(p, t, "expected a shape list '[...]', found %s", describe(t));
+	const char *close = tok_is_op(t, "[") ? "]" : ")";
+	next(p);
+	PtrVec v = ARENA_VEC(p->a);
+	while (!at_op(p, close)) {
+		vec_push(&v, parse_expr(p));
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, close))
+		vec_release(&v);
+	expect_op(p, close);
+	return (Expr **)vec_finish(p->a, &v, n);
+}
+
+static Expr *parse_kwval(Parser *p);
+
+/* pl.TensorView(...) / pl.TileView(...) arguments as written (keywords). */
+static ViewSpec *parse_view(Parser *p, const char *const *allowed)
+{
+	expect_op(p, "(");
+	PtrVec names = ARENA_VEC(p->a), vals = ARENA_VEC(p->a);
+	while (!at_op(p, ")")) {
+		Token k = expect_name(p, "a view field name");
+		bool ok = false;
+		for (int i = 0; allowed[i]; i++)
+			ok |= strcmp(allowed[i], k.text) == 0;
+		if (!ok) {
+			vec_release(&names);
+			vec_release(&vals);
+			PERR_AT(p, &k, "unknown view field '%s'", k.text);
+		}
+		expect_op(p, "=");
+		vec_push(&names, (void *)k.text);
+		vec_push(&vals, parse_kwval(p));
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+	ViewSpec *vs = arena_alloc(p->a, sizeof *vs);
+	vs->nkw = (int)names.len;
+	vs->kw = arena_alloc(p->a, (names.len + 1) * sizeof *vs->kw);
+	/* store in the canonical order of `allowed` */
+	int k = 0;
+	for (int i = 0; allowed[i]; i++)
+		for (size_t j = 0; j < names.len; j++)
+			if (strcmp(names.items[j], allowed[i]) == 0) {
+				vs->kw[k].name = intern_cstr(p->a, allowed[i]);
+				vs->kw[k].value = vals.items[j];
+				k++;
+			}
+	vs->nkw = k;
+	vec_release(&names);
+	vec_release(&vals);
+	return vs;
+}
+
+static const char *const tensor_view_fields[] = { "valid_shape", "stride", "layout", "pad", NULL };
+static const char *const tile_view_fields[] = {
+	"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", NULL,
+};
+
+static Type *parse_type(Parser *p)
+{
+	const Token *t0 = peek(p);
+	Token first = *t0;
+	if (tok_is_name(t0, "tuple")) {
+		/* only in return annotations: tuple[T1, T2] */
+		next(p);
+		Type *tt = ir_type_new(p->a, TY_TUPLE);
+		expect_op(p, "[");
+		PtrVec v = ARENA_VEC(p->a);
+		while (!at_op(p, "]")) {
+			vec_push(&v, parse_type(p));
+			if (!accept_op(p, ","))
+				break;
+		}
+		if (!at_op(p, "]"))
+			vec_release(&v);
+		expect_op(p, "]");
+		tt->elems = (Type **)vec_finish(p->a, &v, &tt->nelems);
+		return tt;
+	}
+	const char *d = dotted_after(p, "pl");
+	bool dist = false;
+	if (!d && (d = dotted_after(p, "pld")))
+		dist = true;
+	if (!d)
+		PERR_AT(p, &first, "expected a type such as pl.Tensor[[...], pl.FP32], found %s", describe(&first));
+	if (!dist && strcmp(d, "Scalar") == 0) {
+		expect_op(p, "[");
+		Type *t = ir_scalar_type(p->a, parse_dtype(p));
+		expect_op(p, "]");
+		return t;
+	}
+	if ((!dist && (strcmp(d, "Tensor") == 0 || strcmp(d, "Tile") == 0)) ||
+	    (dist && strcmp(d, "DistributedTensor") == 0)) {
+		bool tile = !dist && d[1] == 'i';
+		Type *t = ir_type_new(p->a, tile ? TY_TILE : dist ? TY_DIST_TENSOR : TY_TENSOR);
+		expect_op(p, "[");
+		t->shape = parse_shape(p, &t->ndim);
+		expect_op(p, ",");
+		t->dtype = parse_dtype(p);
+		while (accept_op(p, ",")) {
+			if (at_op(p, "]"))
+				break;
+			const Token *e = peek(p);
+			Token et = *e;
+			const char *x = dotted_after(p, "pl");
+			if (!x)
+				PERR_AT(p, &et, "unexpected %s in a type", describe(&et));
+			if (!tile && strcmp(x, "TensorView") == 0) {
+				t->view = parse_view(p, tensor_view_fields);
+			} else if (tile && strcmp(x, "TileView") == 0) {
+				t->view = parse_view(p, tile_view_fields);
+			} else if (tile && strncmp(x, "Mem.", 4) == 0 && ir_mem_parse(x + 4) >= 0) {
+				t->mem = (MemSpace)ir_mem_parse(x + 4);
+			} else if (!tile && (strcmp(x, "ND") == 0 || strcmp(x, "DN") == 0 || strcmp(x, "NZ") == 0 ||
+					     strcmp(x, "MX_A_ZZ") == 0 || strcmp(x, "MX_B_NN") == 0)) {
+				/* layout shorthand: pl.Tensor[[64], pl.FP16, pl.NZ] */
+				t->view = type_tensor_view_layout(p->a, arena_printf(p->a, "pl.TensorLayout.%s", x));
+			} else {
+				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type", x, tile ? "Tile" : "Tensor");
+			}
+		}
+		expect_op(p, "]");
+		return t;
+	}
+	if (!dist && strcmp(d, "Tuple") == 0) {
+		Type *t = ir_type_new(p->a, TY_TUPLE);
+		expect_op(p, "[");
+		if (at_op(p, "(") && tok_is_op(peek_at(p, 1), ")")) {
+			next(p);
+			next(p);
+			expect_op(p, "]");
+			return t;
+		}
+		PtrVec v = ARENA_VEC(p->a);
+		while (!at_op(p, "]")) {
+			vec_push(&v, parse_type(p));
+			if (!accept_op(p, ","))
+				break;
+		}
+		if (!at_op(p, "]"))
+			vec_release(&v);
+		expect_op(p, "]");
+		t->elems = (Type **)vec_finish(p->a, &v, &t->nelems);
+		return t;
+	}
+	if (!dist && strcmp(d, "Array") == 0) {
+		Type *t = ir_type_new(p->a, TY_ARRAY);
+		expect_op(p, "[");
+		t->shape = arena_alloc(p->a, sizeof *t->shape);
+		t->shape[0] = parse_expr(p);
+		t->ndim = 1;
+		expect_op(p, ",");
+		t->dtype = parse_dtype(p);
+		expect_op(p, "]");
+		return t;
+	}
+	if (!dist && strcmp(d, "Ptr") == 0)
+		return ir_type_new(p->a, TY_PTR);
+	static const char *const named[] = {
+		"MemRefType", "PrefetchAsyncContext", "AsyncEvent", "AsyncSession", "UnknownType", NULL,
+	};
+	static const char *const dnamed[] = { "WindowBufferType", "CommCtxType", NULL };
+	const char *const *tab = dist ? dnamed : named;
+	for (int i = 0; tab[i]; i++)
+		if (strcmp(tab[i], d) == 0) {
+			Type *t = ir_type_new(p->a, TY_NAMED);
+			t->name = arena_printf(p->a, "%s.%s", dist ? "pld" : "pl", d);
+			return t;
+		}
+	PERR_AT(p, &first, "unknown type '%s.%s'", dist ? "pld" : "pl", d);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static Expr *mk_binary(Parser *p, BinOp op, Expr *l, Expr *r, SrcPos pos)
+{
+	Expr *e = type_make_binary(p->a, op, l, r, pos, p->diag);
+	if (!e)
+		longjmp(p->fail, 1);
+	return e;
+}
+
+static Expr *mk_unary(Parser *p, UnOp op, Expr *x, SrcPos pos)
+{
+	Expr *e = type_make_unary(p->a, op, x, pos, p->diag);
+	if (!e)
+		longjmp(p->fail, 1);
+	return e;
+}
+
+static Expr *new_expr(Parser *p, ExprKind k, const Token *t)
+{
+	return ir_expr_new(p->a, k, t ? pos_of(t) : (SrcPos){ 0, 0 });
+}
+
+static Expr *parse_dict(Parser *p)
+{
+	Token open = expect_op(p, "{");
+	Expr *e = new_expr(p, EX_DICT, &open);
+	PtrVec keys = ARENA_VEC(p->a), vals = ARENA_VEC(p->a);
+	while (!at_op(p, "}")) {
+		const Token *k = peek(p);
+		if (k->kind != TK_STRING) {
+			vec_release(&keys);
+			vec_release(&vals);
+			PERR_AT(p, k, "expected a string key in attrs, found %s", describe(k));
+		}
+		Token kt = next(p);
+		expect_op(p, ":");
+		vec_push(&keys, (void *)intern(p->a, kt.text, kt.slen));
+		vec_push(&vals, parse_kwval(p));
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, "}")) {
+		vec_release(&keys);
+		vec_release(&vals);
+	}
+	expect_op(p, "}");
+	e->nkw = (int)keys.len;
+	e->kw = arena_alloc(p->a, (keys.len + 1) * sizeof *e->kw);
+	for (size_t i = 0; i < keys.len; i++)
+		e->kw[i] = (Kwarg){ keys.items[i], vals.items[i] };
+	vec_release(&keys);
+	vec_release(&vals);
+	return e;
+}
+
+/* A keyword / attribute value: an expression, a dict, or an enum symbol. */
+static Expr *parse_kwval(Parser *p)
+{
+	if (at_op(p, "{"))
+		return parse_dict(p);
+	return parse_expr(p);
+}
+
+/* Argument list after '(' up to and including ')': positional then keyword. */
+static void parse_args(Parser *p, PtrVec *args, PtrVec *kwnames, PtrVec *kwvals)
+{
+	while (!at_op(p, ")")) {
+		const Token *t = peek(p);
+		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
+			Token k = next(p);
+			next(p);
+			for (size_t i = 0; i < kwnames->len; i++)
+				if (kwnames->items[i] == k.text) {
+					vec_release(args);
+					vec_release(kwnames);
+					vec_release(kwvals);
+					PERR_AT(p, &k, "keyword argument '%s' repeated", k.text);
+				}
+			vec_push(kwnames, (void *)k.text);
+			vec_push(kwvals, parse_kwval(p));
+		} else {
+			if (kwnames->len) {
+				vec_release(args);
+				vec_release(kwnames);
+				vec_release(kwvals);
+				PERR_AT(p, t, "positional argument follows keyword argument");
+			}
+			vec_push(args, parse_expr(p));
+		}
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, ")")) {
+		vec_release(args);
+		vec_release(kwnames);
+		vec_release(kwvals);
+	}
+	expect_op(p, ")");
+}
+
+/* Fill e->args / e->kw from parsed lists; `attrs=` goes to e->attrs. */
+static void set_call_args(Parser *p, Expr *e, PtrVec *args, PtrVec *kwn, PtrVec *kwv)
+{
+	e->args = (Expr **)vec_finish(p->a, args, &e->nargs);
+	e->kw = arena_alloc(p->a, (kwn->len + 1) * sizeof *e->kw);
+	int k = 0;
+	for (size_t i = 0; i < kwn->len; i++) {
+		if (strcmp(kwn->items[i], "attrs") == 0 && ((Expr *)kwv->items[i])->kind == EX_DICT) {
+			e->attrs = kwv->items[i];
+			continue;
+		}
+		e->kw[k++] = (Kwarg){ kwn->items[i], kwv->items[i] };
+	}
+	e->nkw = k;
+	vec_release(kwn);
+	vec_release(kwv);
+}
+
+static Expr *parse_call_tail(Parser *p, Expr *e)
+{
+	PtrVec args = ARENA_VEC(p->a), kwn = ARENA_VEC(p->a), kwv = ARENA_VEC(p->a);
+	parse_args(p, &args, &kwn, &kwv);
+	set_call_args(p, e, &args, &kwn, &kwv);
+	return e;
+}
+
+static Expr *const_expr(Parser *p, const Token *t, Expr *value)
+{
+	/* module constants are inlined: each use gets its own node */
+	Expr *e = new_expr(p, value->kind, t);
+	*e = *value;
+	e->pos = pos_of(t);
+	return e;
+}
+
+static Expr *parse_name_ref(Parser *p)
+{
+	Token t = next(p);
+	Var *v = lookup(p, t.text);
+	if (v) {
+		Expr *e = new_expr(p, EX_VAR, &t);
+		e->var = v;
+		e->type = v->type;
+		return e;
+	}
+	Global *g = pmap_get(&p->globals, t.text);
+	if (g && g->value)
+		return const_expr(p, &t, g->value);
+	if (g) {
+		Expr *e = new_expr(p, EX_VAR, &t);
+		e->var = g->dyn;
+		e->type = g->dyn->type;
+		return e;
+	}
+	if (strcmp(t.text, "True") == 0 || strcmp(t.text, "False") == 0) {
+		Expr *e = new_expr(p, EX_BOOL, &t);
+		e->ival = t.text[0] == 'T';
+		e->type = ir_scalar_type(p->a, DT_BOOL);
+		return e;
+	}
+	PERR_AT(p, &t, "undefined variable '%s'", t.text);
+}
+
+/* pl.<...> in expression position: special forms, enum symbols, op calls. */
+static Expr *parse_pl(Parser *p, const char *prefix)
+{
+	const Token *t0 = peek(p);
+	Token first = *t0;
+	const char *d = dotted_after(p, prefix);
+	bool pld = prefix[2] == 'd';
+	if (!at_op(p, "(")) {
+		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ... */
+		Expr *e = new_expr(p, EX_SYMBOL, &first);
+		e->str = arena_printf(p->a, "%s.%s", prefix, d);
+		return e;
+	}
+	Token open = *peek(p);
+	if (!pld && (strcmp(d, "const") == 0 || strcmp(d, "cast") == 0)) {
+		next(p);
+		bool is_const = d[1] == 'o';
+		Expr *v = parse_expr(p);
+		expect_op(p, ",");
+		if (accept_op(p, "dtype"))
+			expect_op(p, "=");
+		DType dt = parse_dtype(p);
+		accept_op(p, ",");
+		expect_op(p, ")");
+		if (is_const) {
+			if (v->kind != EX_INT && v->kind != EX_FLOAT && v->kind != EX_BOOL)
+				PERR_AT(p, &first, "pl.const needs a number literal");
+			Expr *e = new_expr(p, v->kind == EX_FLOAT || ir_dtype_is_float(dt) ? EX_FLOAT : EX_INT, &first);
+			if (e->kind == EX_FLOAT)
+				e->fval = v->kind == EX_FLOAT ? v->fval : (double)v->ival;
+			else if (v->kind == EX_FLOAT)
+				PERR_AT(p, &first, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
+			else
+				e->ival = v->ival;
+			e->dtype = dt;
+			if (dt == DT_BOOL) {
+				e->kind = EX_BOOL;
+				e->ival = v->ival != 0;
+			}
+			e->type = ir_scalar_type(p->a, dt);
+			return e;
+		}
+		Expr *e = new_expr(p, EX_CAST, &first);
+		e->lhs = v;
+		e->dtype = dt;
+		e->type = ir_scalar_type(p->a, dt);
+		return e;
+	}
+	if (!pld && (strcmp(d, "min") == 0 || strcmp(d, "max") == 0)) {
+		next(p);
+		Expr *a = parse_expr(p);
+		expect_op(p, ",");
+		Expr *b = parse_expr(p);
+		accept_op(p, ",");
+		expect_op(p, ")");
+		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, pos_of(&first));
+	}
+	if (!pld && (strcmp(d, "submit") == 0 || strcmp(d, "spmd_submit") == 0)) {
+		next(p);
+		Expr *e = new_expr(p, EX_SUBMIT, &first);
+		e->spmd = d[0] == 's' && d[1] == 'p';
+		const Token *s = peek(p);
+		if (!tok_is_name(s, "self") || !tok_is_op(peek_at(p, 1), "."))
+			PERR_AT(p, s, "pl.%s expects self.<function> as its first argument", d);
+		next(p);
+		next(p);
+		Token f = expect_name(p, "a function name");
+		e->str = f.text;
+		e->lhs = new_expr(p, EX_VAR, &f); /* position of the callee, for errors */
+		e->lhs->kind = EX_SYMBOL;
+		e->lhs->str = f.text;
+		if (accept_op(p, ",")) {
+			parse_call_tail(p, e);
+		} else {
+			expect_op(p, ")");
+		}
+		vec_push(&p->fn_calls, e);
+		return e;
+	}
+	next(p); /* ( */
+	(void)open;
+	Expr *e = new_expr(p, EX_OP_CALL, &first);
+	e->str = pld ? arena_printf(p->a, "pld.%s", d) : d;
+	e->str = intern_cstr(p->a, e->str);
+	parse_call_tail(p, e);
+	return e;
+}
+
+static Expr *parse_atom(Parser *p)
+{
+	const Token *t = peek(p);
+	switch (t->kind) {
+	case TK_INT: {
+		Token tk = next(p);
+		if (tk.overflow || tk.ival > (uint64_t)INT64_MAX)
+			PERR_AT(p, &tk, "integer literal too large for a 64-bit integer");
+		Expr *e = new_expr(p, EX_INT, &tk);
+		e->ival = (int64_t)tk.ival;
+		e->dtype = DT_INDEX;
+		e->type = ir_scalar_type(p->a, DT_INDEX);
+		return e;
+	}
+	case TK_FLOAT: {
+		Token tk = next(p);
+		Expr *e = new_expr(p, EX_FLOAT, &tk);
+		e->fval = tk.fval;
+		e->dtype = DT_FP32;
+		e->type = ir_scalar_type(p->a, DT_FP32);
+		return e;
+	}
+	case TK_STRING: {
+		Token tk = next(p);
+		Expr *e = new_expr(p, EX_STR, &tk);
+		e->str = tk.text;
+		return e;
+	}
+	case TK_NAME:
+		if (tok_is_op(peek_at(p, 1), ".") && (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
+			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
+		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
+			Token st = next(p);
+			next(p);
+			Token f = expect_name(p, "a function name after 'self.'");
+			if (!at_op(p, "("))
+				PERR_AT(p, &st, "'self.%s' must be called", f.text);
+			next(p);
+			Expr *e = new_expr(p, EX_FN_CALL, &st);
+			e->str = f.text;
+			parse_call_tail(p, e);
+			vec_push(&p->fn_calls, e);
+			return e;
+		}
+		if (tok_is_name(t, "None"))
+			PERR_AT(p, t, "'None' is not supported here");
+		return parse_name_ref(p);
+	case TK_OP:
+		if (tok_is_op(t, "(") || tok_is_op(t, "[")) {
+			Token open = next(p);
+			const char *close = open.text[0] == '(' ? ")" : "]";
+			if (open.text[0] == '(' && !at_op(p, ")")) {
+				Expr *first = parse_expr(p);
+				if (accept_op(p, close))
+					return first; /* parenthesised expression */
+				expect_op(p, ",");
+				PtrVec v = ARENA_VEC(p->a);
+				vec_push(&v, first);
+				while (!at_op(p, close)) {
+					vec_push(&v, parse_expr(p));
+					if (!accept_op(p, ","))
+						break;
+				}
+				if (!at_op(p, close))
+					vec_release(&v);
+				expect_op(p, close);
+				Expr *e = new_expr(p, EX_TUPLE, &open);
+				e->args = (Expr **)vec_finish(p->a, &v, &e->nargs);
+				return e;
+			}
+			PtrVec v = ARENA_VEC(p->a);
+			while (!at_op(p, close)) {
+				vec_push(&v, parse_expr(p));
+				if (!accept_op(p, ","))
+					break;
+			}
+			if (!at_op(p, close))
+				vec_release(&v);
+			expect_op(p, close);
+			Expr *e = new_expr(p, EX_TUPLE, &open);
+			e->args = (Expr **)vec_finish(p->a, &v, &e->nargs);
+			return e;
+		}
+		break;
+	default:
+		break;
+	}
+	PERR_AT(p, t, "expected an expression, found %s", describe(t));
+}
+
+static Expr *parse_postfix(Parser *p)
+{
+	Expr *e = parse_atom(p);
+	while (at_op(p, "[")) {
+		Token open = next(p);
+		const Token *it = peek(p);
+		bool neg = false;
+		if (tok_is_op(it, "-")) {
+			next(p);
+			neg = true;
+			it = peek(p);
+		}
+		if (it->kind != TK_INT)
+			PERR_AT(p, it, "expected an integer index, found %s", describe(it));
+		Token idx = next(p);
+		if (idx.overflow || idx.ival > (uint64_t)INT32_MAX)
+			PERR_AT(p, &idx, "index too large");
+		expect_op(p, "]");
+		Type *tt = ir_expr_type(e);
+		int64_t i = neg ? -(int64_t)idx.ival : (int64_t)idx.ival;
+		if (tt && tt->kind == TY_TUPLE) {
+			if (neg)
+				i += tt->nelems;
+			if (i < 0 || i >= tt->nelems)
+				PERR_AT(p, &idx, "tuple index %" PRId64 " out of range (the tuple has %d elements)",
+					neg ? -(int64_t)idx.ival : (int64_t)idx.ival, tt->nelems);
+		} else if (neg) {
+			PERR_AT(p, &idx, "negative index");
+		}
+		Expr *g = new_expr(p, EX_GETITEM, &open);
+		g->pos = e->pos;
+		g->lhs = e;
+		g->ival = i;
+		if (tt && tt->kind == TY_TUPLE)
+			g->type = tt->elems[i];
+		e = g;
+	}
+	return e;
+}
+
+static Expr *parse_unary(Parser *p)
+{
+	const Token *t = peek(p);
+	if (tok_is_op(t, "-") || tok_is_op(t, "~") || tok_is_op(t, "+")) {
+		Token op = next(p);
+		if (++p->depth > MAX_EXPR_DEPTH)
+			PERR_AT(p, &op, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+		Expr *x = parse_unary(p);
+		p->depth--;
+		if (op.text[0] == '+')
+			return x;
+		if (op.text[0] == '-' && (x->kind == EX_INT || x->kind == EX_FLOAT) &&
+		    x->pos.line == op.line && x->pos.col > op.col && !x->lhs) {
+			/* -LITERAL folds into a negative constant */
+			Expr *e = new_expr(p, x->kind, &op);
+			*e = *x;
+			e->pos = pos_of(&op);
+			e->ival = -x->ival;
+			e->fval = -x->fval;
+			return e;
+		}
+		return mk_unary(p, op.text[0] == '-' ? UOP_NEG : UOP_BITNOT, x, pos_of(&op));
+	}
+	Expr *e = parse_postfix(p);
+	if (at_op(p, "**"))
+		PERR_AT(p, peek(p), "unsupported binary operator '**'");
+	return e;
+}
+
+static int binop_of(const Token *t, int level)
+{
+	if (t->kind != TK_OP)
+		return -1;
+	const char *s = t->text;
+	switch (level) {
+	case 0: /* multiplicative */
+		if (!strcmp(s, "*")) return OP_MUL;
+		if (!strcmp(s, "/")) return OP_DIV;
+		if (!strcmp(s, "//")) return OP_FLOORDIV;
+		if (!strcmp(s, "%")) return OP_MOD;
+		return -1;
+	case 1:
+		if (!strcmp(s, "+")) return OP_ADD;
+		if (!strcmp(s, "-")) return OP_SUB;
+		return -1;
+	case 2:
+		if (!strcmp(s, "<<")) return OP_SHL;
+		if (!strcmp(s, ">>")) return OP_SHR;
+		return -1;
+	case 3:
+		if (!strcmp(s, "==")) return OP_EQ;
+		if (!strcmp(s, "!=")) return OP_NE;
+		if (!strcmp(s, "<")) return OP_LT;
+		if (!strcmp(s, "<=")) return OP_LE;
+		if (!strcmp(s, ">")) return OP_GT;
+		if (!strcmp(s, ">=")) return OP_GE;
+		return -1;
+	}
+	return -1;
+}
+
+static Expr *parse_binary_level(Parser *p, int level)
+{
+	Expr *l = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
+	for (;;) {
+		const Token *t = peek(p);
+		if (t->kind == TK_OP && (!strcmp(t->text, "&") || !strcmp(t->text, "|") || !strcmp(t->text, "^")))
+			PERR_AT(p, t, "unsupported binary operator '%s'", t->text);
+		int op = binop_of(t, level);
+		if (op < 0)
+			return l;
+		Token ot = next(p);
+		Expr *r = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
+		l = mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
+		if (level == 3 && binop_of(peek(p), 3) >= 0)
+			PERR_AT(p, peek(p), "chained comparisons are not supported");
+	}
+}
+
+static Expr *parse_not(Parser *p)
+{
+	if (at_name(p, "not")) {
+		Token t = next(p);
+		if (++p->depth > MAX_EXPR_DEPTH)
+			PERR_AT(p, &t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+		Expr *x = parse_not(p);
+		p->depth--;
+		return mk_unary(p, UOP_NOT, x, pos_of(&t));
+	}
+	return parse_binary_level(p, 3);
+}
+
+static Expr *parse_and(Parser *p)
+{
+	Expr *l = parse_not(p);
+	while (at_name(p, "and")) {
+		Token t = next(p);
+		l = mk_binary(p, OP_AND, l, parse_not(p), pos_of(&t));
+	}
+	return l;
+}
+
+static Expr *parse_expr(Parser *p)
+{
+	const Token *t = peek(p);
+	if (++p->depth > MAX_EXPR_DEPTH)
+		PERR_AT(p, t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+	Expr *l = parse_and(p);
+	while (at_name(p, "or")) {
+		Token ot = next(p);
+		l = mk_binary(p, OP_OR, l, parse_and(p), pos_of(&ot));
+	}
+	if (at_name(p, "if"))
+		PERR_AT(p, peek(p), "conditional expressions are not supported");
+	p->depth--;
+	return l;
+}
+
+/* ------------------------------------------------------------ statements */
+
+typedef struct BlockCtx {
+	Stmt *yield;  /* trailing yield-assignment seen in this block */
+} BlockCtx;
+
+static void parse_block(Parser *p, Block *b, int indent_col);
+static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block);
+
+/* Create (or reuse for the else branch) the return vars named by a yield
+ * assignment.  names/types are parallel arrays from the statement. */
+typedef struct YieldLhs {
+	const char **names;
+	Type **types;   /* annotation or NULL */
+	SrcPos *pos;
+	int n;
+} YieldLhs;
+
+static Var *new_var(Parser *p, const char *name, Type *t, VarKind k, SrcPos pos)
+{
+	Var *v = ir_var_new(p->prog, name, t, k);
+	v->pos = pos;
+	return v;
+}
+
+/* Assign `name` (annotation `ann` may be NULL) := value, following the
+ * reference's reuse rule; returns the target Var. */
+static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr *value)
+{
+	Type *vt = ir_expr_type(value);
+	Type *t = type_for_assign(p->a, ann, vt);
+	Var *old = lookup(p, nt->text);
+	if (old && old->kind == VK_VAR) {
+		if (p->fn->strict_ssa)
+			PERR_AT(p, nt, "Variable '%s' is already defined", nt->text);
+		if (!type_compatible(old->type, t)) {
+			char a[256], b[256];
+			type_to_string(old->type, a, sizeof a);
+			type_to_string(t, b, sizeof b);
+			PERR_AT(p, nt, "Cannot reassign '%s' with a different type (%s, now %s)", nt->text, a, b);
+		}
+		return old;
+	}
+	Var *v = new_var(p, nt->text, t, VK_VAR, pos_of(nt));
+	bind(p, nt->text, v);
+	return v;
+}
+
+/* `pl.yield_(` at the cursor? */
+static bool at_yield(Parser *p)
+{
+	return at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "yield_");
+}
+
+static Stmt *parse_yield_values(Parser *p, const Token *at)
+{
+	Stmt *s = ir_stmt_new(p->a, ST_YIELD, pos_of(at));
+	dotted_after(p, "pl");
+	expect_op(p, "(");
+	PtrVec v = ARENA_VEC(p->a);
+	while (!at_op(p, ")")) {
+		vec_push(&v, parse_expr(p));
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, ")"))
+		vec_release(&v);
+	expect_op(p, ")");
+	s->values = (Expr **)vec_finish(p->a, &v, &s->nvalues);
+	return s;
+}
+
+/* Statement-level info the compound parsers need from a block's last stmt. */
+typedef struct PendingYield {
+	Stmt *stmt;
+	YieldLhs lhs;
+} PendingYield;
+
+/* The yield-assignment LHS for the statement currently being parsed is kept
+ * on the Stmt through the aux slot of a tiny side table. */
+typedef struct YieldInfo {
+	Stmt *stmt;
+	YieldLhs lhs;
+	struct YieldInfo *next;
+} YieldInfo;
+
+static PtrMap yield_lhs; /* ST_YIELD stmt -> YieldInfo; owned by parse_program */
+
+static YieldInfo *yield_info_of(Stmt *s) { return pmap_get(&yield_lhs, s); }
+
+/* Comment lines of a docstring (str.splitlines(), not dedented). */
+static void docstring_lines(Parser *p, const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t j = i;
+		while (j < n && s[j] != '\n' && s[j] != '\r')
+			j++;
+		vec_push(&p->carried, arena_strndup(p->a, s + i, j - i));
+		if (j < n && s[j] == '\r' && j + 1 < n && s[j + 1] == '\n')
+			j++;
+		i = j + 1;
+	}
+}
+
+static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
+{
+	const Token *t = peek(p);
+	Token first = *t;
+	Stmt *s = NULL;
+
+	if (tok_is_name(t, "pass")) {
+		next(p);
+		/* pass produces no IR; its comments move to the next statement */
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		expect_newline(p);
+		return;
+	}
+	if (tok_is_name(t, "break") || tok_is_name(t, "continue")) {
+		next(p);
+		s = ir_stmt_new(p->a, first.text[0] == 'b' ? ST_BREAK : ST_CONTINUE, pos_of(&first));
+	} else if (tok_is_name(t, "return")) {
+		next(p);
+		s = ir_stmt_new(p->a, ST_RETURN, pos_of(&first));
+		PtrVec v = ARENA_VEC(p->a);
+		if (peek(p)->kind != TK_NEWLINE) {
+			vec_push(&v, parse_expr(p));
+			while (accept_op(p, ",") && peek(p)->kind != TK_NEWLINE)
+				vec_push(&v, parse_expr(p));
+		}
+		s->values = (Expr **)vec_finish(p->a, &v, &s->nvalues);
+	} else if (t->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE) {
+		/* a bare string (docstring) becomes comment lines of the next stmt */
+		Token st = next(p);
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		docstring_lines(p, st.text, st.slen);
+		expect_newline(p);
+		return;
+	} else if (at_yield(p)) {
+		s = parse_yield_values(p, &first);
+	} else if (t->kind == TK_NAME && (tok_is_op(peek_at(p, 1), "=") || tok_is_op(peek_at(p, 1), ":") ||
+					  tok_is_op(peek_at(p, 1), ","))) {
+		/* assignment forms */
+		PtrVec names = ARENA_VEC(p->a);
+		Type *ann = NULL;
+		Token nt = next(p);
+		vec_push(&names, arena_alloc(p->a, sizeof(Token)));
+		*(Token *)names.items[0] = nt;
+		if (accept_op(p, ":")) {
+			ann = parse_type(p);
+		} else {
+			while (accept_op(p, ",")) {
+				if (at_op(p, "="))
+					break;
+				Token n2 = expect_name(p, "a name in the assignment target");
+				Token *copy = arena_alloc(p->a, sizeof *copy);
+				*copy = n2;
+				vec_push(&names, copy);
+			}
+		}
+		Token eq = expect_op(p, "=");
+		(void)eq;
+		if (at_yield(p)) {
+			s = parse_yield_values(p, &first);
+			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
+			yi->stmt = s;
+			yi->lhs.n = (int)names.len;
+			yi->lhs.names = arena_alloc(p->a, names.len * sizeof(char *));
+			yi->lhs.types = arena_alloc(p->a, names.len * sizeof(Type *));
+			yi->lhs.pos = arena_alloc(p->a, names.len * sizeof(SrcPos));
+			for (size_t i = 0; i < names.len; i++) {
+				Token *nk = names.items[i];
+				yi->lhs.names[i] = nk->text;
+				yi->lhs.pos[i] = pos_of(nk);
+			}
+			if (ann)
+				yi->lhs.types[0] = ann;
+			if (yi->lhs.n != s->nvalues)
+				PERR_AT(p, &first, "pl.yield_ assigns %d name(s) but yields %d value(s)", yi->lhs.n, s->nvalues);
+			pmap_put(&yield_lhs, s, yi);
+			vec_release(&names);
+		} else if (names.len == 1) {
+			Expr *value = parse_expr(p);
+			p->stmt_is_call = value->kind == EX_OP_CALL || value->kind == EX_FN_CALL || value->kind == EX_SUBMIT;
+			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
+			s->value = value;
+			s->var = assign_target(p, &nt, ann, value);
+			vec_release(&names);
+		} else {
+			/* p, q = CALL  ->  _tuple_tmp = CALL; p = _tuple_tmp[0]; q = _tuple_tmp[1] */
+			Expr *value = parse_expr(p);
+			Type *vt = ir_expr_type(value);
+			bool submit = value->kind == EX_SUBMIT;
+			p->stmt_is_call = true;
+			if (value->kind != EX_FN_CALL && value->kind != EX_OP_CALL && !submit) {
+				vec_release(&names);
+				PERR_AT(p, &first, "tuple unpacking needs a call on the right-hand side");
+			}
+			if (vt && vt->kind == TY_TUPLE && vt->nelems != (int)names.len) {
+				int ne = vt->nelems;
+				vec_release(&names);
+				PERR_AT(p, &first, "cannot unpack %d values into %d names", ne, (int)names.len);
+			}
+			Stmt *tmp = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
+			take_comments(p, peek(p)->line, cm);
+			tmp->value = value;
+			tmp->var = new_var(p, intern_cstr(p->a, submit ? "_submit_tmp" : "_tuple_tmp"), vt,
+					   VK_VAR, pos_of(&first));
+			attach(p, tmp, cm);
+			vec_push(out, tmp);
+			for (size_t i = 0; i < names.len; i++) {
+				Token *nk = names.items[i];
+				Expr *g = ir_expr_new(p->a, EX_GETITEM, pos_of(nk));
+				g->lhs = ir_var_ref(p->a, tmp->var);
+				g->ival = (int64_t)i;
+				g->type = vt && vt->kind == TY_TUPLE ? vt->elems[i] : NULL;
+				Stmt *as = ir_stmt_new(p->a, ST_ASSIGN, pos_of(nk));
+				as->value = g;
+				as->var = assign_target(p, nk, NULL, g);
+				vec_push(out, as);
+			}
+			vec_release(&names);
+			expect_newline(p);
+			return;
+		}
+	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
+		/* could be a subscript store `x[a:b] = v` (sugar) or an expression */
+		Expr *e = parse_expr(p);
+		if (at_op(p, "="))
+			PERR_AT(p, peek(p), "subscript assignment is not supported yet");
+		s = ir_stmt_new(p->a, ST_EVAL, pos_of(&first));
+		s->value = e;
+	} else {
+		Expr *e = parse_expr(p);
+		if (at_op(p, "="))
+			PERR_AT(p, peek(p), "cannot assign to this expression");
+		if (e->kind == EX_TUPLE || e->kind == EX_VAR || e->kind == EX_INT || e->kind == EX_FLOAT ||
+		    e->kind == EX_BOOL || e->kind == EX_STR || e->kind == EX_SYMBOL)
+			perr(p, first.line, first.col, "expression statement has no effect");
+		s = ir_stmt_new(p->a, ST_EVAL, pos_of(&first));
+		s->value = e;
+		p->stmt_is_call = e->kind == EX_OP_CALL || e->kind == EX_FN_CALL || e->kind == EX_SUBMIT;
+	}
+	take_comments(p, peek(p)->line, cm);
+	attach(p, s, cm);
+	expect_newline(p);
+	vec_push(out, s);
+}
+
+/* Gather the LHS of a block's trailing yield-assignment, or NULL. */
+static YieldInfo *trailing_yield(Block *b)
+{
+	if (b->n == 0)
+		return NULL;
+	Stmt *last = b->stmts[b->n - 1];
+	if (last->kind != ST_YIELD)
+		return NULL;
+	return yield_info_of(last);
+}
+
+/* Return vars for a construct from its yield LHS (types: annotation, else the
+ * yielded value's type). */
+static void make_rets(Parser *p, Stmt *s, YieldInfo *yi, Stmt *ystmt)
+{
+	s->nrets = yi->lhs.n;
+	s->rets = arena_alloc(p->a, (size_t)(yi->lhs.n + 1) * sizeof *s->rets);
+	for (int i = 0; i < yi->lhs.n; i++) {
+		Type *t = yi->lhs.types[i];
+		Type *vt = ir_expr_type(ystmt->values[i]);
+		t = type_for_assign(p->a, t, vt);
+		s->rets[i] = new_var(p, yi->lhs.names[i], t, VK_VAR, yi->lhs.pos[i]);
+	}
+}
+
+static void bind_rets(Parser *p, Stmt *s)
+{
+	for (int i = 0; i < s->nrets; i++)
+		bind(p, s->rets[i]->name, s->rets[i]);
+}
+
+/* Header comments (through the ':' line) belong to the compound statement. */
+static void header_end(Parser *p, Stmt *s, PtrVec *cm)
+{
+	Token colon = expect_op(p, ":");
+	const Token *nl = peek(p);
+	if (nl->kind != TK_NEWLINE)
+		PERR_AT(p, nl, "expected a new line after ':' (one-line bodies are not supported)");
+	next(p);
+	const Token *ind = peek(p);
+	int arg[3] = { s->pos.line, colon.line, ind->kind == TK_INDENT ? ind->col : 1 };
+	comments_visit(p, colon.line, pred_compound, arg, cm);
+	attach(p, s, cm);
+}
+
+static Expr **parse_tuple_values(Parser *p, int *n)
+{
+	/* (a, b) or (a,) or [a, b] */
+	const Token *t = peek(p);
+	if (!tok_is_op(t, "(") && !tok_is_op(t, "["))
+		PERR_AT(p, t, "expected a tuple '(...)', found %s", describe(t));
+	const char *close = tok_is_op(t, "(") ? ")" : "]";
+	next(p);
+	PtrVec v = ARENA_VEC(p->a);
+	while (!at_op(p, close)) {
+		vec_push(&v, parse_expr(p));
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, close))
+		vec_release(&v);
+	expect_op(p, close);
+	return (Expr **)vec_finish(p->a, &v, n);
+}
+
+/* Var-name list `[a, b]` for deps= / no_dep_args= / dumps=. */
+static Var **parse_var_list(Parser *p, int *n)
+{
+	const Token *t = peek(p);
+	if (!tok_is_op(t, "["))
+		PERR_AT(p, t, "expected a list of variables '[...]', found %s", describe(t));
+	next(p);
+	PtrVec v = ARENA_VEC(p->a);
+	while (!at_op(p, "]")) {
+		const Token *nt = peek(p);
+		if (nt->kind != TK_NAME) {
+			vec_release(&v);
+			PERR_AT(p, nt, "expected a variable name, found %s", describe(nt));
+		}
+		Expr *e = parse_name_ref(p);
+		if (e->kind != EX_VAR) {
+			vec_release(&v);
+			PERR_AT(p, nt, "'%s' is not a variable", nt->text);
+		}
+		vec_push(&v, e->var);
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, "]"))
+		vec_release(&v);
+	expect_op(p, "]");
+	return (Var **)vec_finish(p->a, &v, n);
+}
+
+static bool parse_bool_kw(Parser *p)
+{
+	const Token *t = peek(p);
+	if (tok_is_name(t, "True") || tok_is_name(t, "False")) {
+		next(p);
+		return t->text[0] == 'T';
+	}
+	PERR_AT(p, t, "expected True or False, found %s", describe(t));
+}
+
+static const char *parse_string_kw(Parser *p)
+{
+	const Token *t = peek(p);
+	if (t->kind != TK_STRING)
+		PERR_AT(p, t, "expected a string, found %s", describe(t));
+	Token s = next(p);
+	return intern(p->a, s.text, s.slen);
+}
+
+/* optimizations=[pl.split(pl.SplitMode.X), pl.cross_core_slot(slot_num=N)] */
+static void parse_optimizations(Parser *p, Scope *sc)
+{
+	expect_op(p, "[");
+	while (!at_op(p, "]")) {
+		const Token *t = peek(p);
+		Token ft = *t;
+		const char *d = dotted_after(p, "pl");
+		if (d && strcmp(d, "split") == 0) {
+			expect_op(p, "(");
+			if (at_name(p, "mode")) {
+				next(p);
+				expect_op(p, "=");
+			}
+			sc->split = (SplitMode)parse_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
+			accept_op(p, ",");
+			expect_op(p, ")");
+		} else if (d && strcmp(d, "cross_core_slot") == 0) {
+			expect_op(p, "(");
+			Token k = expect_name(p, "slot_num");
+			if (strcmp(k.text, "slot_num") != 0)
+				PERR_AT(p, &k, "expected slot_num=");
+			expect_op(p, "=");
+			sc->slot_num = parse_expr(p);
+			accept_op(p, ",");
+			expect_op(p, ")");
+		} else {
+			PERR_AT(p, &ft, "unknown optimization (expected pl.split(...) or pl.cross_core_slot(...))");
+		}
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, "]");
+}
+
+/* Keyword arguments shared by pl.at / pl.spmd / pl.cluster headers. */
+static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
+{
+	bool need_comma = first_done;
+	while (!at_op(p, ")")) {
+		if (need_comma) {
+			expect_op(p, ",");
+			if (at_op(p, ")"))
+				break;
+		}
+		need_comma = true;
+		Token k = expect_name(p, "a keyword argument");
+		expect_op(p, "=");
+		const char *n = k.text;
+		if (!strcmp(n, "name_hint")) {
+			sc->name_hint = parse_string_kw(p);
+		} else if (!strcmp(n, "optimizations") && (sc->kind == SC_INCORE || sc->kind == SC_SPMD ||
+							    sc->kind == SC_HIERARCHY)) {
+			parse_optimizations(p, sc);
+		} else if (!strcmp(n, "deps") && sc->kind != SC_CLUSTER) {
+			sc->deps = parse_var_list(p, &sc->ndeps);
+			sc->has_deps = true;
+		} else if (!strcmp(n, "no_dep_args") && sc->kind != SC_CLUSTER) {
+			sc->no_dep_args = parse_var_list(p, &sc->nno_dep_args);
+			sc->has_no_dep_args = true;
+		} else if (!strcmp(n, "dumps") && sc->kind != SC_CLUSTER) {
+			sc->dumps = parse_var_list(p, &sc->ndumps);
+			sc->has_dumps = true;
+		} else if (!strcmp(n, "allow_early_resolve") && sc->kind != SC_CLUSTER) {
+			sc->allow_early_resolve = parse_bool_kw(p);
+		} else if (!strcmp(n, "windowize") && (sc->kind == SC_INCORE || sc->kind == SC_HIERARCHY)) {
+			sc->windowize = parse_bool_kw(p);
+		} else if (!strcmp(n, "sync_start") && sc->kind == SC_SPMD) {
+			sc->sync_start = parse_bool_kw(p);
+		} else if (!strcmp(n, "predicate") && sc->kind == SC_SPMD) {
+			sc->predicate = parse_expr(p);
+		} else if (!strcmp(n, "role") && (sc->kind == SC_HIERARCHY || sc->kind == SC_INCORE)) {
+			sc->role = (Role)parse_enum(p, "Role", ir_role_parse, "a pl.Role value");
+		} else {
+			PERR_AT(p, &k, "unknown keyword argument '%s' for this scope", n);
+		}
+	}
+	expect_op(p, ")");
+}
+
+static Stmt *scope_stmt(Parser *p, ScopeKind k, const Token *at)
+{
+	Stmt *s = ir_stmt_new(p->a, ST_SCOPE, pos_of(at));
+	s->scope = arena_alloc(p->a, sizeof *s->scope);
+	s->scope->kind = k;
+	s->scope->level = LV_NONE;
+	s->scope->role = RL_NONE;
+	return s;
+}
+
+static Expr *op_call0(Parser *p, const char *op, Type *t)
+{
+	Expr *e = ir_expr_new(p->a, EX_OP_CALL, (SrcPos){ 0, 0 });
+	e->str = intern_cstr(p->a, op);
+	e->type = t;
+	return e;
+}
+
+/* The spmd for-form name split: "q" -> spmd "q_spmd", incore "q". */
+static void split_spmd_hint(Parser *p, Scope *spmd, Scope *incore)
+{
+	const char *h = spmd->name_hint;
+	if (!h)
+		return;
+	size_t n = strlen(h);
+	if (n >= 5 && strcmp(h + n - 5, "_spmd") == 0) {
+		incore->name_hint = intern(p->a, h, n - 5);
+	} else {
+		incore->name_hint = h;
+		spmd->name_hint = intern_cstr(p->a, arena_printf(p->a, "%s_spmd", h));
+	}
+}
+
+static bool block_reads_block_idx(Block *b);
+
+static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
+{
+	Token ft = next(p); /* for */
+	/* targets */
+	const Token *t = peek(p);
+	Token loopvar = { 0 };
+	bool has_loopvar = false, paren_targets = false;
+	PtrVec targets = ARENA_VEC(p->a); /* Token* of iter-arg names */
+	if (tok_is_op(t, "(")) {
+		paren_targets = true;
+		next(p);
+		while (!at_op(p, ")")) {
+			Token n = expect_name(p, "a loop-carried variable name");
+			Token *c = arena_alloc(p->a, sizeof *c);
+			*c = n;
+			vec_push(&targets, c);
+			if (!accept_op(p, ","))
+				break;
+		}
+		expect_op(p, ")");
+	} else {
+		loopvar = expect_name(p, "a loop variable");
+		has_loopvar = true;
+		if (accept_op(p, ",")) {
+			if (accept_op(p, "(")) {
+				while (!at_op(p, ")")) {
+					Token n = expect_name(p, "a loop-carried variable name");
+					Token *c = arena_alloc(p->a, sizeof *c);
+					*c = n;
+					vec_push(&targets, c);
+					if (!accept_op(p, ","))
+						break;
+				}
+				expect_op(p, ")");
+			} else {
+				/* `for a, b in pl.while_(...)`: all names are iter args */
+				Token *c = arena_alloc(p->a, sizeof *c);
+				*c = loopvar;
+				vec_push(&targets, c);
+				has_loopvar = false;
+				paren_targets = true;
+				do {
+					Token n = expect_name(p, "a loop-carried variable name");
+					c = arena_alloc(p->a, sizeof *c);
+					*c = n;
+					vec_push(&targets, c);
+				} while (accept_op(p, ",") && !at_name(p, "in"));
+			}
+		}
+	}
+	const Token *in = peek(p);
+	if (!tok_is_name(in, "in")) {
+		vec_release(&targets);
+		PERR_AT(p, in, "expected 'in', found %s", describe(in));
+	}
+	next(p);
+	const Token *it = peek(p);
+	Token itt = *it;
+	const char *kind = NULL;
+	if (it->kind == TK_NAME && tok_is_op(peek_at(p, 1), ".")) {
+		next(p);
+		next(p);
+		Token k = expect_name(p, "an iterator such as pl.range");
+		kind = k.text;
+	}
+	if (!kind || !at_op(p, "(")) {
+		vec_release(&targets);
+		PERR_AT(p, &itt, "for loops must iterate over pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd or pl.split_aiv");
+	}
+	Token open = next(p);
+	(void)open;
+
+	if (!strcmp(kind, "spmd") || !strcmp(kind, "split_aiv")) {
+		if (!has_loopvar || targets.len) {
+			vec_release(&targets);
+			PERR_AT(p, &itt, "pl.%s loops take exactly one loop variable", kind);
+		}
+		vec_release(&targets);
+		bool spmd = kind[1] == 'p';
+		Stmt *s = scope_stmt(p, spmd ? SC_SPMD : SC_SPLIT_AIV, &ft);
+		Scope *sc = s->scope;
+		if (spmd) {
+			sc->core_num = parse_expr(p);
+			parse_scope_kwargs(p, sc, true);
+		} else {
+			sc->count = parse_expr(p);
+			expect_op(p, ",");
+			Token m = expect_name(p, "mode=");
+			if (strcmp(m.text, "mode"))
+				PERR_AT(p, &m, "expected mode=pl.SplitMode.X");
+			expect_op(p, "=");
+			sc->split = (SplitMode)parse_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
+			accept_op(p, ",");
+			expect_op(p, ")");
+		}
+		header_end(p, s, cm);
+		Var *iv = new_var(p, loopvar.text, ir_scalar_type(p->a, DT_INDEX), VK_VAR, pos_of(&loopvar));
+		bind(p, loopvar.text, iv);
+		Stmt *def = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&loopvar));
+		def->var = iv;
+		def->value = op_call0(p, spmd ? "tile.get_block_idx" : "tile.get_subblock_idx", iv->type);
+		Block body;
+		p->incore_depth += spmd;
+		parse_block(p, &body, 0);
+		p->incore_depth -= spmd;
+		Block *target = &s->body;
+		Stmt *inner = NULL;
+		if (spmd) {
+			inner = scope_stmt(p, SC_INCORE, &ft);
+			inner->scope->level = LV_CORE_GROUP;
+			inner->scope->split = sc->split;
+			inner->scope->slot_num = sc->slot_num;
+			sc->split = SPLIT_NONE;
+			sc->slot_num = NULL;
+			split_spmd_hint(p, sc, inner->scope);
+			target = &inner->body;
+		} else {
+			sc->aiv_var = iv;
+		}
+		target->n = body.n + 1;
+		target->stmts = arena_alloc(p->a, (size_t)target->n * sizeof(Stmt *));
+		target->stmts[0] = def;
+		if (body.n)
+			memcpy(target->stmts + 1, body.stmts, (size_t)body.n * sizeof(Stmt *));
+		if (inner) {
+			s->body.n = 1;
+			s->body.stmts = arena_alloc(p->a, sizeof(Stmt *));
+			s->body.stmts[0] = inner;
+		}
+		if (!spmd && !p->incore_depth && p->fn->type != FT_INCORE && p->fn->type != FT_AIC &&
+		    p->fn->type != FT_AIV) {
+			/* outside InCore code a split_aiv region gets an InCore carrier */
+			Stmt *w = scope_stmt(p, SC_INCORE, &ft);
+			w->scope->level = LV_CORE_GROUP;
+			w->comments = s->comments;
+			w->ncomments = s->ncomments;
+			s->comments = NULL;
+			s->ncomments = 0;
+			w->body.n = 1;
+			w->body.stmts = arena_alloc(p->a, sizeof(Stmt *));
+			w->body.stmts[0] = s;
+			s = w;
+		}
+		vec_push(out, s);
+		return;
+	}
+
+	bool is_while = !strcmp(kind, "while_");
+	ForKind fk = FOR_RANGE;
+	if (!is_while) {
+		if (!strcmp(kind, "range")) fk = FOR_RANGE;
+		else if (!strcmp(kind, "parallel")) fk = FOR_PARALLEL;
+		else if (!strcmp(kind, "unroll")) fk = FOR_UNROLL;
+		else if (!strcmp(kind, "pipeline")) fk = FOR_PIPELINE;
+		else {
+			vec_release(&targets);
+			PERR_AT(p, &itt, "unknown loop iterator '%s' (expected pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd or pl.split_aiv)", kind);
+		}
+		if (!has_loopvar) {
+			vec_release(&targets);
+			PERR_AT(p, &ft, "pl.%s loops need a loop variable", kind);
+		}
+	} else if (has_loopvar) {
+		vec_release(&targets);
+		PERR_AT(p, &ft, "pl.while_ loops take only loop-carried variables: for (a, b) in pl.while_(...)");
+	}
+	(void)paren_targets;
+	Stmt *s = ir_stmt_new(p->a, is_while ? ST_WHILE : ST_FOR, pos_of(&ft));
+	s->for_kind = fk;
+	PtrVec pos = ARENA_VEC(p->a);
+	Expr *init = NULL;
+	Expr *stage = NULL, *attrs = NULL;
+	while (!at_op(p, ")")) {
+		const Token *a = peek(p);
+		if (a->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
+			Token k = next(p);
+			next(p);
+			if (!strcmp(k.text, "init_values")) {
+				init = ir_expr_new(p->a, EX_TUPLE, pos_of(&k));
+				init->args = parse_tuple_values(p, &init->nargs);
+			} else if (!strcmp(k.text, "stage") && fk == FOR_PIPELINE && !is_while) {
+				stage = parse_expr(p);
+			} else if (!strcmp(k.text, "attrs") && !is_while) {
+				attrs = parse_dict(p);
+			} else {
+				vec_release(&pos);
+				vec_release(&targets);
+				PERR_AT(p, &k, "unknown keyword argument '%s' for pl.%s", k.text, kind);
+			}
+		} else {
+			if (init || stage || attrs) {
+				vec_release(&pos);
+				vec_release(&targets);
+				PERR_AT(p, a, "positional argument follows keyword argument");
+			}
+			vec_push(&pos, parse_expr(p));
+		}
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+	if (is_while ? pos.len != 0 : (pos.len < 1 || pos.len > 3)) {
+		size_t n = pos.len;
+		vec_release(&pos);
+		vec_release(&targets);
+		PERR_AT(p, &itt, is_while ? "pl.while_ takes only init_values=" : "pl.%s takes 1 to 3 positional arguments (got %zu)", kind, n);
+	}
+	if (fk == FOR_PIPELINE && !stage && !is_while) {
+		vec_release(&pos);
+		vec_release(&targets);
+		PERR_AT(p, &itt, "pl.pipeline requires stage=");
+	}
+	if (!is_while) {
+		Expr **pv = (Expr **)pos.items;
+		if (pos.len == 1) {
+			s->start = ir_int(p->a, 0, DT_INDEX);
+			s->stop = pv[0];
+			s->step = ir_int(p->a, 1, DT_INDEX);
+		} else {
+			s->start = pv[0];
+			s->stop = pv[1];
+			s->step = pos.len == 3 ? pv[2] : ir_int(p->a, 1, DT_INDEX);
+		}
+	}
+	vec_release(&pos);
+	s->stage = stage;
+	s->attrs = attrs;
+	int ninit = init ? init->nargs : 0;
+	if ((int)targets.len != ninit) {
+		size_t nt = targets.len;
+		vec_release(&targets);
+		PERR_AT(p, &ft, "the loop names %zu loop-carried variable(s) but init_values has %d value(s)", nt, ninit);
+	}
+	if (is_while && !init) {
+		vec_release(&targets);
+		PERR_AT(p, &itt, "pl.while_ requires init_values=");
+	}
+	header_end(p, s, cm);
+	size_t mark = scope_mark(p);
+	if (has_loopvar) {
+		s->var = new_var(p, loopvar.text, ir_scalar_type(p->a, DT_INDEX), VK_VAR, pos_of(&loopvar));
+		bind(p, loopvar.text, s->var);
+	}
+	s->niter = ninit;
+	s->iter_args = arena_alloc(p->a, (size_t)(ninit + 1) * sizeof *s->iter_args);
+	s->inits = init ? init->args : NULL;
+	for (int i = 0; i < ninit; i++) {
+		Token *nt = targets.items[i];
+		s->iter_args[i] = new_var(p, nt->text, ir_expr_type(init->args[i]), VK_ITER_ARG, pos_of(nt));
+		bind(p, nt->text, s->iter_args[i]);
+	}
+	vec_release(&targets);
+	parse_block(p, &s->body, 0);
+	if (is_while) {
+		s->while_ssa = true;
+		Stmt *c = s->body.n ? s->body.stmts[0] : NULL;
+		if (!c || c->kind != ST_EVAL || c->value->kind != EX_OP_CALL || strcmp(c->value->str, "cond") != 0 ||
+		    c->value->nargs != 1)
+			perr(p, c ? c->pos.line : ft.line, c ? c->pos.col : ft.col,
+			     "the first statement of a pl.while_ body must be pl.cond(<condition>)");
+		s->value = c->value->args[0];
+		/* comments on the pl.cond line are not kept (it is not a statement in the IR) */
+		s->body.stmts++;
+		s->body.n--;
+	}
+	YieldInfo *yi = trailing_yield(&s->body);
+	if (ninit > 0) {
+		scope_pop(p, mark);
+		if (yi) {
+			make_rets(p, s, yi, s->body.stmts[s->body.n - 1]);
+		} else {
+			/* no yield-LHS: results named <iter>_out */
+			s->nrets = ninit;
+			s->rets = arena_alloc(p->a, (size_t)ninit * sizeof *s->rets);
+			for (int i = 0; i < ninit; i++)
+				s->rets[i] = new_var(p, intern_cstr(p->a, arena_printf(p->a, "%s_out", s->iter_args[i]->name)),
+						     s->iter_args[i]->type, VK_VAR, s->iter_args[i]->pos);
+			/* these synthetic results are bound to no name */
+		}
+		if (yi)
+			bind_rets(p, s);
+	} else if (yi) {
+		/* yield with no loop-carried values: rets still name the results */
+		scope_pop(p, mark);
+		make_rets(p, s, yi, s->body.stmts[s->body.n - 1]);
+		bind_rets(p, s);
+	}
+	vec_push(out, s);
+}
+
+static void parse_if(Parser *p, PtrVec *out, PtrVec *cm, bool is_elif)
+{
+	Token it = next(p); /* if / elif */
+	(void)is_elif;
+	Stmt *s = ir_stmt_new(p->a, ST_IF, pos_of(&it));
+	s->value = parse_expr(p);
+	header_end(p, s, cm);
+	size_t mark = scope_mark(p);
+	parse_block(p, &s->body, 0);
+	const Token *t = peek(p);
+	if (tok_is_name(t, "elif")) {
+		/* elif becomes else: + a nested if */
+		PtrVec ecm = ARENA_VEC(p->a), inner = ARENA_VEC(p->a);
+		s->has_else = true;
+		parse_if(p, &inner, &ecm, true);
+		s->orelse.stmts = (Stmt **)vec_finish(p->a, &inner, &s->orelse.n);
+	} else if (tok_is_name(t, "else")) {
+		next(p);
+		expect_op(p, ":");
+		expect_newline(p);
+		/* comments above and on the else line go to the first else statement */
+		parse_block(p, &s->orelse, 0);
+		s->has_else = s->orelse.n > 0; /* an else of only `pass` is no else */
+	}
+	YieldInfo *y1 = trailing_yield(&s->body);
+	YieldInfo *y2 = s->has_else ? trailing_yield(&s->orelse) : NULL;
+	if (y1 || y2) {
+		scope_pop(p, mark);
+		YieldInfo *yi = y1 ? y1 : y2;
+		Block *b = y1 ? &s->body : &s->orelse;
+		make_rets(p, s, yi, b->stmts[b->n - 1]);
+		if (y1 && y2 && y1->lhs.n != y2->lhs.n)
+			perr(p, y2->stmt->pos.line, y2->stmt->pos.col,
+			     "the else branch yields %d value(s) but the then branch yields %d", y2->lhs.n, y1->lhs.n);
+		bind_rets(p, s);
+	}
+	vec_push(out, s);
+}
+
+static void parse_while(Parser *p, PtrVec *out, PtrVec *cm)
+{
+	Token wt = next(p);
+	Stmt *s = ir_stmt_new(p->a, ST_WHILE, pos_of(&wt));
+	s->value = parse_expr(p);
+	header_end(p, s, cm);
+	parse_block(p, &s->body, 0);
+	vec_push(out, s);
+}
+
+static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
+{
+	Token wt = next(p);
+	const Token *t = peek(p);
+	Token ct = *t;
+	const char *d = dotted_after(p, "pl");
+	if (!d || !at_op(p, "("))
+		PERR_AT(p, &ct, "expected a scope such as pl.at(...), pl.cluster(), pl.spmd(...) or pl.scope()");
+	next(p);
+	Stmt *s = NULL;
+	if (!strcmp(d, "at")) {
+		s = scope_stmt(p, SC_INCORE, &wt);
+		Token k = expect_name(p, "level=");
+		if (strcmp(k.text, "level"))
+			PERR_AT(p, &k, "pl.at needs level= as its first argument");
+		expect_op(p, "=");
+		Level lv = (Level)parse_enum(p, "Level", ir_level_parse, "a pl.Level value");
+		s->scope->level = lv;
+		s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
+		parse_scope_kwargs(p, s->scope, true);
+		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
+			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
+	} else if (!strcmp(d, "cluster")) {
+		s = scope_stmt(p, SC_CLUSTER, &wt);
+		parse_scope_kwargs(p, s->scope, false);
+	} else if (!strcmp(d, "spmd")) {
+		s = scope_stmt(p, SC_SPMD, &wt);
+		s->scope->core_num = parse_expr(p);
+		parse_scope_kwargs(p, s->scope, true);
+	} else if (!strcmp(d, "scope") || !strcmp(d, "manual_scope")) {
+		s = scope_stmt(p, SC_RUNTIME, &wt);
+		if (d[0] == 'm') {
+			s->scope->manual = true;
+			expect_op(p, ")");
+		} else if (!at_op(p, ")")) {
+			Token k = expect_name(p, "mode=");
+			if (strcmp(k.text, "mode"))
+				PERR_AT(p, &k, "unknown keyword argument '%s' for pl.scope", k.text);
+			expect_op(p, "=");
+			const Token *mt = peek(p);
+			const char *m = dotted_after(p, "pl");
+			if (!m || (strcmp(m, "ScopeMode.MANUAL") && strcmp(m, "ScopeMode.AUTO")))
+				PERR_AT(p, mt, "expected pl.ScopeMode.MANUAL or pl.ScopeMode.AUTO");
+			s->scope->manual = m[10] == 'M';
+			accept_op(p, ",");
+			expect_op(p, ")");
+		} else {
+			expect_op(p, ")");
+		}
+	} else {
+		PERR_AT(p, &ct, "unknown scope 'pl.%s' (expected pl.at, pl.cluster, pl.spmd, pl.scope or pl.manual_scope)", d);
+	}
+	Stmt *placeholder = NULL;
+	if (at_name(p, "as")) {
+		Token as = next(p);
+		Token n = expect_name(p, "a task-id name after 'as'");
+		if (s->scope->kind == SC_CLUSTER || s->scope->kind == SC_RUNTIME)
+			PERR_AT(p, &as, "this scope does not produce a task id");
+		/* hidden `tid = pl.system.task_invalid()` just before the scope */
+		Type *tt = ir_scalar_type(p->a, DT_TASK_ID);
+		Var *tid = new_var(p, n.text, tt, VK_VAR, pos_of(&n));
+		placeholder = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&n));
+		placeholder->var = tid;
+		placeholder->value = op_call0(p, "system.task_invalid", tt);
+		placeholder->placeholder = true;
+		s->scope->tid = tid;
+		bind(p, n.text, tid);
+	}
+	header_end(p, s, cm);
+	bool incore = s->scope->kind == SC_INCORE || s->scope->kind == SC_SPMD;
+	p->incore_depth += incore;
+	parse_block(p, &s->body, 0);
+	p->incore_depth -= incore;
+	if (s->scope->kind == SC_SPMD) {
+		/* with-form: a body that is one call and carries no optimizations
+		 * dispatches a kernel as is; anything else runs inline and gets an
+		 * InCore carrier, which needs the per-block index */
+		Scope *sc = s->scope;
+		bool single = p->block_single_call;
+		if (!single || sc->split != SPLIT_NONE || sc->slot_num) {
+			if (!single && !block_reads_block_idx(&s->body))
+				perr(p, wt.line, wt.col, "inline `with pl.spmd(...)` body must read the per-block index (pl.tile.get_block_idx()) or be a single kernel call");
+			Stmt *inner = scope_stmt(p, SC_INCORE, &wt);
+			inner->scope->level = LV_CORE_GROUP;
+			inner->scope->split = sc->split;
+			inner->scope->slot_num = sc->slot_num;
+			sc->split = SPLIT_NONE;
+			sc->slot_num = NULL;
+			split_spmd_hint(p, sc, inner->scope);
+			inner->body = s->body;
+			s->body.n = 1;
+			s->body.stmts = arena_alloc(p->a, sizeof(Stmt *));
+			s->body.stmts[0] = inner;
+		}
+	}
+	if (placeholder)
+		vec_push(out, placeholder);
+	vec_push(out, s);
+}
+
+static bool expr_reads_block_idx(Expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == EX_OP_CALL && strcmp(e->str, "tile.get_block_idx") == 0)
+		return true;
+	if (expr_reads_block_idx(e->lhs) || expr_reads_block_idx(e->rhs))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_reads_block_idx(e->args[i]))
+			return true;
+	for (int i = 0; i < e->nkw; i++)
+		if (expr_reads_block_idx(e->kw[i].value))
+			return true;
+	return false;
+}
+
+static bool block_reads_block_idx(Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		Stmt *s = b->stmts[i];
+		if (expr_reads_block_idx(s->value))
+			return true;
+		for (int j = 0; j < s->nvalues; j++)
+			if (expr_reads_block_idx(s->values[j]))
+				return true;
+		if (block_reads_block_idx(&s->body) || block_reads_block_idx(&s->orelse))
+			return true;
+	}
+	return false;
+}
+
+static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
+{
+	const Token *t = peek(p);
+	if (!first_in_block) {
+		int arg[2] = { t->line, t->col };
+		comments_visit(p, t->line - 1, pred_stale, arg, NULL);
+	}
+	PtrVec all = ARENA_VEC(p->a);
+	take_carried(p, &all);
+	if (t->kind == TK_NAME) {
+		const char *n = t->text;
+		if (!strcmp(n, "for")) { parse_for(p, out, &all); return; }
+		if (!strcmp(n, "if")) { parse_if(p, out, &all, false); return; }
+		if (!strcmp(n, "while")) { parse_while(p, out, &all); return; }
+		if (!strcmp(n, "with")) { parse_with(p, out, &all); return; }
+		if (!strcmp(n, "elif") || !strcmp(n, "else"))
+			PERR_AT(p, t, "'%s' without a matching 'if'", n);
+		if (!strcmp(n, "def") || !strcmp(n, "class") || !strcmp(n, "import") || !strcmp(n, "lambda") ||
+		    !strcmp(n, "try") || !strcmp(n, "del") || !strcmp(n, "global") || !strcmp(n, "assert") ||
+		    !strcmp(n, "raise") || !strcmp(n, "yield") || !strcmp(n, "async") || !strcmp(n, "from"))
+			PERR_AT(p, t, "'%s' is not supported inside a function body", n);
+	}
+	if (t->kind == TK_INDENT)
+		PERR_AT(p, t, "unexpected indent");
+	if (t->kind != TK_NAME && t->kind != TK_STRING && t->kind != TK_OP && t->kind != TK_INT &&
+	    t->kind != TK_FLOAT)
+		PERR_AT(p, t, "expected a statement, found %s", describe(t));
+	parse_simple_stmt(p, out, &all);
+}
+
+/* INDENT stmt+ DEDENT (the NEWLINE before it is consumed by the header). */
+static void parse_block(Parser *p, Block *b, int upper)
+{
+	const Token *t = peek(p);
+	if (t->kind != TK_INDENT)
+		PERR_AT(p, t, "expected an indented block, found %s", describe(t));
+	next(p);
+	if (++p->block_depth > LEX_MAX_INDENT)
+		PERR_AT(p, t, "blocks nested too deeply");
+	PtrVec out = ARENA_VEC(p->a);
+	const Token *ft = peek(p);
+	int first[2] = { ft->line, ft->col };
+	int nast = 0;
+	bool last_call = false;
+	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
+		p->stmt_is_call = false;
+		parse_stmt(p, &out, nast == 0);
+		last_call = p->stmt_is_call;
+		nast++;
+	}
+	p->block_single_call = nast == 1 && last_call;
+	/* tail comments of the block (at its column or deeper) are dropped; a
+	 * then-branch's tail reaches to the line before its else / elif */
+	if (!upper) {
+		upper = p->last_line;
+		const Token *after = peek_at(p, 1);
+		if (peek(p)->kind == TK_DEDENT && (tok_is_name(after, "else") || tok_is_name(after, "elif")))
+			upper = after->line - 1;
+	}
+	comments_visit(p, upper, pred_tail, first, NULL);
+	/* carried docstring / pass comments at the end of a block are dropped */
+	p->carried.len = 0;
+	if (peek(p)->kind == TK_DEDENT)
+		next(p);
+	p->block_depth--;
+	b->stmts = (Stmt **)vec_finish(p->a, &out, &b->n);
+}
+
+/* ------------------------------------------------------------ functions */
+
+static Function *parse_function(Parser *p, bool in_program)
+{
+	/* decorator */
+	Token at = expect_op(p, "@");
+	const Token *dt = peek(p);
+	const char *d = dotted_after(p, "pl");
+	if (!d || strcmp(d, "function"))
+		PERR_AT(p, dt, "expected @pl.function");
+	Function *f = arena_alloc(p->a, sizeof *f);
+	f->pos = pos_of(&at);
+	f->type = FT_OPAQUE;
+	f->level = LV_NONE;
+	f->role = RL_NONE;
+	f->auto_scope = true;
+	bool explicit_level = false, explicit_role = false;
+	PtrVec attrk = ARENA_VEC(p->a), attrv = ARENA_VEC(p->a);
+	Expr *deco_attrs = NULL;
+	if (accept_op(p, "(")) {
+		while (!at_op(p, ")")) {
+			Token k = expect_name(p, "a keyword argument of @pl.function");
+			expect_op(p, "=");
+			if (!strcmp(k.text, "type")) {
+				f->type = (FuncType)parse_enum(p, "FunctionType", ir_functype_parse, "a pl.FunctionType value");
+			} else if (!strcmp(k.text, "level")) {
+				f->level = (Level)parse_enum(p, "Level", ir_level_parse, "a pl.Level value");
+				explicit_level = true;
+			} else if (!strcmp(k.text, "role")) {
+				f->role = (Role)parse_enum(p, "Role", ir_role_parse, "a pl.Role value");
+				explicit_role = true;
+			} else if (!strcmp(k.text, "auto_scope")) {
+				f->auto_scope = parse_bool_kw(p);
+			} else if (!strcmp(k.text, "strict_ssa")) {
+				f->strict_ssa = parse_bool_kw(p);
+			} else if (!strcmp(k.text, "external_source")) {
+				f->external_source = parse_string_kw(p);
+			} else if (!strcmp(k.text, "attrs")) {
+				deco_attrs = parse_dict(p);
+			} else {
+				PERR_AT(p, &k, "unknown keyword argument '%s' of @pl.function (expected type, level, role, auto_scope, strict_ssa, external_source or attrs)", k.text);
+			}
+			if (!accept_op(p, ","))
+				break;
+		}
+		expect_op(p, ")");
+	}
+	expect_newline(p);
+	Level dl = ir_default_level(f->type);
+	Role dr = ir_default_role(f->type);
+	if (dl != LV_NONE) {
+		if (explicit_level && f->level != dl)
+			perr(p, at.line, at.col, "level=pl.Level.%s does not match type=pl.FunctionType.%s (which implies pl.Level.%s)",
+			     ir_level_name(f->level), ir_functype_name(f->type), ir_level_name(dl));
+		f->level = dl;
+	}
+	if (dr != RL_NONE) {
+		if (explicit_role && f->role != dr)
+			perr(p, at.line, at.col, "role=pl.Role.%s does not match type=pl.FunctionType.%s (which implies pl.Role.%s)",
+			     ir_role_name(f->role), ir_functype_name(f->type), ir_role_name(dr));
+		f->role = dr;
+	}
+	const Token *dfn = peek(p);
+	if (!tok_is_name(dfn, "def"))
+		PERR_AT(p, dfn, "expected 'def' after the decorator, found %s", describe(dfn));
+	/* decorator-line and class-level comments belong to no statement */
+	drop_comments_before_line(p, dfn->line);
+	next(p);
+	Token name = expect_name(p, "a function name");
+	f->name = name.text;
+	p->fn = f;
+	pmap_clear(&p->bind);
+	p->nundo = 0;
+	/* parameters */
+	expect_op(p, "(");
+	PtrVec params = ARENA_VEC(p->a);
+	bool first = true;
+	while (!at_op(p, ")")) {
+		Token pn = expect_name(p, "a parameter name");
+		if (first && !strcmp(pn.text, "self") && !at_op(p, ":")) {
+			first = false;
+			if (!accept_op(p, ","))
+				break;
+			continue;
+		}
+		first = false;
+		expect_op(p, ":");
+		ParamDir dir = DIR_IN;
+		Type *t;
+		if (at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") &&
+		    (tok_is_name(peek_at(p, 2), "Out") || tok_is_name(peek_at(p, 2), "InOut")) &&
+		    tok_is_op(peek_at(p, 3), "[")) {
+			next(p);
+			next(p);
+			Token w = next(p);
+			dir = w.text[0] == 'O' ? DIR_OUT : DIR_INOUT;
+			expect_op(p, "[");
+			t = parse_type(p);
+			expect_op(p, "]");
+		} else {
+			t = parse_type(p);
+		}
+		if (t->kind == TY_PTR) {
+			vec_release(&params);
+			PERR_AT(p, &pn, "pl.Ptr is not allowed as a parameter type");
+		}
+		if (lookup(p, pn.text)) {
+			vec_release(&params);
+			PERR_AT(p, &pn, "duplicate parameter '%s'", pn.text);
+		}
+		Var *v = new_var(p, pn.text, t, VK_VAR, pos_of(&pn));
+		bind(p, pn.text, v);
+		Param *pp = arena_alloc(p->a, sizeof *pp);
+		pp->var = v;
+		pp->dir = dir;
+		vec_push(&params, pp);
+		if (!accept_op(p, ","))
+			break;
+	}
+	if (!at_op(p, ")"))
+		vec_release(&params);
+	expect_op(p, ")");
+	f->nparams = (int)params.len;
+	f->params = arena_alloc(p->a, (params.len + 1) * sizeof *f->params);
+	for (size_t i = 0; i < params.len; i++)
+		f->params[i] = *(Param *)params.items[i];
+	vec_release(&params);
+	if (accept_op(p, "->")) {
+		/* `tuple[...]` is several return values; pl.Tuple[...] one tuple value */
+		bool several = at_name(p, "tuple");
+		Type *rt = parse_type(p);
+		if (several) {
+			f->rets = rt->elems;
+			f->nrets = rt->nelems;
+		} else {
+			f->rets = arena_alloc(p->a, sizeof *f->rets);
+			f->rets[0] = rt;
+			f->nrets = 1;
+		}
+	}
+	expect_op(p, ":");
+	expect_newline(p);
+	/* body */
+	const Token *t = peek(p);
+	if (t->kind != TK_INDENT)
+		PERR_AT(p, t, "expected an indented function body, found %s", describe(t));
+	Token ind = next(p);
+	PtrVec out = ARENA_VEC(p->a);
+	/* optional pl.func_attr({...}) first line */
+	if (at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "func_attr")) {
+		dotted_after(p, "pl");
+		expect_op(p, "(");
+		Expr *dict = parse_dict(p);
+		accept_op(p, ",");
+		expect_op(p, ")");
+		expect_newline(p);
+		for (int i = 0; i < dict->nkw; i++) {
+			vec_push(&attrk, (void *)dict->kw[i].name);
+			vec_push(&attrv, dict->kw[i].value);
+		}
+	}
+	if (deco_attrs)
+		for (int i = 0; i < deco_attrs->nkw; i++) {
+			vec_push(&attrk, (void *)deco_attrs->kw[i].name);
+			vec_push(&attrv, deco_attrs->kw[i].value);
+		}
+	f->nattrs = (int)attrk.len;
+	f->attrs = arena_alloc(p->a, (attrk.len + 1) * sizeof *f->attrs);
+	for (size_t i = 0; i < attrk.len; i++)
+		f->attrs[i] = (Kwarg){ attrk.items[i], attrv.items[i] };
+	vec_release(&attrk);
+	vec_release(&attrv);
+	if (at_op(p, "...") && peek_at(p, 1)->kind == TK_NEWLINE) {
+		/* `...`: a runtime-bound HOST-level SubWorker, or an external kernel */
+		Token el = *peek(p);
+		bool host = f->level >= LV_HOST && f->role == RL_SUBWORKER;
+		if (!host && !f->external_source)
+			PERR_AT(p, &el, "Unsupported constant type: a function body of '...' is only allowed for HOST-level SubWorker functions or with external_source=");
+		next(p);
+		next(p);
+		f->abstract = host;
+	}
+	p->carried.len = 0;
+	bool first_stmt = true;
+	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
+		parse_stmt(p, &out, first_stmt);
+		first_stmt = false;
+	}
+	(void)ind;
+	if (peek(p)->kind == TK_DEDENT)
+		next(p);
+	p->carried.len = 0;
+	f->body.stmts = (Stmt **)vec_finish(p->a, &out, &f->body.n);
+	/* comments after the function's last statement are dropped */
+	drop_comments_before_line(p, peek(p)->line + (peek(p)->kind == TK_EOF));
+	(void)in_program;
+	p->fn = NULL;
+	return f;
+}
+
+/* ------------------------------------------------------------ module level */
+
+static bool at_import(Parser *p) { return at_name(p, "import") || at_name(p, "from"); }
+
+static void parse_import(Parser *p)
+{
+	Token t = next(p);
+	/* import pypto.language as pl | import pypto.language.distributed as pld |
+	 * from pypto import language as pl */
+	char buf[256];
+	size_t n = 0;
+	buf[0] = 0;
+	while (peek(p)->kind != TK_NEWLINE && peek(p)->kind != TK_EOF) {
+		Token x = next(p);
+		const char *s = x.kind == TK_NAME || x.kind == TK_OP ? x.text : "?";
+		size_t l = strlen(s);
+		if (n + l + 2 < sizeof buf) {
+			if (n && x.kind == TK_NAME && buf[n - 1] != '.')
+				buf[n++] = ' ';
+			memcpy(buf + n, s, l);
+			n += l;
+			buf[n] = 0;
+		}
+	}
+	static const char *const ok[] = {
+		"pypto.language as pl", "pypto.language.distributed as pld",
+		"pypto import language as pl", "pypto.language.distributed as pld",
+		"pypto import language", "pypto.language", "pypto", NULL,
+	};
+	bool good = false;
+	for (int i = 0; ok[i]; i++)
+		good |= strcmp(buf, ok[i]) == 0;
+	if (!good && !(t.text[0] == 'f' && strncmp(buf, "pypto", 5) == 0))
+		PERR_AT(p, &t, "unsupported import (expected 'import pypto.language as pl')");
+	expect_newline(p);
+}
+
+/* NAME = pl.dynamic("NAME")  |  NAME = <constant expression> */
+static void parse_module_assign(Parser *p)
+{
+	Token nt = next(p);
+	expect_op(p, "=");
+	if (at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "dynamic")) {
+		dotted_after(p, "pl");
+		expect_op(p, "(");
+		const char *s = parse_string_kw(p);
+		accept_op(p, ",");
+		expect_op(p, ")");
+		expect_newline(p);
+		Global *g = arena_alloc(p->a, sizeof *g);
+		g->dyn = new_var(p, s, ir_scalar_type(p->a, DT_INDEX), VK_DYN, pos_of(&nt));
+		pmap_put(&p->globals, nt.text, g);
+		return;
+	}
+	/* constants: evaluated now, inlined at each use */
+	Function dummy = { 0 };
+	p->fn = &dummy;
+	Expr *e = parse_expr(p);
+	p->fn = NULL;
+	if (e->kind != EX_INT && e->kind != EX_FLOAT && e->kind != EX_BOOL && e->kind != EX_STR)
+		PERR_AT(p, &nt, "module-level '%s' must be pl.dynamic(\"...\") or a constant", nt.text);
+	expect_newline(p);
+	Global *g = arena_alloc(p->a, sizeof *g);
+	g->value = e;
+	pmap_put(&p->globals, nt.text, g);
+}
+
+static void resolve_calls(Parser *p)
+{
+	for (size_t i = 0; i < p->fn_calls.len; i++) {
+		Expr *e = p->fn_calls.items[i];
+		Function *f = ir_find_function(p->prog, e->str);
+		if (!f)
+			perr(p, e->pos.line, e->pos.col, "call to undefined function 'self.%s'", e->str);
+		if (!e->type && e->kind == EX_FN_CALL) {
+			if (f->nrets == 1) {
+				e->type = f->rets[0];
+			} else if (f->nrets > 1) {
+				Type *t = ir_type_new(p->a, TY_TUPLE);
+				t->elems = f->rets;
+				t->nelems = f->nrets;
+				e->type = t;
+			}
+		}
+	}
+}
+
+Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
+{
+	Parser *p = xmalloc(sizeof *p);
+	memset(p, 0, sizeof *p);
+	p->a = a;
+	p->diag = d;
+	pmap_clear(&yield_lhs);
+	Program *prog = arena_alloc(a, sizeof *prog);
+	prog->arena = a;
+	p->prog = prog;
+	lex_init(&p->lx, a, d, &p->fail, src, len);
+	Program *result = NULL;
+	if (setjmp(p->fail) == 0) {
+		while (at_import(p) || (peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "="))) {
+			if (at_import(p))
+				parse_import(p);
+			else
+				parse_module_assign(p);
+		}
+		const Token *t = peek(p);
+		if (t->kind == TK_EOF)
+			PERR_AT(p, t, "no @pl.program or @pl.function in the input");
+		if (!tok_is_op(t, "@"))
+			PERR_AT(p, t, "expected @pl.program or @pl.function, found %s", describe(t));
+		const Token *t1 = peek_at(p, 1), *t3 = peek_at(p, 3);
+		(void)t1;
+		PtrVec funcs = ARENA_VEC(p->a);
+		if (tok_is_name(t3, "program")) {
+			next(p);
+			dotted_after(p, "pl");
+			if (accept_op(p, "(")) {
+				while (!at_op(p, ")")) {
+					Token k = expect_name(p, "strict_ssa=");
+					if (strcmp(k.text, "strict_ssa"))
+						PERR_AT(p, &k, "unknown keyword argument '%s' of @pl.program", k.text);
+					expect_op(p, "=");
+					parse_bool_kw(p);
+					if (!accept_op(p, ","))
+						break;
+				}
+				expect_op(p, ")");
+			}
+			expect_newline(p);
+			const Token *c = peek(p);
+			if (!tok_is_name(c, "class"))
+				PERR_AT(p, c, "expected 'class' after @pl.program, found %s", describe(c));
+			next(p);
+			Token cn = expect_name(p, "a class name");
+			prog->name = cn.text;
+			if (accept_op(p, "("))
+				expect_op(p, ")");
+			expect_op(p, ":");
+			expect_newline(p);
+			expect_kind(p, TK_INDENT, "an indented class body");
+			if (peek(p)->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE) {
+				next(p);
+				next(p);
+			}
+			while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
+				const Token *ft = peek(p);
+				if (!tok_is_op(ft, "@")) {
+					vec_release(&funcs);
+					PERR_AT(p, ft, "expected a @pl.function method in the program class, found %s", describe(ft));
+				}
+				Function *f = parse_function(p, true);
+				for (size_t i = 0; i < funcs.len; i++)
+					if (((Function *)funcs.items[i])->name == f->name) {
+						vec_release(&funcs);
+						perr(p, f->pos.line, f->pos.col, "Duplicate function name \"%s\"", f->name);
+					}
+				vec_push(&funcs, f);
+			}
+			if (peek(p)->kind == TK_DEDENT)
+				next(p);
+		} else {
+			vec_push(&funcs, parse_function(p, false));
+		}
+		const Token *e = peek(p);
+		if (e->kind != TK_EOF) {
+			vec_release(&funcs);
+			PERR_AT(p, e, "unexpected %s after the program", describe(e));
+		}
+		prog->funcs = (Function **)vec_finish(a, &funcs, &prog->nfuncs);
+		resolve_calls(p);
+		result = prog;
+	}
+	lex_release(&p->lx);
+	pmap_release(&p->globals);
+	pmap_release(&p->bind);
+	free(p->undo);
+	vec_release(&p->carried);
+	vec_release(&p->fn_calls);
+	free(p);
+	pmap_release(&yield_lhs);
+	return result;
+}

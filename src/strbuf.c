@@ -1,0 +1,72 @@
+/* strbuf.c - growable output buffer (see strbuf.h). */
+#include "ptoopt/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/arena.h"
+
+static void grow(StrBuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t ncap = b->cap ? b->cap : 256;
+	while (ncap < b->len + extra + 1)
+		ncap *= 2;
+	b->data = xrealloc(b->data, ncap);
+	b->cap = ncap;
+}
+
+void sb_putn(StrBuf *b, const char *s, size_t n)
+{
+	grow(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void sb_putc(StrBuf *b, char c)
+{
+	grow(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = 0;
+}
+
+void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+void sb_printf(StrBuf *b, const char *fmt, ...)
+{
+	char small[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		sb_putn(b, small, (size_t)n);
+		return;
+	}
+	grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sb_indent(StrBuf *b, int n)
+{
+	grow(b, (size_t)n);
+	memset(b->data + b->len, ' ', (size_t)n);
+	b->len += (size_t)n;
+	b->data[b->len] = 0;
+}
+
+void sb_release(StrBuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

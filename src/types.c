@@ -1,0 +1,186 @@
+/* types.c - type equality, annotation merging and scalar expression typing. */
+#include "ptoopt/types.h"
+
+#include <string.h>
+
+#include "ptoopt/print.h"
+#include "ptoopt/strbuf.h"
+
+bool expr_equal(const Expr *a, const Expr *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case EX_VAR: return a->var == b->var;
+	case EX_INT: case EX_BOOL: return a->ival == b->ival && a->dtype == b->dtype;
+	case EX_FLOAT: return a->fval == b->fval && a->dtype == b->dtype;
+	case EX_STR: case EX_SYMBOL: return strcmp(a->str, b->str) == 0;
+	case EX_BINARY: return a->op == b->op && expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs);
+	case EX_UNARY: return a->op == b->op && expr_equal(a->lhs, b->lhs);
+	case EX_CAST: return a->dtype == b->dtype && expr_equal(a->lhs, b->lhs);
+	case EX_GETITEM: return a->ival == b->ival && expr_equal(a->lhs, b->lhs);
+	case EX_TUPLE:
+		if (a->nargs != b->nargs)
+			return false;
+		for (int i = 0; i < a->nargs; i++)
+			if (!expr_equal(a->args[i], b->args[i]))
+				return false;
+		return true;
+	default:
+		return false; /* calls and dicts are never equal as dims */
+	}
+}
+
+static bool view_equal(const ViewSpec *a, const ViewSpec *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->nkw != b->nkw)
+		return false;
+	for (int i = 0; i < a->nkw; i++)
+		if (a->kw[i].name != b->kw[i].name || !expr_equal(a->kw[i].value, b->kw[i].value))
+			return false;
+	return true;
+}
+
+bool type_equal(const Type *a, const Type *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case TY_SCALAR:
+		return a->dtype == b->dtype;
+	case TY_TENSOR: case TY_DIST_TENSOR: case TY_TILE: case TY_ARRAY:
+		if (a->dtype != b->dtype || a->ndim != b->ndim || a->mem != b->mem || !view_equal(a->view, b->view))
+			return false;
+		for (int i = 0; i < a->ndim; i++)
+			if (!expr_equal(a->shape[i], b->shape[i]))
+				return false;
+		return true;
+	case TY_TUPLE:
+		if (a->nelems != b->nelems)
+			return false;
+		for (int i = 0; i < a->nelems; i++)
+			if (!type_equal(a->elems[i], b->elems[i]))
+				return false;
+		return true;
+	case TY_NAMED:
+		return strcmp(a->name, b->name) == 0;
+	default:
+		return true;
+	}
+}
+
+bool type_compatible(const Type *a, const Type *b)
+{
+	if (!a || !b || a->kind == TY_UNKNOWN || b->kind == TY_UNKNOWN)
+		return true;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == TY_SCALAR || a->kind == TY_TENSOR || a->kind == TY_TILE || a->kind == TY_DIST_TENSOR)
+		return a->dtype == b->dtype && (a->kind == TY_SCALAR || a->ndim == b->ndim);
+	if (a->kind == TY_TUPLE)
+		return a->nelems == b->nelems;
+	return true;
+}
+
+void type_to_string(const Type *t, char *buf, size_t n)
+{
+	StrBuf b = { 0 };
+	print_type(&b, t);
+	size_t k = b.len < n - 1 ? b.len : n - 1;
+	memcpy(buf, b.data ? b.data : "", k);
+	buf[k] = 0;
+	sb_release(&b);
+}
+
+Type *type_for_assign(Arena *a, Type *ann, Type *vt)
+{
+	(void)a;
+	if (ann)
+		return ann;
+	if (vt)
+		return vt;
+	return ir_type_new(a, TY_UNKNOWN);
+}
+
+ViewSpec *type_tensor_view_layout(Arena *a, const char *layout_symbol)
+{
+	ViewSpec *vs = arena_alloc(a, sizeof *vs);
+	vs->kw = arena_alloc(a, 2 * sizeof *vs->kw);
+	vs->nkw = 2;
+	vs->kw[0].name = intern_cstr(a, "stride");
+	vs->kw[0].value = ir_expr_new(a, EX_TUPLE, (SrcPos){ 0, 0 });
+	vs->kw[1].name = intern_cstr(a, "layout");
+	Expr *l = ir_expr_new(a, EX_SYMBOL, (SrcPos){ 0, 0 });
+	l->str = intern_cstr(a, layout_symbol);
+	vs->kw[1].value = l;
+	return vs;
+}
+
+static int scalar_dtype(Expr *e)
+{
+	Type *t = ir_expr_type(e);
+	if (!t || t->kind != TY_SCALAR)
+		return -1;
+	return (int)t->dtype;
+}
+
+static bool is_compare(BinOp op)
+{
+	return op >= OP_EQ && op <= OP_GE;
+}
+
+Expr *type_make_binary(Arena *a, BinOp op, Expr *l, Expr *r, SrcPos pos, Diag *d)
+{
+	int lt = scalar_dtype(l), rt = scalar_dtype(r);
+	Type *ltype = ir_expr_type(l), *rtype = ir_expr_type(r);
+	bool lknown = ltype && ltype->kind != TY_UNKNOWN, rknown = rtype && rtype->kind != TY_UNKNOWN;
+	if ((lknown && lt < 0) || (rknown && rt < 0)) {
+		diag_error(d, pos.line, pos.col, "Expression must be ScalarExpr or Var with ScalarType "
+			   "(operators on tensors and tiles are not supported; use pl.add, pl.mul, ...)");
+		return NULL;
+	}
+	Expr *e = ir_expr_new(a, EX_BINARY, pos);
+	e->op = (int)op;
+	e->lhs = l;
+	e->rhs = r;
+	e->pos = l->pos.line ? l->pos : pos;
+	DType res;
+	if (op == OP_AND || op == OP_OR || op == OP_XOR || is_compare(op)) {
+		res = DT_BOOL;
+	} else if (lt < 0 || rt < 0) {
+		res = lt >= 0 ? (DType)lt : rt >= 0 ? (DType)rt : DT_INDEX;
+	} else {
+		bool lf = ir_dtype_is_float((DType)lt), rf = ir_dtype_is_float((DType)rt);
+		if (lf != rf) {
+			diag_error(d, pos.line, pos.col, "cannot combine pl.%s and pl.%s operands; cast one with pl.cast(value, pl.DT)",
+				   ir_dtype_name((DType)lt), ir_dtype_name((DType)rt));
+			return NULL;
+		}
+		res = ir_dtype_bits((DType)rt) > ir_dtype_bits((DType)lt) ? (DType)rt : (DType)lt;
+		if (op == OP_DIV && lf)
+			res = DT_FP32;
+	}
+	e->type = ir_scalar_type(a, res);
+	return e;
+}
+
+Expr *type_make_unary(Arena *a, UnOp op, Expr *x, SrcPos pos, Diag *d)
+{
+	int xt = scalar_dtype(x);
+	Type *t = ir_expr_type(x);
+	if (t && t->kind != TY_UNKNOWN && xt < 0) {
+		diag_error(d, pos.line, pos.col, "Expression must be ScalarExpr or Var with ScalarType");
+		return NULL;
+	}
+	Expr *e = ir_expr_new(a, EX_UNARY, pos);
+	e->op = (int)op;
+	e->lhs = x;
+	e->type = ir_scalar_type(a, op == UOP_NOT ? DT_BOOL : xt >= 0 ? (DType)xt : DT_INDEX);
+	return e;
+}
