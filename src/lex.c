@@ -118,7 +118,7 @@ static void read_comment(Lexer *lx)
 	const char *q = start + 1;
 	while (q < lx->end && *q != '\n' && *q != '\r') {
 		check_text(lx, q);
-		q++;
+		q += utf8_len((const unsigned char *)q, (const unsigned char *)lx->end);
 	}
 	const char *t = start + 1;
 	if (t < q && *t == ' ')
@@ -207,8 +207,10 @@ static void read_string(Lexer *lx, Token *t)
 			check_text(lx, q);
 		}
 		lx->p = save;
-		out[n++] = c;
-		q++;
+		int ul = (unsigned char)c >= 0x80 ? utf8_len((const unsigned char *)q, (const unsigned char *)lx->end) : 1;
+		for (int k = 0; k < ul; k++)
+			out[n++] = q[k];
+		q += ul;
 	}
 	t->kind = TK_STRING;
 	t->text = arena_strndup(lx->arena, out, n);

@@ -43,8 +43,6 @@ typedef struct Parser {
 	int depth;            /* expression nesting */
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
-	bool stmt_is_call;    /* the statement just parsed assigns or evaluates a call */
-	bool block_single_call; /* the block just parsed is one such statement */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 } Parser;
@@ -1147,7 +1145,6 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			vec_release(&names);
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
-			p->stmt_is_call = value->kind == EX_OP_CALL || value->kind == EX_FN_CALL || value->kind == EX_SUBMIT;
 			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			s->value = value;
 			s->var = assign_target(p, &nt, ann, value);
@@ -1157,7 +1154,6 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			Expr *value = parse_expr(p);
 			Type *vt = ir_expr_type(value);
 			bool submit = value->kind == EX_SUBMIT;
-			p->stmt_is_call = true;
 			if (value->kind != EX_FN_CALL && value->kind != EX_OP_CALL && !submit) {
 				vec_release(&names);
 				PERR_AT(p, &first, "tuple unpacking needs a call on the right-hand side");
@@ -1205,7 +1201,6 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			perr(p, first.line, first.col, "expression statement has no effect");
 		s = ir_stmt_new(p->a, ST_EVAL, pos_of(&first));
 		s->value = e;
-		p->stmt_is_call = e->kind == EX_OP_CALL || e->kind == EX_FN_CALL || e->kind == EX_SUBMIT;
 	}
 	take_comments(p, peek(p)->line, cm);
 	attach(p, s, cm);
@@ -1213,9 +1208,13 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 	vec_push(out, s);
 }
 
-/* Gather the LHS of a block's trailing yield-assignment, or NULL. */
+/* The LHS of a block's trailing yield-assignment (looking through a
+ * pl.scope() / pl.manual_scope() that ends the block), or NULL. */
 static YieldInfo *trailing_yield(Block *b)
 {
+	while (b->n > 0 && b->stmts[b->n - 1]->kind == ST_SCOPE &&
+	       b->stmts[b->n - 1]->scope->kind == SC_RUNTIME)
+		b = &b->stmts[b->n - 1]->body;
 	if (b->n == 0)
 		return NULL;
 	Stmt *last = b->stmts[b->n - 1];
@@ -1519,7 +1518,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 			PERR_AT(p, &itt, "pl.%s loops take exactly one loop variable", kind);
 		}
 		vec_release(&targets);
-		bool spmd = kind[1] == 'p';
+		bool spmd = strcmp(kind, "spmd") == 0;
 		Stmt *s = scope_stmt(p, spmd ? SC_SPMD : SC_SPLIT_AIV, &ft);
 		Scope *sc = s->scope;
 		if (spmd) {
@@ -1710,7 +1709,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	if (ninit > 0) {
 		scope_pop(p, mark);
 		if (yi) {
-			make_rets(p, s, yi, s->body.stmts[s->body.n - 1]);
+			make_rets(p, s, yi, yi->stmt);
 		} else {
 			/* no yield-LHS: results named <iter>_out */
 			s->nrets = ninit;
@@ -1725,7 +1724,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	} else if (yi) {
 		/* yield with no loop-carried values: rets still name the results */
 		scope_pop(p, mark);
-		make_rets(p, s, yi, s->body.stmts[s->body.n - 1]);
+		make_rets(p, s, yi, yi->stmt);
 		bind_rets(p, s);
 	}
 	vec_push(out, s);
@@ -1760,8 +1759,7 @@ static void parse_if(Parser *p, PtrVec *out, PtrVec *cm, bool is_elif)
 	if (y1 || y2) {
 		scope_pop(p, mark);
 		YieldInfo *yi = y1 ? y1 : y2;
-		Block *b = y1 ? &s->body : &s->orelse;
-		make_rets(p, s, yi, b->stmts[b->n - 1]);
+		make_rets(p, s, yi, yi->stmt);
 		if (y1 && y2 && y1->lhs.n != y2->lhs.n)
 			perr(p, y2->stmt->pos.line, y2->stmt->pos.col,
 			     "the else branch yields %d value(s) but the then branch yields %d", y2->lhs.n, y1->lhs.n);
@@ -1854,14 +1852,10 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	parse_block(p, &s->body, 0);
 	p->incore_depth -= incore;
 	if (s->scope->kind == SC_SPMD) {
-		/* with-form: a body that is one call and carries no optimizations
-		 * dispatches a kernel as is; anything else runs inline and gets an
-		 * InCore carrier, which needs the per-block index */
+		/* with-form: the parser synthesises an InCore carrier only for a
+		 * body that reads the per-block index or carries optimizations= */
 		Scope *sc = s->scope;
-		bool single = p->block_single_call;
-		if (!single || sc->split != SPLIT_NONE || sc->slot_num) {
-			if (!single && !block_reads_block_idx(&s->body))
-				perr(p, wt.line, wt.col, "inline `with pl.spmd(...)` body must read the per-block index (pl.tile.get_block_idx()) or be a single kernel call");
+		if (block_reads_block_idx(&s->body) || sc->split != SPLIT_NONE || sc->slot_num) {
 			Stmt *inner = scope_stmt(p, SC_INCORE, &wt);
 			inner->scope->level = LV_CORE_GROUP;
 			inner->scope->split = sc->split;
@@ -1955,14 +1949,8 @@ static void parse_block(Parser *p, Block *b, int upper)
 	const Token *ft = peek(p);
 	int first[2] = { ft->line, ft->col };
 	int nast = 0;
-	bool last_call = false;
-	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
-		p->stmt_is_call = false;
-		parse_stmt(p, &out, nast == 0);
-		last_call = p->stmt_is_call;
-		nast++;
-	}
-	p->block_single_call = nast == 1 && last_call;
+	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF)
+		parse_stmt(p, &out, nast++ == 0);
 	/* tail comments of the block (at its column or deeper) are dropped; a
 	 * then-branch's tail reaches to the line before its else / elif */
 	if (!upper) {
