@@ -5,12 +5,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ArenaBlock {
 	ArenaBlock *next;
 	size_t size;
+	bool mapped;      /* from mmap (large blocks), freed with munmap */
 	max_align_t data[];
 };
+
+/* Large blocks come from mmap with transparent huge pages requested: a
+ * 100 MB program then costs a few dozen page faults instead of tens of
+ * thousands, which matters on virtual machines where faults are slow. */
+#define HUGE_BLOCK ((size_t)2 << 20)
+
+static ArenaBlock *block_new(size_t size)
+{
+	size_t total = sizeof(ArenaBlock) + size;
+	if (total >= HUGE_BLOCK) {
+		total = (total + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
+		void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+#ifdef MADV_HUGEPAGE
+		madvise(m, total, MADV_HUGEPAGE);
+#endif
+		ArenaBlock *b = m;
+		b->size = total - sizeof(ArenaBlock);
+		b->mapped = true;
+		return b;
+	}
+	ArenaBlock *b = malloc(total);
+	if (b) {
+		b->size = size;
+		b->mapped = false;
+	}
+	return b;
+}
+
+static void block_free(ArenaBlock *b)
+{
+	if (b->mapped)
+		munmap(b, b->size + sizeof(ArenaBlock));
+	else
+		free(b);
+}
 
 static OomHandler oom_handler;
 
@@ -42,46 +81,65 @@ void *xrealloc(void *p, size_t n)
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
 
-void arena_free(Arena *a)
+static void pool_free(Pool *p)
 {
-	ArenaBlock *b = a->head;
+	ArenaBlock *b = p->head;
 	while (b) {
 		ArenaBlock *next = b->next;
-		free(b);
+		block_free(b);
 		b = next;
 	}
+}
+
+void arena_free(Arena *a)
+{
+	pool_free(&a->main);
+	pool_free(&a->text);
 	free(a->strs);
 	memset(a, 0, sizeof *a);
 }
 
-void *arena_alloc(Arena *a, size_t n)
+static void *pool_alloc(Pool *p, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
-	if ((size_t)(a->end - a->cur) < n) {
-		/* Blocks grow with the arena so a 100 MB program needs few mallocs. */
-		size_t size = a->head ? a->head->size * 2 : 64 * 1024;
+	if ((size_t)(p->end - p->cur) < n) {
+		/* Blocks grow with the pool so a 100 MB program needs few mallocs. */
+		size_t size = p->head ? p->head->size * 2 : 64 * 1024;
 		if (size > 64u << 20)
 			size = 64u << 20;
 		if (size < n)
 			size = n;
-		ArenaBlock *b = malloc(sizeof *b + size);
+		ArenaBlock *b = block_new(size);
 		if (!b)
 			oom();
-		b->next = a->head;
-		b->size = size;
-		a->head = b;
-		a->cur = (char *)b->data;
-		a->end = a->cur + size;
+		b->next = p->head;
+		p->head = b;
+		p->cur = (char *)b->data;
+		p->end = p->cur + b->size;
 	}
-	void *p = a->cur;
-	a->cur += n;
+	void *r = p->cur;
+	p->cur += n;
+	return r;
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+	void *p = pool_alloc(&a->main, n);
 	memset(p, 0, n);
 	return p;
 }
 
+ArenaMark arena_mark(Arena *a) { return (ArenaMark){ a->main.head, a->main.cur }; }
+
+void arena_reset(Arena *a, ArenaMark m)
+{
+	if (a->main.head == m.head)
+		a->main.cur = m.cur;
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = pool_alloc(&a->text, n + 1);
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;
@@ -117,35 +175,41 @@ static uint64_t hash_bytes(const char *s, size_t n)
 	return h;
 }
 
+struct InternSlot {
+	const char *s;
+	uint32_t len;
+	uint32_t hash;
+};
+
 const char *intern(Arena *a, const char *s, size_t n)
 {
 	if (a->nstrs * 2 >= a->capstrs) {
 		size_t ncap = a->capstrs ? a->capstrs * 2 : 1024;
-		const char **ns = calloc(ncap, sizeof *ns);
+		struct InternSlot *ns = calloc(ncap, sizeof *ns);
 		if (!ns)
 			oom();
 		for (size_t i = 0; i < a->capstrs; i++) {
-			const char *t = a->strs[i];
-			if (!t)
+			if (!a->strs[i].s)
 				continue;
-			size_t j = hash_bytes(t, strlen(t)) & (ncap - 1);
-			while (ns[j])
+			size_t j = a->strs[i].hash & (ncap - 1);
+			while (ns[j].s)
 				j = (j + 1) & (ncap - 1);
-			ns[j] = t;
+			ns[j] = a->strs[i];
 		}
 		free(a->strs);
 		a->strs = ns;
 		a->capstrs = ncap;
 	}
-	size_t j = hash_bytes(s, n) & (a->capstrs - 1);
-	while (a->strs[j]) {
-		const char *t = a->strs[j];
-		if (strncmp(t, s, n) == 0 && t[n] == 0)
-			return t;
+	uint32_t h = (uint32_t)(hash_bytes(s, n) >> 16);
+	size_t j = h & (a->capstrs - 1);
+	while (a->strs[j].s) {
+		struct InternSlot *e = &a->strs[j];
+		if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
+			return e->s;
 		j = (j + 1) & (a->capstrs - 1);
 	}
 	const char *t = arena_strndup(a, s, n);
-	a->strs[j] = t;
+	a->strs[j] = (struct InternSlot){ t, (uint32_t)n, h };
 	a->nstrs++;
 	return t;
 }
@@ -269,4 +333,55 @@ void pmap_release(PtrMap *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof *m);
+}
+
+void *htab_find(const HashTab *t, uint64_t h, bool (*eq)(const void *val, const void *key), const void *key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t j = h & (t->cap - 1); t->vals[j]; j = (j + 1) & (t->cap - 1))
+		if (t->hashes[j] == h && eq(t->vals[j], key))
+			return t->vals[j];
+	return NULL;
+}
+
+void htab_add(HashTab *t, uint64_t h, void *val)
+{
+	if ((t->len + 1) * 2 > t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		uint64_t *nh = calloc(ncap, sizeof *nh);
+		void **nv = calloc(ncap, sizeof *nv);
+		if (!nh || !nv) {
+			free(nh);
+			free(nv);
+			oom();
+		}
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->vals[i])
+				continue;
+			size_t j = t->hashes[i] & (ncap - 1);
+			while (nv[j])
+				j = (j + 1) & (ncap - 1);
+			nh[j] = t->hashes[i];
+			nv[j] = t->vals[i];
+		}
+		free(t->hashes);
+		free(t->vals);
+		t->hashes = nh;
+		t->vals = nv;
+		t->cap = ncap;
+	}
+	size_t j = h & (t->cap - 1);
+	while (t->vals[j])
+		j = (j + 1) & (t->cap - 1);
+	t->hashes[j] = h;
+	t->vals[j] = val;
+	t->len++;
+}
+
+void htab_release(HashTab *t)
+{
+	free(t->hashes);
+	free(t->vals);
+	memset(t, 0, sizeof *t);
 }

@@ -122,10 +122,12 @@ Expr *ir_int(Arena *a, int64_t v, DType dt)
 
 Expr *ir_var_ref(Arena *a, Var *v)
 {
-	Expr *e = ir_expr_new(a, EX_VAR, (SrcPos){ 0, 0 });
-	e->var = v;
-	e->type = v->type;
-	return e;
+	if (!v->ref) {
+		v->ref = ir_expr_new(a, EX_VAR, v->pos);
+		v->ref->var = v;
+		v->ref->type = v->type;
+	}
+	return v->ref;
 }
 
 Stmt *ir_stmt_new(Arena *a, StmtKind k, SrcPos pos)
@@ -144,10 +146,15 @@ Type *ir_type_new(Arena *a, TypeKind k)
 	return t;
 }
 
+/* Types are immutable once built, so one pl.Scalar[dt] per arena serves all. */
 Type *ir_scalar_type(Arena *a, DType dt)
 {
-	Type *t = ir_type_new(a, TY_SCALAR);
-	t->dtype = dt;
+	Type *t = a->scalar_types[dt];
+	if (!t) {
+		t = ir_type_new(a, TY_SCALAR);
+		t->dtype = dt;
+		a->scalar_types[dt] = t;
+	}
 	return t;
 }
 
@@ -165,8 +172,19 @@ bool ir_is_int_const(const Expr *e, int64_t v, DType dt)
 
 Function *ir_find_function(Program *p, const char *name)
 {
-	for (int i = 0; i < p->nfuncs; i++)
-		if (p->funcs[i]->name == name)
-			return p->funcs[i];
-	return NULL;
+	if (p->indexed != p->funcs || p->nindexed != p->nfuncs) {
+		pmap_release(&p->fn_index);
+		for (int i = 0; i < p->nfuncs; i++)
+			pmap_put(&p->fn_index, p->funcs[i]->name, p->funcs[i]);
+		p->indexed = p->funcs;
+		p->nindexed = p->nfuncs;
+	}
+	return pmap_get(&p->fn_index, name);
+}
+
+void ir_program_release(Program *p)
+{
+	pmap_release(&p->fn_index);
+	p->indexed = NULL;
+	p->nindexed = 0;
 }

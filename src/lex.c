@@ -142,9 +142,43 @@ static bool eat_eol(Lexer *lx)
 	return true;
 }
 
-static const char *op_intern(Lexer *lx, const char *s, size_t n)
+static const char *const ops3[] = { "**=", "//=", ">>=", "<<=", "...", NULL };
+static const char *const ops2[] = {
+	"->", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=", "/=",
+	"%=", "&=", "|=", "^=", ":=", "!=", NULL,
+};
+static const char ops1[] = "()[]{},:.;@=+-*/%<>~&|^";
+
+/* Character classes without locale lookups (the C locale's, always). */
+static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static inline bool is_ident_start(unsigned char c)
 {
-	return intern(lx->arena, s, n);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static inline bool is_ident(unsigned char c) { return is_ident_start(c) || is_digit(c); }
+static inline bool is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Operator spellings: token text points at these static strings. */
+static const char *op_text(const char *s, size_t n)
+{
+	static const char *const one[128] = {
+		['('] = "(", [')'] = ")", ['['] = "[", [']'] = "]", ['{'] = "{", ['}'] = "}",
+		[','] = ",", [':'] = ":", ['.'] = ".", [';'] = ";", ['@'] = "@", ['='] = "=",
+		['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%", ['<'] = "<",
+		['>'] = ">", ['~'] = "~", ['&'] = "&", ['|'] = "|", ['^'] = "^",
+	};
+	if (n == 1)
+		return one[(unsigned char)s[0]];
+	for (int i = 0; ops2[i]; i++)
+		if (n == 2 && memcmp(ops2[i], s, 2) == 0)
+			return ops2[i];
+	for (int i = 0; ops3[i]; i++)
+		if (n == 3 && memcmp(ops3[i], s, 3) == 0)
+			return ops3[i];
+	return "?";
 }
 
 static void read_string(Lexer *lx, Token *t)
@@ -228,7 +262,7 @@ static void read_number(Lexer *lx, Token *t)
 	if (q[0] == '0' && q + 1 < lx->end && (q[1] == 'x' || q[1] == 'X')) {
 		hex = true;
 		q += 2;
-		while (q < lx->end && (isxdigit((unsigned char)*q) || *q == '_')) {
+		while (q < lx->end && (is_hex((unsigned char)*q) || *q == '_')) {
 			if (*q != '_' && n < sizeof buf - 1)
 				buf[n++] = *q;
 			q++;
@@ -236,14 +270,14 @@ static void read_number(Lexer *lx, Token *t)
 	} else {
 		while (q < lx->end) {
 			char c = *q;
-			if (isdigit((unsigned char)c) || c == '_') {
+			if (is_digit((unsigned char)c) || c == '_') {
 				/* digits */
 			} else if (c == '.' && !is_float) {
 				is_float = true;
 			} else if ((c == 'e' || c == 'E') && q + 1 < lx->end &&
-				   (isdigit((unsigned char)q[1]) ||
+				   (is_digit((unsigned char)q[1]) ||
 				    ((q[1] == '+' || q[1] == '-') && q + 2 < lx->end &&
-				     isdigit((unsigned char)q[2])))) {
+				     is_digit((unsigned char)q[2])))) {
 				is_float = true;
 				if (n < sizeof buf - 1)
 					buf[n++] = c;
@@ -257,7 +291,7 @@ static void read_number(Lexer *lx, Token *t)
 			q++;
 		}
 	}
-	if (q < lx->end && (isalpha((unsigned char)*q) || *q == '_'))
+	if (q < lx->end && (is_ident_start((unsigned char)*q) || *q == '_'))
 		lex_error(lx, t->line, col_of(lx, q), "invalid number literal");
 	if (n >= sizeof buf - 1)
 		lex_error(lx, t->line, t->col, "number literal too long");
@@ -276,12 +310,6 @@ static void read_number(Lexer *lx, Token *t)
 	lx->p = q;
 }
 
-static const char *const ops3[] = { "**=", "//=", ">>=", "<<=", "...", NULL };
-static const char *const ops2[] = {
-	"->", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=", "/=",
-	"%=", "&=", "|=", "^=", ":=", NULL,
-};
-static const char ops1[] = "()[]{},:.;@=+-*/%<>~&|^";
 
 /* Produce the next raw token (INDENT/DEDENT handled here too). */
 static void scan(Lexer *lx, Token *t)
@@ -381,28 +409,36 @@ static void scan(Lexer *lx, Token *t)
 		}
 		t->line = lx->line;
 		t->col = col_of(lx, q);
-		if (isalpha((unsigned char)c) || c == '_') {
+		if (is_ident_start((unsigned char)c) || c == '_') {
 			const char *s = q;
-			while (q < lx->end && (isalnum((unsigned char)*q) || *q == '_'))
+			while (q < lx->end && (is_ident((unsigned char)*q) || *q == '_'))
 				q++;
 			/* string prefixes r"..." are not part of the subset */
 			t->kind = TK_NAME;
 			t->text = intern(lx->arena, s, (size_t)(q - s));
 			lx->p = q;
-		} else if (isdigit((unsigned char)c) || (c == '.' && q + 1 < lx->end && isdigit((unsigned char)q[1]))) {
+		} else if (is_digit((unsigned char)c) || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1]))) {
 			read_number(lx, t);
 		} else if (c == '"' || c == '\'') {
 			read_string(lx, t);
 		} else {
 			size_t n = 0;
-			for (int i = 0; !n && ops3[i]; i++)
-				if (lx->end - q >= 3 && memcmp(q, ops3[i], 3) == 0)
-					n = 3;
-			for (int i = 0; !n && ops2[i]; i++)
-				if (lx->end - q >= 2 && memcmp(q, ops2[i], 2) == 0)
-					n = 2;
-			if (!n && strchr(ops1, c) && c)
+			if (c && strchr(ops1, c)) {
+				/* single-character brackets and commas are the common case */
 				n = 1;
+				if (c != '(' && c != ')' && c != '[' && c != ']' && c != ',' && lx->end - q >= 2) {
+					for (int i = 0; ops3[i] && lx->end - q >= 3; i++)
+						if (q[0] == ops3[i][0] && memcmp(q, ops3[i], 3) == 0) {
+							n = 3;
+							break;
+						}
+					for (int i = 0; n < 2 && ops2[i]; i++)
+						if (q[0] == ops2[i][0] && q[1] == ops2[i][1])
+							n = 2;
+				}
+			} else if (c == '!' && lx->end - q >= 2 && q[1] == '=') {
+				n = 2;
+			}
 			if (!n) {
 				if (c == 0)
 					lex_error(lx, t->line, t->col, "NUL byte in input");
@@ -419,7 +455,7 @@ static void scan(Lexer *lx, Token *t)
 				lx->depth--;
 			}
 			t->kind = TK_OP;
-			t->text = op_intern(lx, q, n);
+			t->text = op_text(q, n);
 			lx->p = q + n;
 		}
 		t->end_line = lx->line;
@@ -445,18 +481,19 @@ at_eof:
 	t->kind = TK_EOF;
 }
 
-const Token *lex_peek(Lexer *lx, int k)
+void lex_fill(Lexer *lx, int k)
 {
-	while (lx->nla <= k)
-		scan(lx, &lx->la[lx->nla++]);
-	return &lx->la[k];
+	while (lx->nla <= k) {
+		scan(lx, &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)]);
+		lx->nla++;
+	}
 }
 
 Token lex_next(Lexer *lx)
 {
 	lex_peek(lx, 0);
-	Token t = lx->la[0];
-	memmove(lx->la, lx->la + 1, (size_t)(lx->nla - 1) * sizeof lx->la[0]);
+	Token t = lx->la[lx->la_head];
+	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
 	lx->nla--;
 	return t;
 }
@@ -467,12 +504,4 @@ void lex_comments_gc(Lexer *lx)
 		lx->comment_head++;
 }
 
-bool tok_is_op(const Token *t, const char *op)
-{
-	return t->kind == TK_OP && strcmp(t->text, op) == 0;
-}
 
-bool tok_is_name(const Token *t, const char *name)
-{
-	return t->kind == TK_NAME && strcmp(t->text, name) == 0;
-}

@@ -226,6 +226,8 @@ int main(int argc, char **argv)
 		rc = output ? write_atomically(output, out.data, out.len) : write_stdout(out.data, out.len);
 		sb_release(&out);
 	}
+	if (prog)
+		ir_program_release(prog);
 	arena_free(&arena);
 	free(src);
 	free(plist);

@@ -44,6 +44,10 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
+	HashTab types;        /* hash-consed types (unique_type) */
+	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 } Parser;
 
@@ -254,11 +258,23 @@ static void attach(Parser *p, Stmt *s, PtrVec *cm)
 static Expr *parse_expr(Parser *p);
 static Type *parse_type(Parser *p);
 
+/* Enum spelling -> value through a cache keyed by the interned spelling
+ * (the spellings of different enums never collide: "FP32", "Mem.Vec"). */
+static int cached_enum(Parser *p, const char *interned, const char *spelling, int (*fn)(const char *))
+{
+	uintptr_t v = (uintptr_t)pmap_get(&p->enum_cache, interned);
+	if (v)
+		return (int)v - 2;
+	int r = fn(spelling);
+	pmap_put(&p->enum_cache, interned, (void *)(uintptr_t)(r + 2));
+	return r;
+}
+
 static DType parse_dtype(Parser *p)
 {
 	const Token *t = peek(p);
 	const char *d = dotted_after(p, "pl");
-	int dt = d ? ir_dtype_parse(d) : -1;
+	int dt = d ? cached_enum(p, d, d, ir_dtype_parse) : -1;
 	if (dt < 0)
 		PERR_AT(p, t, "expected a data type such as pl.FP32");
 	return (DType)dt;
@@ -271,7 +287,7 @@ static int parse_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *),
 	size_t nl = strlen(ns);
 	int v = -1;
 	if (d && strncmp(d, ns, nl) == 0 && d[nl] == '.')
-		v = lookup_fn(d + nl + 1);
+		v = cached_enum(p, d, d + nl + 1, lookup_fn);
 	if (v < 0)
 		PERR_AT(p, t, "expected %s", what);
 	return v;
@@ -344,7 +360,70 @@ static const char *const tile_view_fields[] = {
 	"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", NULL,
 };
 
+/* Types are immutable, so equal annotations share one Type: a duplicate is
+ * dropped again (arena_reset) and the first one returned.  This keeps
+ * memory proportional to the distinct types, not to the annotations. */
+static bool eq_type(const void *a, const void *b) { return type_equal(a, b); }
+static bool eq_expr(const void *a, const void *b) { return expr_equal(a, b); }
+
+static Type *unique_type(Parser *p, Type *t, ArenaMark m)
+{
+	if (t->kind == TY_SCALAR)
+		return t;
+	uint64_t h = type_hash(t);
+	Type *old = htab_find(&p->types, h, eq_type, t);
+	if (old) {
+		arena_reset(p->a, m);
+		return old;
+	}
+	htab_add(&p->types, h, t);
+	return t;
+}
+
+/* Constants, symbols and strings are immutable leaves: one node per value. */
+static Expr *shared_leaf(Parser *p, Expr *e)
+{
+	uint64_t h = expr_hash(e);
+	Expr *old = htab_find(&p->leaves, h, eq_expr, e);
+	if (old)
+		return old;
+	Expr *n = ir_expr_new(p->a, e->kind, e->pos);
+	*n = *e;
+	htab_add(&p->leaves, h, n);
+	return n;
+}
+
+static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
+{
+	Expr e = { .kind = EX_INT, .dtype = dt, .pos = pos, .ival = v, .type = ir_scalar_type(p->a, dt) };
+	if (dt == DT_BOOL) {
+		e.kind = EX_BOOL;
+		e.ival = v != 0;
+	}
+	return shared_leaf(p, &e);
+}
+
+static Expr *leaf_float(Parser *p, double v, DType dt, SrcPos pos)
+{
+	Expr e = { .kind = EX_FLOAT, .dtype = dt, .pos = pos, .fval = v, .type = ir_scalar_type(p->a, dt) };
+	return shared_leaf(p, &e);
+}
+
+static Expr *leaf_str(Parser *p, ExprKind k, const char *s, SrcPos pos)
+{
+	Expr e = { .kind = k, .pos = pos, .str = s };
+	return shared_leaf(p, &e);
+}
+
+static Type *parse_type_raw(Parser *p);
+
 static Type *parse_type(Parser *p)
+{
+	ArenaMark m = arena_mark(p->a);
+	return unique_type(p, parse_type_raw(p), m);
+}
+
+static Type *parse_type_raw(Parser *p)
 {
 	const Token *t0 = peek(p);
 	Token first = *t0;
@@ -585,40 +664,21 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	return e;
 }
 
-static Expr *const_expr(Parser *p, const Token *t, Expr *value)
-{
-	/* module constants are inlined: each use gets its own node */
-	Expr *e = new_expr(p, value->kind, t);
-	*e = *value;
-	e->pos = pos_of(t);
-	return e;
-}
-
 static Expr *parse_name_ref(Parser *p)
 {
 	Token t = next(p);
 	Var *v = lookup(p, t.text);
-	if (v) {
-		Expr *e = new_expr(p, EX_VAR, &t);
-		e->var = v;
-		e->type = v->type;
-		return e;
-	}
+	if (v)
+		return ir_var_ref(p->a, v);
 	Global *g = pmap_get(&p->globals, t.text);
-	if (g && g->value)
-		return const_expr(p, &t, g->value);
-	if (g) {
-		Expr *e = new_expr(p, EX_VAR, &t);
-		e->var = g->dyn;
-		e->type = g->dyn->type;
-		return e;
+	if (g && g->value) {
+		p->lit = true; /* module constants are inlined as literals */
+		return g->value;
 	}
-	if (strcmp(t.text, "True") == 0 || strcmp(t.text, "False") == 0) {
-		Expr *e = new_expr(p, EX_BOOL, &t);
-		e->ival = t.text[0] == 'T';
-		e->type = ir_scalar_type(p->a, DT_BOOL);
-		return e;
-	}
+	if (g)
+		return ir_var_ref(p->a, g->dyn);
+	if (strcmp(t.text, "True") == 0 || strcmp(t.text, "False") == 0)
+		return leaf_int(p, t.text[0] == 'T', DT_BOOL, pos_of(&t));
 	PERR_AT(p, &t, "undefined variable '%s'", t.text);
 }
 
@@ -631,9 +691,9 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	bool pld = prefix[2] == 'd';
 	if (!at_op(p, "(")) {
 		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ... */
-		Expr *e = new_expr(p, EX_SYMBOL, &first);
-		e->str = arena_printf(p->a, "%s.%s", prefix, d);
-		return e;
+		char buf[300];
+		snprintf(buf, sizeof buf, "%s.%s", prefix, d);
+		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
 	}
 	Token open = *peek(p);
 	if (!pld && (strcmp(d, "const") == 0 || strcmp(d, "cast") == 0)) {
@@ -649,20 +709,12 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		if (is_const) {
 			if (v->kind != EX_INT && v->kind != EX_FLOAT && v->kind != EX_BOOL)
 				PERR_AT(p, &first, "pl.const needs a number literal");
-			Expr *e = new_expr(p, v->kind == EX_FLOAT || ir_dtype_is_float(dt) ? EX_FLOAT : EX_INT, &first);
-			if (e->kind == EX_FLOAT)
-				e->fval = v->kind == EX_FLOAT ? v->fval : (double)v->ival;
-			else if (v->kind == EX_FLOAT)
-				PERR_AT(p, &first, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
-			else
-				e->ival = v->ival;
-			e->dtype = dt;
-			if (dt == DT_BOOL) {
-				e->kind = EX_BOOL;
-				e->ival = v->ival != 0;
+			if (v->kind == EX_FLOAT || ir_dtype_is_float(dt)) {
+				if (!ir_dtype_is_float(dt))
+					PERR_AT(p, &first, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
+				return leaf_float(p, v->kind == EX_FLOAT ? v->fval : (double)v->ival, dt, pos_of(&first));
 			}
-			e->type = ir_scalar_type(p->a, dt);
-			return e;
+			return leaf_int(p, v->ival, dt, pos_of(&first));
 		}
 		Expr *e = new_expr(p, EX_CAST, &first);
 		e->lhs = v;
@@ -713,30 +765,21 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 static Expr *parse_atom(Parser *p)
 {
 	const Token *t = peek(p);
+	p->lit = t->kind == TK_INT || t->kind == TK_FLOAT;
 	switch (t->kind) {
 	case TK_INT: {
 		Token tk = next(p);
 		if (tk.overflow || tk.ival > (uint64_t)INT64_MAX)
 			PERR_AT(p, &tk, "integer literal too large for a 64-bit integer");
-		Expr *e = new_expr(p, EX_INT, &tk);
-		e->ival = (int64_t)tk.ival;
-		e->dtype = DT_INDEX;
-		e->type = ir_scalar_type(p->a, DT_INDEX);
-		return e;
+		return leaf_int(p, (int64_t)tk.ival, DT_INDEX, pos_of(&tk));
 	}
 	case TK_FLOAT: {
 		Token tk = next(p);
-		Expr *e = new_expr(p, EX_FLOAT, &tk);
-		e->fval = tk.fval;
-		e->dtype = DT_FP32;
-		e->type = ir_scalar_type(p->a, DT_FP32);
-		return e;
+		return leaf_float(p, tk.fval, DT_FP32, pos_of(&tk));
 	}
 	case TK_STRING: {
 		Token tk = next(p);
-		Expr *e = new_expr(p, EX_STR, &tk);
-		e->str = tk.text;
-		return e;
+		return leaf_str(p, EX_STR, intern(p->a, tk.text, tk.slen), pos_of(&tk));
 	}
 	case TK_NAME:
 		if (tok_is_op(peek_at(p, 1), ".") && (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
@@ -829,6 +872,7 @@ static Expr *parse_postfix(Parser *p)
 		} else if (neg) {
 			PERR_AT(p, &idx, "negative index");
 		}
+		p->lit = false;
 		Expr *g = new_expr(p, EX_GETITEM, &open);
 		g->pos = e->pos;
 		g->lhs = e;
@@ -851,16 +895,11 @@ static Expr *parse_unary(Parser *p)
 		p->depth--;
 		if (op.text[0] == '+')
 			return x;
-		if (op.text[0] == '-' && (x->kind == EX_INT || x->kind == EX_FLOAT) &&
-		    x->pos.line == op.line && x->pos.col > op.col && !x->lhs) {
-			/* -LITERAL folds into a negative constant */
-			Expr *e = new_expr(p, x->kind, &op);
-			*e = *x;
-			e->pos = pos_of(&op);
-			e->ival = -x->ival;
-			e->fval = -x->fval;
-			return e;
-		}
+		if (op.text[0] == '-' && p->lit && x->kind == EX_INT)
+			return leaf_int(p, -x->ival, (DType)x->dtype, pos_of(&op)); /* -LITERAL folds */
+		if (op.text[0] == '-' && p->lit && x->kind == EX_FLOAT)
+			return leaf_float(p, -x->fval, (DType)x->dtype, pos_of(&op));
+		p->lit = false;
 		return mk_unary(p, op.text[0] == '-' ? UOP_NEG : UOP_BITNOT, x, pos_of(&op));
 	}
 	Expr *e = parse_postfix(p);
@@ -914,6 +953,7 @@ static Expr *parse_binary_level(Parser *p, int level)
 		Token ot = next(p);
 		Expr *r = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
 		l = mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
+		p->lit = false;
 		if (level == 3 && binop_of(peek(p), 3) >= 0)
 			PERR_AT(p, peek(p), "chained comparisons are not supported");
 	}
@@ -927,6 +967,7 @@ static Expr *parse_not(Parser *p)
 			PERR_AT(p, &t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 		Expr *x = parse_not(p);
 		p->depth--;
+		p->lit = false;
 		return mk_unary(p, UOP_NOT, x, pos_of(&t));
 	}
 	return parse_binary_level(p, 3);
@@ -2039,8 +2080,7 @@ static Function *parse_function(Parser *p, bool in_program)
 	Token name = expect_name(p, "a function name");
 	f->name = name.text;
 	p->fn = f;
-	pmap_clear(&p->bind);
-	p->nundo = 0;
+	scope_pop(p, 0); /* forget the previous function's names */
 	/* parameters */
 	expect_op(p, "(");
 	PtrVec params = ARENA_VEC(p->a);
@@ -2341,12 +2381,17 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 		resolve_calls(p);
 		result = prog;
 	}
+	if (!result)
+		ir_program_release(prog);
 	lex_release(&p->lx);
 	pmap_release(&p->globals);
 	pmap_release(&p->bind);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
+	htab_release(&p->types);
+	pmap_release(&p->enum_cache);
+	htab_release(&p->leaves);
 	free(p);
 	pmap_release(&yield_lhs);
 	return result;

@@ -33,6 +33,59 @@ bool expr_equal(const Expr *a, const Expr *b)
 	}
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+uint64_t expr_hash(const Expr *e)
+{
+	if (!e)
+		return 7;
+	uint64_t h = mix(e->kind, e->op);
+	switch (e->kind) {
+	case EX_VAR: return mix(h, (uint64_t)(uintptr_t)e->var);
+	case EX_INT: case EX_BOOL: case EX_GETITEM: h = mix(h, (uint64_t)e->ival); break;
+	case EX_FLOAT: { uint64_t bits; memcpy(&bits, &e->fval, sizeof bits); h = mix(h, bits); break; }
+	case EX_STR: case EX_SYMBOL: return mix(h, str_hash(e->str));
+	default: break;
+	}
+	h = mix(h, e->dtype);
+	h = mix(h, expr_hash(e->lhs));
+	if (e->rhs)
+		h = mix(h, expr_hash(e->rhs));
+	for (int i = 0; i < e->nargs; i++)
+		h = mix(h, expr_hash(e->args[i]));
+	return h;
+}
+
+uint64_t type_hash(const Type *t)
+{
+	if (!t)
+		return 3;
+	uint64_t h = mix(t->kind, t->dtype);
+	h = mix(h, (uint64_t)(t->mem + 1));
+	for (int i = 0; i < t->ndim; i++)
+		h = mix(h, expr_hash(t->shape[i]));
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			h = mix(mix(h, (uint64_t)(uintptr_t)t->view->kw[i].name), expr_hash(t->view->kw[i].value));
+	for (int i = 0; i < t->nelems; i++)
+		h = mix(h, type_hash(t->elems[i]));
+	if (t->name)
+		h = mix(h, str_hash(t->name));
+	return h;
+}
+
 static bool view_equal(const ViewSpec *a, const ViewSpec *b)
 {
 	if (!a || !b)
@@ -71,7 +124,7 @@ bool type_equal(const Type *a, const Type *b)
 	case TY_NAMED:
 		return strcmp(a->name, b->name) == 0;
 	default:
-		return true;
+		return a->memref == b->memref;
 	}
 }
 

@@ -7,22 +7,38 @@
 #ifndef PTOOPT_ARENA_H
 #define PTOOPT_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct ArenaBlock ArenaBlock;
-typedef struct Arena {
+typedef struct Pool {
 	ArenaBlock *head;
 	char *cur, *end;
-	/* interning table (open addressing over interned string pointers) */
-	const char **strs;
+} Pool;
+
+typedef struct Arena {
+	Pool main;        /* IR nodes */
+	Pool text;        /* strings (interned names, comments, literals): never rolled back */
+	/* interning table: open addressing; hash and length kept for speed */
+	struct InternSlot *strs;
 	size_t nstrs, capstrs;
+	void *scalar_types[32]; /* shared immutable pl.Scalar[dt] types (ir.c) */
 } Arena;
+
+/* A position in the main pool; arena_reset frees what was allocated after
+ * it (only within the same block; otherwise it keeps the memory). */
+typedef struct ArenaMark {
+	ArenaBlock *head;
+	char *cur;
+} ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_reset(Arena *a, ArenaMark m);
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);          /* zeroed, 8-byte aligned */
-char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strndup(Arena *a, const char *s, size_t n); /* in the text pool */
 char *arena_printf(Arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -61,5 +77,16 @@ void *pmap_get(const PtrMap *m, const void *key);
 void pmap_put(PtrMap *m, const void *key, void *val);
 void pmap_clear(PtrMap *m);
 void pmap_release(PtrMap *m);
+
+/* Hash table of values with caller-computed hashes (hash-consing). */
+typedef struct HashTab {
+	uint64_t *hashes;
+	void **vals;
+	size_t len, cap;
+} HashTab;
+/* The value equal to key (eq(value, key)) with hash h, or NULL. */
+void *htab_find(const HashTab *t, uint64_t h, bool (*eq)(const void *val, const void *key), const void *key);
+void htab_add(HashTab *t, uint64_t h, void *val);
+void htab_release(HashTab *t);
 
 #endif

@@ -129,6 +129,7 @@ struct Var {
 	VarKind kind;
 	unsigned id;      /* creation order, for deterministic tie-breaks */
 	SrcPos pos;
+	Expr *ref;        /* the shared EX_VAR node referring to this Var */
 	/* scratch for passes and the printer; owner resets before use */
 	const char *print_name;
 	unsigned mark;
@@ -136,6 +137,10 @@ struct Var {
 };
 
 /* ---------------------------------------------------------------- expressions */
+
+/* Expressions are immutable once built: leaves (constants, symbols, strings,
+ * variable references) are shared between all their uses, so a pass that
+ * changes an expression builds a new node instead of editing one in place. */
 
 typedef enum ExprKind {
 	EX_VAR,     /* var */
@@ -167,19 +172,21 @@ typedef enum BinOp {
 typedef enum UnOp { UOP_NEG, UOP_NOT, UOP_BITNOT, UOP_ABS } UnOp;
 
 struct Expr {
-	ExprKind kind;
+	uint8_t kind;     /* ExprKind */
+	uint8_t dtype;    /* DType: EX_INT / EX_FLOAT / EX_CAST */
+	uint8_t op;       /* BinOp / UnOp */
+	bool spmd;        /* EX_SUBMIT: pl.spmd_submit */
+	int nargs;
 	SrcPos pos;
 	Type *type;       /* may be NULL / TY_UNKNOWN until inferred */
-	DType dtype;      /* EX_INT / EX_FLOAT / EX_CAST */
-	int op;           /* BinOp / UnOp */
-	bool spmd;        /* EX_SUBMIT: pl.spmd_submit */
-	int64_t ival;
-	double fval;
+	union {
+		int64_t ival; /* EX_INT, EX_BOOL, EX_GETITEM index */
+		double fval;  /* EX_FLOAT */
+	};
 	const char *str;  /* EX_STR, EX_SYMBOL, EX_OP_CALL (op name "tensor.add"), calls (callee name) */
 	Var *var;
 	Expr *lhs, *rhs;
 	Expr **args;      /* call args / tuple elements */
-	int nargs;
 	Kwarg *kw;        /* call kwargs in order / dict entries */
 	int nkw;
 	Expr *attrs;      /* EX_DICT for attrs={...}, NULL when absent */
@@ -288,6 +295,9 @@ struct Program {
 	Function **funcs; int nfuncs;
 	Arena *arena;
 	unsigned next_var_id;
+	PtrMap fn_index;      /* name -> Function, rebuilt when funcs change */
+	Function **indexed;   /* funcs array the index was built from */
+	int nindexed;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -307,6 +317,10 @@ bool ir_is_int_const(const Expr *e, int64_t v, DType dt);
 Level ir_default_level(FuncType t);
 Role ir_default_role(FuncType t);
 
+/* Function by interned name (hash lookup; the index follows changes to
+ * p->funcs / p->nfuncs). */
 Function *ir_find_function(Program *p, const char *name);
+/* Free what the program holds outside its arena. */
+void ir_program_release(Program *p);
 
 #endif

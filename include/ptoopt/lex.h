@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ptoopt/arena.h"
 #include "ptoopt/diag.h"
@@ -54,8 +55,8 @@ typedef struct Lexer {
 	int pending_dedents;
 	bool at_line_start;
 	bool emitted_eof_newline;
-	Token la[LEX_LOOKAHEAD];
-	int nla;
+	Token la[LEX_LOOKAHEAD]; /* ring buffer of lookahead tokens */
+	int la_head, nla;
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
 	/* interned operator strings for quick comparison */
@@ -64,7 +65,14 @@ typedef struct Lexer {
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
 void lex_release(Lexer *lx);
-const Token *lex_peek(Lexer *lx, int k);   /* k = 0: current token */
+void lex_fill(Lexer *lx, int k);          /* scan until k tokens of lookahead exist */
+/* The current token (k = 0) or one of the next LEX_LOOKAHEAD - 1. */
+static inline const Token *lex_peek(Lexer *lx, int k)
+{
+	if (k >= lx->nla)
+		lex_fill(lx, k);
+	return &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
+}
 Token lex_next(Lexer *lx);
 /* Fail at a location: reports and longjmps. */
 void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
@@ -75,7 +83,15 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
  * advances the head past the taken prefix. */
 void lex_comments_gc(Lexer *lx);
 
-bool tok_is_op(const Token *t, const char *op);
-bool tok_is_name(const Token *t, const char *name);
+/* Inline: the parser asks these questions for almost every token. */
+static inline bool tok_is_op(const Token *t, const char *op)
+{
+	return t->kind == TK_OP && t->text[0] == op[0] && strcmp(t->text + 1, op + 1) == 0;
+}
+
+static inline bool tok_is_name(const Token *t, const char *name)
+{
+	return t->kind == TK_NAME && t->text[0] == name[0] && strcmp(t->text + 1, name + 1) == 0;
+}
 
 #endif

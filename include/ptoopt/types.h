@@ -3,6 +3,7 @@
 #define PTOOPT_TYPES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ptoopt/diag.h"
 #include "ptoopt/ir.h"
@@ -10,6 +11,9 @@
 /* Structural equality (dims compared as expressions, vars by identity). */
 bool type_equal(const Type *a, const Type *b);
 bool expr_equal(const Expr *a, const Expr *b);
+/* Structural hashes consistent with type_equal / expr_equal. */
+uint64_t type_hash(const Type *t);
+uint64_t expr_hash(const Expr *e);
 /* Same kind / rank / dtype: what a re-assignment must keep. */
 bool type_compatible(const Type *a, const Type *b);
 /* The printed form of t into buf (truncated to n bytes). */
