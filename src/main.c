@@ -49,8 +49,17 @@ static void usage(FILE *f)
 static char *read_all(FILE *f, size_t *len, int *too_big)
 {
 	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
+	struct stat st;
+	/* a regular file is read into a buffer of its size (plus one byte to see EOF) */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((size_t)st.st_size > MAX_INPUT_BYTES) {
+			*too_big = 1;
+			return NULL;
+		}
+		cap = (size_t)st.st_size + 1;
+	}
 	*too_big = 0;
+	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n == cap) {
 			if (cap >= MAX_INPUT_BYTES) {
@@ -82,7 +91,9 @@ static char *read_all(FILE *f, size_t *len, int *too_big)
 	return buf;
 }
 
-static int write_atomically(const char *path, const char *data, size_t len)
+/* Print the program to `path` atomically: a temporary file in the same
+ * directory, renamed over path only when everything was written. */
+static int print_to_file(Program *prog, const char *path)
 {
 	size_t pl = strlen(path);
 	char *tmp = xmalloc(pl + 16);
@@ -96,23 +107,30 @@ static int write_atomically(const char *path, const char *data, size_t len)
 	/* keep the usual permissions of a new file */
 	mode_t um = umask(0);
 	umask(um);
-	fchmod(fd, 0666 & ~um);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return 1;
-		}
-		off += (size_t)w;
+	if (fchmod(fd, 0666 & ~um) != 0) {
+		/* not fatal: the file keeps mkstemp's 0600 */
 	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
 		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return 1;
+	}
+	StrBuf out = { 0 };
+	out.sink = f;
+	print_program(&out, prog);
+	int err = sb_flush(&out);
+	sb_release(&out);
+	if (fflush(f) != 0 && !err)
+		err = errno;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(err));
 		unlink(tmp);
 		free(tmp);
 		return 1;
@@ -121,10 +139,17 @@ static int write_atomically(const char *path, const char *data, size_t len)
 	return 0;
 }
 
-static int write_stdout(const char *data, size_t len)
+static int print_to_stdout(Program *prog)
 {
-	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-		fprintf(stderr, "ptoopt: error: cannot write to standard output: %s\n", strerror(errno));
+	StrBuf out = { 0 };
+	out.sink = stdout;
+	print_program(&out, prog);
+	int err = sb_flush(&out);
+	sb_release(&out);
+	if (!err && fflush(stdout) != 0)
+		err = errno;
+	if (err) {
+		fprintf(stderr, "ptoopt: error: cannot write to standard output: %s\n", strerror(err));
 		return 1;
 	}
 	return 0;
@@ -220,12 +245,8 @@ int main(int argc, char **argv)
 		rc = 1;
 	if (!rc && npasses)
 		rc = pipe_run(prog, plist, npasses, &d);
-	if (!rc) {
-		StrBuf out = { 0 };
-		print_program(&out, prog);
-		rc = output ? write_atomically(output, out.data, out.len) : write_stdout(out.data, out.len);
-		sb_release(&out);
-	}
+	if (!rc)
+		rc = output ? print_to_file(prog, output) : print_to_stdout(prog);
 	if (prog)
 		ir_program_release(prog);
 	arena_free(&arena);

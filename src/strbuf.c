@@ -8,8 +8,25 @@
 
 #include "ptoopt/arena.h"
 
+#include <errno.h>
+
+#define SINK_CHUNK ((size_t)1 << 20)
+
+int sb_flush(StrBuf *b)
+{
+	if (b->sink && b->len) {
+		if (!b->error && fwrite(b->data, 1, b->len, b->sink) != b->len)
+			b->error = errno ? errno : EIO;
+		b->len = 0;
+		b->data[0] = 0;
+	}
+	return b->error;
+}
+
 static void grow(StrBuf *b, size_t extra)
 {
+	if (b->sink && b->len >= SINK_CHUNK)
+		sb_flush(b);
 	if (b->len + extra + 1 <= b->cap)
 		return;
 	size_t ncap = b->cap ? b->cap : 256;
