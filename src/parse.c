@@ -1730,6 +1730,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	for (int i = 0; i < ninit; i++) {
 		Token *nt = targets.items[i];
 		s->iter_args[i] = new_var(p, nt->text, ir_expr_type(init->args[i]), VK_ITER_ARG, pos_of(nt));
+		s->iter_args[i]->init = init->args[i];
 		bind(p, nt->text, s->iter_args[i]);
 	}
 	vec_release(&targets);

@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/passes.h"
 
 static const PassInfo passes[] = {
-	{ "convert-to-ssa", "versions re-assigned variables; loop carries and if merges via pl.yield_", NULL },
+	{ "convert-to-ssa", "versions re-assigned variables; loop carries and if merges via pl.yield_", ssa_convert_program },
 	{ "outline-incore", "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions", NULL },
 	{ "outline-cluster", "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions", NULL },
 	{ "outline-hierarchy", "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level", NULL },

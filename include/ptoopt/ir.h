@@ -130,6 +130,7 @@ struct Var {
 	unsigned id;      /* creation order, for deterministic tie-breaks */
 	SrcPos pos;
 	Expr *ref;        /* the shared EX_VAR node referring to this Var */
+	Expr *init;       /* VK_ITER_ARG: its init value (the loop's init_values entry) */
 	/* scratch for passes and the printer; owner resets before use */
 	const char *print_name;
 	unsigned mark;

@@ -1,0 +1,1011 @@
+/* convert_to_ssa.c - the reference's ConvertToSSA (passes.md §2).
+ *
+ * Every function is rewritten so that each variable is defined once:
+ * assignment targets become versions `x__ssa_vN`, values carried around a
+ * loop become iter args / return vars (`x__iter_vN`, `x__rv_vN`, threaded
+ * through init_values and pl.yield_), if/else merges become phis
+ * (`x__phi_vN`), loop variables `i__idx_vN`.  Version numbers are per source
+ * variable and are allocated in exactly the reference's order, because they
+ * are visible in the output.
+ *
+ * `cur` maps each source Var to its current version.  It is a hash map with
+ * an undo log, so "remember the map before a loop, restore it after" costs
+ * only what the loop changed.  Requires: nothing.  Produces: SSA form.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/passes.h"
+#include "ptoopt/types.h"
+
+typedef struct Undo {
+	Var *key;
+	Var *prev;
+} Undo;
+
+typedef struct Ssa {
+	Program *prog;
+	Function *fn;
+	Arena *a;
+	Diag *d;
+	PtrMap cur;        /* source Var -> current version */
+	Undo *log;
+	size_t nlog, clog;
+	PtrMap ver;        /* source Var -> next version number + 1 */
+	PtrMap *future;    /* the reference's future_needs (a set: Var -> non-NULL) */
+	PtrMap empty;
+} Ssa;
+
+/* ------------------------------------------------------------ auto names */
+
+static const char *const roles[] = { "ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx", NULL };
+
+AutoName autoname_parse(Arena *a, const char *name)
+{
+	AutoName an = { name, "", "", -1, false };
+	const char *d = strstr(name, "__");
+	if (!d)
+		return an;
+	an.has_delim = true;
+	an.base = intern(a, name, (size_t)(d - name));
+	const char *suf = d + 2;
+	size_t n = strlen(suf);
+	/* version: last token v<digits> */
+	const char *last = strrchr(suf, '_');
+	const char *tok = last ? last + 1 : suf;
+	if (tok[0] == 'v' && tok[1]) {
+		bool digits = true;
+		for (const char *c = tok + 1; *c; c++)
+			digits &= *c >= '0' && *c <= '9';
+		if (digits) {
+			an.version = atoi(tok + 1);
+			n = last ? (size_t)(last - suf) : 0;
+		}
+	}
+	/* role: the last remaining token */
+	if (n > 0) {
+		size_t k = n;
+		while (k > 0 && suf[k - 1] != '_')
+			k--;
+		for (int i = 0; roles[i]; i++)
+			if (strlen(roles[i]) == n - k && strncmp(suf + k, roles[i], n - k) == 0) {
+				an.role = roles[i];
+				n = k ? k - 1 : 0;
+				break;
+			}
+	}
+	an.qualifier = intern(a, suf, n);
+	return an;
+}
+
+const char *autoname_build(Arena *a, const char *base, const char *qual, const char *role, int version)
+{
+	char ver[24] = "";
+	if (version >= 0)
+		snprintf(ver, sizeof ver, "v%d", version);
+	if (!*qual && !*role && !*ver)
+		return base;
+	char *s = arena_printf(a, "%s__%s%s%s%s%s", base, qual, *qual && (*role || *ver) ? "_" : "", role,
+			       *role && *ver ? "_" : "", ver);
+	return intern_cstr(a, s);
+}
+
+/* The (base, qualifier) a source Var's versions are named from. */
+static void seed(Ssa *s, Var *k, const char **base, const char **qual)
+{
+	AutoName an = autoname_parse(s->a, k->name);
+	if (an.has_delim && (*an.role || an.version >= 0)) {
+		*base = an.base;
+		*qual = an.qualifier;
+		return;
+	}
+	*base = k->name; /* a bare "__" in the name was rejected by validate() */
+	*qual = "";
+}
+
+static int next_version(Ssa *s, Var *k)
+{
+	uintptr_t v = (uintptr_t)pmap_get(&s->ver, k);
+	int n = v ? (int)v - 1 : 0;
+	pmap_put(&s->ver, k, (void *)(uintptr_t)(n + 2));
+	return n;
+}
+
+static Var *new_version(Ssa *s, Var *k, const char *role, Type *t, VarKind kind)
+{
+	const char *base, *qual;
+	seed(s, k, &base, &qual);
+	int n = next_version(s, k);
+	Var *v = ir_var_new(s->prog, autoname_build(s->a, base, qual, role, n), t, kind);
+	v->pos = k->pos;
+	return v;
+}
+
+/* ------------------------------------------------------------ the current map */
+
+static Var *cur_get(Ssa *s, Var *k) { return pmap_get(&s->cur, k); }
+
+static void cur_set(Ssa *s, Var *k, Var *v)
+{
+	if (s->nlog == s->clog) {
+		s->clog = s->clog ? s->clog * 2 : 256;
+		s->log = xrealloc(s->log, s->clog * sizeof *s->log);
+	}
+	s->log[s->nlog++] = (Undo){ k, cur_get(s, k) };
+	pmap_put(&s->cur, k, v);
+}
+
+static void cur_undo(Ssa *s, size_t mark)
+{
+	while (s->nlog > mark) {
+		Undo u = s->log[--s->nlog];
+		pmap_put(&s->cur, u.key, u.prev);
+	}
+}
+
+/* ------------------------------------------------------------ substitution */
+
+static Var *subst_var(Ssa *s, Var *v)
+{
+	Var *n = cur_get(s, v);
+	return n ? n : v;
+}
+
+static Expr *subst(Ssa *s, Expr *e);
+
+static Type *subst_type(Ssa *s, Type *t)
+{
+	if (!t)
+		return t;
+	bool changed = false;
+	Expr **dims = NULL;
+	if (t->ndim) {
+		dims = arena_alloc(s->a, (size_t)t->ndim * sizeof *dims);
+		for (int i = 0; i < t->ndim; i++) {
+			dims[i] = subst(s, t->shape[i]);
+			changed |= dims[i] != t->shape[i];
+		}
+	}
+	ViewSpec *view = t->view;
+	if (view) {
+		ViewSpec *nv = arena_alloc(s->a, sizeof *nv);
+		nv->nkw = view->nkw;
+		nv->kw = arena_alloc(s->a, (size_t)(view->nkw + 1) * sizeof *nv->kw);
+		bool vc = false;
+		for (int i = 0; i < view->nkw; i++) {
+			nv->kw[i].name = view->kw[i].name;
+			nv->kw[i].value = subst(s, view->kw[i].value);
+			vc |= nv->kw[i].value != view->kw[i].value;
+		}
+		if (vc) {
+			view = nv;
+			changed = true;
+		}
+	}
+	Type **elems = NULL;
+	if (t->nelems) {
+		elems = arena_alloc(s->a, (size_t)t->nelems * sizeof *elems);
+		for (int i = 0; i < t->nelems; i++) {
+			elems[i] = subst_type(s, t->elems[i]);
+			changed |= elems[i] != t->elems[i];
+		}
+	}
+	if (!changed)
+		return t;
+	Type *n = arena_alloc(s->a, sizeof *n);
+	*n = *t;
+	if (t->ndim)
+		n->shape = dims;
+	n->view = view;
+	if (t->nelems)
+		n->elems = elems;
+	return n;
+}
+
+/* Copy-on-change: the node itself when nothing in it refers to a renamed Var. */
+static Expr *subst(Ssa *s, Expr *e)
+{
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case EX_VAR: {
+		Var *n = subst_var(s, e->var);
+		return n == e->var ? e : ir_var_ref(s->a, n);
+	}
+	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return e;
+	default:
+		break;
+	}
+	Expr *lhs = subst(s, e->lhs), *rhs = subst(s, e->rhs), *attrs = subst(s, e->attrs);
+	Type *type = subst_type(s, e->type);
+	bool changed = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs || type != e->type;
+	Expr **args = e->args;
+	if (e->nargs) {
+		Expr **na = arena_alloc(s->a, (size_t)e->nargs * sizeof *na);
+		bool ac = false;
+		for (int i = 0; i < e->nargs; i++) {
+			na[i] = subst(s, e->args[i]);
+			ac |= na[i] != e->args[i];
+		}
+		if (ac) {
+			args = na;
+			changed = true;
+		}
+	}
+	Kwarg *kw = e->kw;
+	if (e->nkw) {
+		Kwarg *nk = arena_alloc(s->a, (size_t)e->nkw * sizeof *nk);
+		bool kc = false;
+		for (int i = 0; i < e->nkw; i++) {
+			nk[i].name = e->kw[i].name;
+			nk[i].value = subst(s, e->kw[i].value);
+			kc |= nk[i].value != e->kw[i].value;
+		}
+		if (kc) {
+			kw = nk;
+			changed = true;
+		}
+	}
+	if (!changed)
+		return e;
+	Expr *n = ir_expr_new(s->a, (ExprKind)e->kind, e->pos);
+	*n = *e;
+	n->lhs = lhs;
+	n->rhs = rhs;
+	n->attrs = attrs;
+	n->type = type;
+	n->args = args;
+	n->kw = kw;
+	return n;
+}
+
+static Expr **subst_list(Ssa *s, Expr **xs, int n)
+{
+	if (!n)
+		return xs;
+	Expr **out = arena_alloc(s->a, (size_t)n * sizeof *out);
+	for (int i = 0; i < n; i++)
+		out[i] = subst(s, xs[i]);
+	return out;
+}
+
+static Var **subst_vars(Ssa *s, Var **vs, int n)
+{
+	if (!n)
+		return vs;
+	Var **out = arena_alloc(s->a, (size_t)n * sizeof *out);
+	for (int i = 0; i < n; i++)
+		out[i] = subst_var(s, vs[i]);
+	return out;
+}
+
+/* ------------------------------------------------------------ var sets */
+
+/* A set is a PtrMap whose present members map to a non-NULL value. */
+static bool set_has(const PtrMap *m, const Var *v) { return pmap_get(m, v) != NULL; }
+static void set_add(PtrMap *m, Var *v) { pmap_put(m, v, v); }
+
+static void set_del(PtrMap *m, Var *v)
+{
+	if (set_has(m, v))
+		pmap_put(m, v, NULL);
+}
+
+/* Uses: every Var reached in e, with the dimension Vars of a Var's type and
+ * an iter arg's init value (the reference's generic visitor does this). */
+static void uses_type(PtrMap *out, const Type *t);
+
+static void uses_expr(PtrMap *out, const Expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == EX_VAR) {
+		Var *v = e->var;
+		if (set_has(out, v))
+			return;
+		set_add(out, v);
+		uses_type(out, v->type);
+		if (v->kind == VK_ITER_ARG)
+			uses_expr(out, v->init);
+		return;
+	}
+	uses_expr(out, e->lhs);
+	uses_expr(out, e->rhs);
+	for (int i = 0; i < e->nargs; i++)
+		uses_expr(out, e->args[i]);
+	for (int i = 0; i < e->nkw; i++)
+		uses_expr(out, e->kw[i].value);
+	uses_expr(out, e->attrs);
+}
+
+static void uses_type(PtrMap *out, const Type *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->ndim; i++)
+		uses_expr(out, t->shape[i]);
+	for (int i = 0; i < t->nelems; i++)
+		uses_type(out, t->elems[i]);
+}
+
+static void assign_defs(PtrMap *out, const Block *b);
+
+static void assign_defs_stmt(PtrMap *out, const Stmt *st)
+{
+	if (st->kind == ST_ASSIGN)
+		set_add(out, st->var);
+	assign_defs(out, &st->body);
+	assign_defs(out, &st->orelse);
+}
+
+static void assign_defs(PtrMap *out, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		assign_defs_stmt(out, b->stmts[i]);
+}
+
+static void live_in_block(PtrMap *out, const Block *b);
+
+/* Upward-exposed uses of one statement (passes.md §2.5). */
+static void live_in(PtrMap *out, const Stmt *st)
+{
+	switch (st->kind) {
+	case ST_ASSIGN: case ST_EVAL:
+		uses_expr(out, st->value);
+		return;
+	case ST_RETURN: case ST_YIELD:
+		for (int i = 0; i < st->nvalues; i++)
+			uses_expr(out, st->values[i]);
+		return;
+	case ST_FOR: case ST_WHILE: {
+		uses_expr(out, st->start);
+		uses_expr(out, st->stop);
+		uses_expr(out, st->step);
+		if (st->kind == ST_WHILE)
+			uses_expr(out, st->value);
+		for (int i = 0; i < st->niter; i++)
+			uses_expr(out, st->inits[i]);
+		PtrMap body = { 0 };
+		live_in_block(&body, &st->body);
+		if (st->var)
+			set_del(&body, st->var);
+		for (int i = 0; i < st->niter; i++)
+			set_del(&body, st->iter_args[i]);
+		for (size_t i = 0; i < body.cap; i++)
+			if (body.keys[i] && body.vals[i])
+				set_add(out, body.vals[i]);
+		pmap_release(&body);
+		return;
+	}
+	case ST_IF:
+		uses_expr(out, st->value);
+		live_in_block(out, &st->body);
+		live_in_block(out, &st->orelse);
+		return;
+	case ST_SCOPE:
+		live_in_block(out, &st->body);
+		if (st->scope->kind == SC_SPMD)
+			uses_expr(out, st->scope->core_num);
+		return;
+	default:
+		return;
+	}
+}
+
+static void live_in_block(PtrMap *out, const Block *b)
+{
+	PtrMap defs = { 0 };
+	for (int i = 0; i < b->n; i++) {
+		PtrMap li = { 0 };
+		live_in(&li, b->stmts[i]);
+		for (size_t j = 0; j < li.cap; j++)
+			if (li.keys[j] && li.vals[j] && !set_has(&defs, li.vals[j]))
+				set_add(out, li.vals[j]);
+		pmap_release(&li);
+		assign_defs_stmt(&defs, b->stmts[i]);
+	}
+	pmap_release(&defs);
+}
+
+static bool has_loop(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_FOR || st->kind == ST_WHILE || has_loop(&st->body) || has_loop(&st->orelse))
+			return true;
+	}
+	return false;
+}
+
+static void set_copy(PtrMap *dst, const PtrMap *src)
+{
+	for (size_t i = 0; i < src->cap; i++)
+		if (src->keys[i] && src->vals[i])
+			pmap_put(dst, src->keys[i], src->vals[i]);
+}
+
+/* ------------------------------------------------------------ statements */
+
+static Block convert_block(Ssa *s, const Block *b);
+
+static Stmt *copy_stmt(Ssa *s, const Stmt *st)
+{
+	Stmt *n = arena_alloc(s->a, sizeof *n);
+	*n = *st;
+	return n;
+}
+
+static bool is_shaped(const Type *t)
+{
+	return t && (t->kind == TY_TENSOR || t->kind == TY_TILE || t->kind == TY_DIST_TENSOR || t->kind == TY_TUPLE);
+}
+
+/* The type a new version of an assignment target gets: the value's type
+ * when the value is a variable or has a tensor / tile / tuple type, else the
+ * target's declared type. */
+static Type *authoritative_type(const Stmt *st)
+{
+	Type *vt = ir_expr_type(st->value);
+	if (vt && vt->kind != TY_UNKNOWN && (st->value->kind == EX_VAR || is_shaped(vt)))
+		return vt;
+	return st->var->type;
+}
+
+static int cmp_var_by_name(const void *a, const void *b)
+{
+	const Var *x = *(Var *const *)a, *y = *(Var *const *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static Var **sorted_members(Ssa *s, const PtrMap *set, int *n)
+{
+	PtrVec v = ARENA_VEC(s->a);
+	for (size_t i = 0; i < set->cap; i++)
+		if (set->keys[i] && set->vals[i])
+			vec_push(&v, set->vals[i]);
+	if (v.len > 1)
+		qsort(v.items, v.len, sizeof *v.items, cmp_var_by_name);
+	return (Var **)vec_finish(s->a, &v, n);
+}
+
+/* The trailing yield of a body, looking through a trailing pl.scope() /
+ * split_aiv wrapper; *owner is the block that holds it. */
+static Stmt **trailing_yield_slot(Block *b, Block **owner)
+{
+	for (;;) {
+		if (b->n == 0)
+			return NULL;
+		Stmt *last = b->stmts[b->n - 1];
+		if (last->kind == ST_YIELD) {
+			*owner = b;
+			return &b->stmts[b->n - 1];
+		}
+		if (last->kind == ST_SCOPE && (last->scope->kind == SC_RUNTIME || last->scope->kind == SC_SPLIT_AIV)) {
+			b = &last->body;
+			continue;
+		}
+		return NULL;
+	}
+}
+
+static void block_append(Ssa *s, Block *b, Stmt *st)
+{
+	Stmt **n = arena_alloc(s->a, (size_t)(b->n + 1) * sizeof *n);
+	if (b->n)
+		memcpy(n, b->stmts, (size_t)b->n * sizeof *n);
+	n[b->n++] = st;
+	b->stmts = n;
+}
+
+static Stmt *make_yield(Ssa *s, Expr **values, int n, SrcPos pos)
+{
+	Stmt *y = ir_stmt_new(s->a, ST_YIELD, pos);
+	y->values = values;
+	y->nvalues = n;
+	return y;
+}
+
+/* Replace the trailing yield's values with prefix ++ extra (or append a
+ * yield when there is none and the list is not empty). */
+static void set_yield(Ssa *s, Block *body, Expr **extra, int nextra, bool keep_existing, SrcPos pos)
+{
+	Block *owner = NULL;
+	Stmt **slot = trailing_yield_slot(body, &owner);
+	int nold = slot && keep_existing ? (*slot)->nvalues : 0;
+	int n = nold + nextra;
+	if (n == 0 && !slot)
+		return;
+	Expr **vals = arena_alloc(s->a, (size_t)(n + 1) * sizeof *vals);
+	for (int i = 0; i < nold; i++)
+		vals[i] = (*slot)->values[i];
+	for (int i = 0; i < nextra; i++)
+		vals[nold + i] = extra[i];
+	if (slot) {
+		Stmt *y = copy_stmt(s, *slot);
+		y->values = vals;
+		y->nvalues = n;
+		*slot = y;
+	} else {
+		block_append(s, body, make_yield(s, vals, n, pos));
+	}
+}
+
+/* Type of the last assignment to k inside b (pre-order), NULL if none. */
+static Type *last_assign_type(const Block *b, const Var *k)
+{
+	Type *t = NULL;
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_ASSIGN && st->var == k)
+			t = authoritative_type(st);
+		Type *in = last_assign_type(&st->body, k);
+		if (in)
+			t = in;
+		in = last_assign_type(&st->orelse, k);
+		if (in)
+			t = in;
+	}
+	return t;
+}
+
+/* Init value of a variable first defined inside a loop and used after it
+ * (passes.md §2.6; types compared structurally). */
+static Expr *find_init_value(Ssa *s, Var *k, Type *t)
+{
+	Function *f = s->fn;
+	for (int i = 0; i < f->nparams; i++) {
+		if (f->params[i].dir == DIR_IN)
+			continue;
+		Var *v = cur_get(s, f->params[i].var);
+		if (v && type_equal(v->type, t))
+			return ir_var_ref(s->a, v);
+	}
+	Var *best = NULL;
+	for (size_t i = 0; i < s->cur.cap; i++) {
+		Var *v = s->cur.keys[i] ? s->cur.vals[i] : NULL;
+		if (v && type_equal(v->type, t) && (!best || v->id < best->id))
+			best = v;
+	}
+	if (best)
+		return ir_var_ref(s->a, best);
+	Var *ph = ir_var_new(s->prog, k->name, t, VK_VAR); /* defined nowhere: prints NAME__FREE_VAR */
+	ph->pos = k->pos;
+	return ir_var_ref(s->a, ph);
+}
+
+static Stmt *convert_loop(Ssa *s, const Stmt *st)
+{
+	bool is_for = st->kind == ST_FOR;
+	PtrMap *saved_needs = s->future;
+	Stmt *n = copy_stmt(s, st);
+	n->start = subst(s, st->start);
+	n->stop = subst(s, st->stop);
+	n->step = subst(s, st->step);
+	n->stage = subst(s, st->stage);
+	n->attrs = subst(s, st->attrs);
+	size_t before = s->nlog;
+
+	/* existing iter args keep their names */
+	int n0 = st->niter;
+	Var **old_iters = st->iter_args;
+	Var **new_iters0 = arena_alloc(s->a, (size_t)(n0 + 1) * sizeof *new_iters0);
+	Expr **inits0 = arena_alloc(s->a, (size_t)(n0 + 1) * sizeof *inits0);
+	for (int i = 0; i < n0; i++) {
+		Var *v = ir_var_new(s->prog, old_iters[i]->name, subst_type(s, old_iters[i]->type), VK_ITER_ARG);
+		v->pos = old_iters[i]->pos;
+		inits0[i] = subst(s, st->inits[i]);
+		v->init = inits0[i];
+		new_iters0[i] = v;
+	}
+
+	PtrMap assigned = { 0 };
+	assign_defs(&assigned, &st->body);
+	if (st->var)
+		set_del(&assigned, st->var);
+	for (int i = 0; i < n0; i++)
+		set_del(&assigned, old_iters[i]);
+	PtrMap carried_set = { 0 }, escaping_set = { 0 };
+	for (size_t i = 0; i < assigned.cap; i++) {
+		Var *k = assigned.keys[i] ? assigned.vals[i] : NULL;
+		if (!k)
+			continue;
+		if (cur_get(s, k))
+			set_add(&carried_set, k);
+		else if (saved_needs && set_has(saved_needs, k))
+			set_add(&escaping_set, k);
+	}
+	pmap_release(&assigned);
+	int nc, ne;
+	Var **carried = sorted_members(s, &carried_set, &nc);
+	Var **escaping = sorted_members(s, &escaping_set, &ne);
+	pmap_release(&carried_set);
+	pmap_release(&escaping_set);
+	int nk = nc + ne;
+	Var **keys = arena_alloc(s->a, (size_t)(nk + 1) * sizeof *keys);
+	for (int i = 0; i < nc; i++)
+		keys[i] = carried[i];
+	for (int i = 0; i < ne; i++)
+		keys[nc + i] = escaping[i];
+	Var **iters = arena_alloc(s->a, (size_t)(nk + 1) * sizeof *iters);
+	Var **rvs = arena_alloc(s->a, (size_t)(nk + 1) * sizeof *rvs);
+	Expr **inits = arena_alloc(s->a, (size_t)(nk + 1) * sizeof *inits);
+	for (int i = 0; i < nk; i++) {
+		Var *k = keys[i];
+		Type *t;
+		if (i < nc) {
+			Var *b = cur_get(s, k);
+			t = b->type;
+			inits[i] = ir_var_ref(s->a, b);
+		} else {
+			t = subst_type(s, last_assign_type(&st->body, k));
+			inits[i] = find_init_value(s, k, t);
+		}
+		iters[i] = new_version(s, k, "iter", t, VK_ITER_ARG);
+		iters[i]->init = inits[i];
+		rvs[i] = new_version(s, k, "rv", t, VK_VAR);
+	}
+	if (is_for) {
+		n->var = new_version(s, st->var, "idx", subst_type(s, st->var->type), VK_VAR);
+	}
+	for (int i = 0; i < n0; i++) {
+		cur_set(s, old_iters[i], new_iters0[i]);
+		cur_set(s, new_iters0[i], new_iters0[i]);
+	}
+	for (int i = 0; i < nk; i++)
+		cur_set(s, keys[i], iters[i]);
+	if (is_for)
+		cur_set(s, st->var, n->var);
+	else
+		n->value = subst(s, st->value);
+
+	n->body = convert_block(s, &st->body);
+	Expr **after = arena_alloc(s->a, (size_t)(nk + 1) * sizeof *after);
+	for (int i = 0; i < nk; i++)
+		after[i] = ir_var_ref(s->a, cur_get(s, keys[i]));
+	cur_undo(s, before);
+	for (int i = 0; i < nk; i++)
+		cur_set(s, keys[i], rvs[i]);
+	/* existing return vars keep their names */
+	int nr0 = st->nrets;
+	Var **rets0 = arena_alloc(s->a, (size_t)(nr0 + 1) * sizeof *rets0);
+	for (int i = 0; i < nr0; i++) {
+		rets0[i] = ir_var_new(s->prog, st->rets[i]->name, subst_type(s, st->rets[i]->type), VK_VAR);
+		rets0[i]->pos = st->rets[i]->pos;
+		cur_set(s, st->rets[i], rets0[i]);
+		if (i < n0)
+			cur_set(s, old_iters[i], rets0[i]);
+	}
+	n->niter = n0 + nk;
+	n->iter_args = arena_alloc(s->a, (size_t)(n->niter + 1) * sizeof *n->iter_args);
+	n->inits = arena_alloc(s->a, (size_t)(n->niter + 1) * sizeof *n->inits);
+	for (int i = 0; i < n0; i++) {
+		n->iter_args[i] = new_iters0[i];
+		n->inits[i] = inits0[i];
+	}
+	for (int i = 0; i < nk; i++) {
+		n->iter_args[n0 + i] = iters[i];
+		n->inits[n0 + i] = inits[i];
+	}
+	n->nrets = nr0 + nk;
+	n->rets = arena_alloc(s->a, (size_t)(n->nrets + 1) * sizeof *n->rets);
+	for (int i = 0; i < nr0; i++)
+		n->rets[i] = rets0[i];
+	for (int i = 0; i < nk; i++)
+		n->rets[nr0 + i] = rvs[i];
+	set_yield(s, &n->body, after, nk, true, st->pos);
+	if (!is_for)
+		n->while_ssa = n->niter > 0;
+	(void)saved_needs;
+	return n;
+}
+
+typedef struct Change {
+	Var *key;
+	Var *before; /* value before the branch (NULL: not defined before) */
+	Var *after;  /* value at the end of the branch */
+} Change;
+
+/* Net changes the log recorded since mark (first occurrence keeps the
+ * value before, the map gives the value after). */
+static Change *branch_changes(Ssa *s, size_t mark, int *n, PtrMap *index)
+{
+	PtrVec v = ARENA_VEC(s->a);
+	for (size_t i = mark; i < s->nlog; i++) {
+		Var *k = s->log[i].key;
+		if (pmap_get(index, k))
+			continue;
+		Change *c = arena_alloc(s->a, sizeof *c);
+		c->key = k;
+		c->before = s->log[i].prev;
+		c->after = cur_get(s, k);
+		pmap_put(index, k, c);
+		vec_push(&v, c);
+	}
+	int cnt;
+	Change **cs = (Change **)vec_finish(s->a, &v, &cnt);
+	Change *out = arena_alloc(s->a, (size_t)(cnt + 1) * sizeof *out);
+	for (int i = 0; i < cnt; i++)
+		out[i] = *cs[i];
+	*n = cnt;
+	return out;
+}
+
+static Stmt *convert_if(Ssa *s, const Stmt *st)
+{
+	Stmt *n = copy_stmt(s, st);
+	n->value = subst(s, st->value);
+	size_t mark = s->nlog;
+	n->body = convert_block(s, &st->body);
+	PtrMap then_idx = { 0 }, else_idx = { 0 };
+	int nt, ne = 0;
+	Change *tc = branch_changes(s, mark, &nt, &then_idx);
+	cur_undo(s, mark);
+	Change *ec = NULL;
+	if (st->has_else) {
+		n->orelse = convert_block(s, &st->orelse);
+		ec = branch_changes(s, mark, &ne, &else_idx);
+		cur_undo(s, mark);
+	}
+	/* phis: variables defined before and changed in a branch, and new
+	 * variables defined in both branches */
+	PtrMap phi_set = { 0 };
+	for (int i = 0; i < nt; i++)
+		if (tc[i].before || pmap_get(&else_idx, tc[i].key))
+			set_add(&phi_set, tc[i].key);
+	for (int i = 0; i < ne; i++)
+		if (ec[i].before)
+			set_add(&phi_set, ec[i].key);
+	int np;
+	Var **phis = sorted_members(s, &phi_set, &np);
+	pmap_release(&phi_set);
+
+	if (np == 0 && st->nrets == 0) {
+		pmap_release(&then_idx);
+		pmap_release(&else_idx);
+		return n;
+	}
+	Expr **tv = arena_alloc(s->a, (size_t)(np + 1) * sizeof *tv);
+	Expr **ev = arena_alloc(s->a, (size_t)(np + 1) * sizeof *ev);
+	Var **phi_vars = arena_alloc(s->a, (size_t)(np + 1) * sizeof *phi_vars);
+	for (int i = 0; i < np; i++) {
+		Var *k = phis[i];
+		Change *t = pmap_get(&then_idx, k), *e = pmap_get(&else_idx, k);
+		Var *tvar = t ? t->after : cur_get(s, k);
+		Var *evar = e ? e->after : cur_get(s, k);
+		tv[i] = ir_var_ref(s->a, tvar);
+		ev[i] = ir_var_ref(s->a, evar);
+		phi_vars[i] = new_version(s, k, "phi", tvar->type, VK_VAR);
+	}
+	pmap_release(&then_idx);
+	pmap_release(&else_idx);
+	for (int i = 0; i < np; i++)
+		cur_set(s, phis[i], phi_vars[i]);
+	/* explicit `x = pl.yield_(...)` return vars are renamed x__rv_vN */
+	int nr0 = st->nrets;
+	n->nrets = nr0 + np;
+	n->rets = arena_alloc(s->a, (size_t)(n->nrets + 1) * sizeof *n->rets);
+	for (int i = 0; i < nr0; i++) {
+		Var *r = st->rets[i];
+		n->rets[i] = new_version(s, r, "rv", subst_type(s, r->type), VK_VAR);
+		cur_set(s, r, n->rets[i]);
+	}
+	for (int i = 0; i < np; i++)
+		n->rets[nr0 + i] = phi_vars[i];
+	if (np) {
+		set_yield(s, &n->body, tv, np, true, st->pos);
+		if (!n->has_else) {
+			n->has_else = true;
+			n->orelse.n = 0;
+			n->orelse.stmts = NULL;
+		}
+		set_yield(s, &n->orelse, ev, np, true, st->pos);
+	}
+	return n;
+}
+
+static Stmt *convert_scope(Ssa *s, const Stmt *st)
+{
+	Stmt *n = copy_stmt(s, st);
+	Scope *sc = arena_alloc(s->a, sizeof *sc);
+	*sc = *st->scope;
+	n->scope = sc;
+	/* attrs name the versions visible at scope entry */
+	sc->deps = subst_vars(s, sc->deps, sc->ndeps);
+	sc->no_dep_args = subst_vars(s, sc->no_dep_args, sc->nno_dep_args);
+	sc->dumps = subst_vars(s, sc->dumps, sc->ndumps);
+	if (sc->tid)
+		sc->tid = subst_var(s, sc->tid);
+	sc->predicate = subst(s, sc->predicate);
+	sc->core_num = subst(s, sc->core_num);
+	sc->count = subst(s, sc->count);
+	sc->slot_num = subst(s, sc->slot_num);
+	bool boundary = sc->kind != SC_RUNTIME && sc->kind != SC_SPLIT_AIV;
+	PtrMap *saved = s->future;
+	PtrMap restricted = { 0 };
+	if (boundary && saved) {
+		/* an outlining boundary: later uses of scope-local names do not count */
+		for (size_t i = 0; i < saved->cap; i++)
+			if (saved->keys[i] && saved->vals[i] && cur_get(s, saved->vals[i]))
+				set_add(&restricted, saved->vals[i]);
+		s->future = &restricted;
+	}
+	n->body = convert_block(s, &st->body);
+	s->future = saved;
+	pmap_release(&restricted);
+	if (sc->aiv_var)
+		sc->aiv_var = subst_var(s, sc->aiv_var);
+	return n;
+}
+
+static Stmt *convert_stmt(Ssa *s, const Stmt *st)
+{
+	switch (st->kind) {
+	case ST_ASSIGN: {
+		Stmt *n = copy_stmt(s, st);
+		n->value = subst(s, st->value);
+		Type *t = subst_type(s, authoritative_type(n));
+		n->var = new_version(s, st->var, "ssa", t, VK_VAR);
+		cur_set(s, st->var, n->var);
+		return n;
+	}
+	case ST_EVAL: {
+		Stmt *n = copy_stmt(s, st);
+		n->value = subst(s, st->value);
+		return n;
+	}
+	case ST_RETURN: case ST_YIELD: {
+		Stmt *n = copy_stmt(s, st);
+		n->values = subst_list(s, st->values, st->nvalues);
+		return n;
+	}
+	case ST_FOR: case ST_WHILE:
+		return convert_loop(s, st);
+	case ST_IF:
+		return convert_if(s, st);
+	case ST_SCOPE:
+		return convert_scope(s, st);
+	case ST_BREAK: case ST_CONTINUE:
+		return copy_stmt(s, st);
+	}
+	return copy_stmt(s, st);
+}
+
+/* A body of two or more statements is a sequence: each child sees as
+ * future needs what the following siblings read before redefining. */
+static Block convert_block(Ssa *s, const Block *b)
+{
+	Block out = { NULL, b->n };
+	if (b->n == 0)
+		return out;
+	out.stmts = arena_alloc(s->a, (size_t)b->n * sizeof *out.stmts);
+	if (b->n == 1) {
+		out.stmts[0] = convert_stmt(s, b->stmts[0]);
+		return out;
+	}
+	/* needs[i+1] for the children that contain a loop */
+	PtrMap **needs = arena_alloc(s->a, (size_t)b->n * sizeof *needs);
+	PtrMap run = { 0 };
+	for (int j = b->n - 1; j >= 0; j--) {
+		const Stmt *st = b->stmts[j];
+		bool loops = st->kind == ST_FOR || st->kind == ST_WHILE || has_loop(&st->body) || has_loop(&st->orelse);
+		if (loops) {
+			needs[j] = arena_alloc(s->a, sizeof(PtrMap));
+			set_copy(needs[j], &run);
+		}
+		PtrMap defs = { 0 };
+		assign_defs_stmt(&defs, st);
+		for (size_t i = 0; i < defs.cap; i++)
+			if (defs.keys[i] && defs.vals[i])
+				set_del(&run, defs.vals[i]);
+		pmap_release(&defs);
+		live_in(&run, st);
+	}
+	pmap_release(&run);
+	PtrMap *saved = s->future;
+	for (int i = 0; i < b->n; i++) {
+		s->future = needs[i] ? needs[i] : &s->empty;
+		out.stmts[i] = convert_stmt(s, b->stmts[i]);
+	}
+	s->future = saved;
+	for (int i = 0; i < b->n; i++)
+		if (needs[i])
+			pmap_release(needs[i]);
+	return out;
+}
+
+/* The reference stops at these while converting; checking first keeps the
+ * conversion itself free of error paths. */
+static bool name_ok(Ssa *s, const Var *v)
+{
+	AutoName an = autoname_parse(s->a, v->name);
+	if (an.has_delim && !*an.role && an.version < 0) {
+		diag_error(s->d, v->pos.line, v->pos.col,
+			   "convert-to-ssa: IR auto-name base cannot contain reserved delimiter '__': %s", v->name);
+		return false;
+	}
+	return true;
+}
+
+static bool validate_block(Ssa *s, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_YIELD && i + 1 < b->n && b->n > 1) {
+			diag_error(s->d, st->pos.line, st->pos.col,
+				   "convert-to-ssa: body has a YieldStmt at position %d of %d; YieldStmt must be the trailing statement of its scope",
+				   i, b->n);
+			return false;
+		}
+		if (st->kind == ST_ASSIGN && !name_ok(s, st->var))
+			return false;
+		if (st->kind == ST_FOR && st->var && !name_ok(s, st->var))
+			return false;
+		if (st->kind == ST_IF)
+			for (int j = 0; j < st->nrets; j++)
+				if (!name_ok(s, st->rets[j]))
+					return false;
+		if (!validate_block(s, &st->body) || !validate_block(s, &st->orelse))
+			return false;
+	}
+	return true;
+}
+
+static bool validate(Ssa *s, const Function *f)
+{
+	for (int i = 0; i < f->nparams; i++)
+		if (!name_ok(s, f->params[i].var))
+			return false;
+	return validate_block(s, &f->body);
+}
+
+static void convert_function(Ssa *s, Function *f)
+{
+	s->fn = f;
+	Param *params = arena_alloc(s->a, (size_t)(f->nparams + 1) * sizeof *params);
+	for (int i = 0; i < f->nparams; i++) {
+		Var *p = f->params[i].var;
+		params[i] = f->params[i];
+		params[i].var = new_version(s, p, "ssa", subst_type(s, p->type), VK_VAR);
+		cur_set(s, p, params[i].var);
+	}
+	for (int i = 0; i < f->nrets; i++)
+		f->rets[i] = subst_type(s, f->rets[i]);
+	for (int i = 0; i < f->nattrs; i++)
+		f->attrs[i].value = subst(s, f->attrs[i].value);
+	s->future = &s->empty;
+	f->body = convert_block(s, &f->body);
+	f->params = params;
+}
+
+int ssa_convert_program(Program *p, Diag *d)
+{
+	Ssa *s = xmalloc(sizeof *s);
+	memset(s, 0, sizeof *s);
+	s->prog = p;
+	s->a = p->arena;
+	s->d = d;
+	int rc = 0;
+	for (int i = 0; i < p->nfuncs && !rc; i++) {
+		Function *f = p->funcs[i];
+		/* a HOST-level (or above) SubWorker body is opaque */
+		if (f->role == RL_SUBWORKER && f->level >= LV_HOST)
+			continue;
+		if (!validate(s, f)) {
+			rc = 1;
+			break;
+		}
+		pmap_release(&s->cur);
+		pmap_release(&s->ver);
+		s->nlog = 0;
+		convert_function(s, f);
+	}
+	pmap_release(&s->cur);
+	pmap_release(&s->ver);
+	pmap_release(&s->empty);
+	free(s->log);
+	free(s);
+	return rc;
+}
