@@ -26,6 +26,7 @@
 typedef struct Undo {
 	const char *name;
 	void *prev;
+	void *prev_idx;       /* previous log index + 1 of the name's binding */
 } Undo;
 
 typedef struct Parser {
@@ -37,6 +38,9 @@ typedef struct Parser {
 	Function *fn;         /* function being parsed */
 	PtrMap globals;       /* module level: name -> Global */
 	PtrMap bind;          /* function scopes: name -> Var */
+	PtrMap bind_idx;      /* name -> undo-log index + 1 of its binding */
+	size_t scope_start;   /* undo-log index where the innermost scope began */
+	bool prog_strict;     /* @pl.program(strict_ssa=True) */
 	Undo *undo;
 	size_t nundo, cundo;
 	PtrVec carried;       /* comment lines waiting for the next statement */
@@ -173,8 +177,19 @@ static void bind(Parser *p, const char *name, Var *v)
 		p->cundo = p->cundo ? p->cundo * 2 : 256;
 		p->undo = xrealloc(p->undo, p->cundo * sizeof *p->undo);
 	}
-	p->undo[p->nundo++] = (Undo){ name, pmap_get(&p->bind, name) };
+	p->undo[p->nundo] = (Undo){ name, pmap_get(&p->bind, name), pmap_get(&p->bind_idx, name) };
+	pmap_put(&p->bind_idx, name, (void *)(uintptr_t)(p->nundo + 1));
+	p->nundo++;
 	pmap_put(&p->bind, name, v);
+}
+
+/* Is the name's current binding in the innermost scope (strict_ssa)?
+ * Bindings of leaking scopes stay in the log after them, so they count as
+ * the parent's, as in the reference. */
+static bool bound_in_innermost(Parser *p, const char *name)
+{
+	uintptr_t i = (uintptr_t)pmap_get(&p->bind_idx, name);
+	return i && i - 1 >= p->scope_start;
 }
 
 static size_t scope_mark(Parser *p) { return p->nundo; }
@@ -184,6 +199,7 @@ static void scope_pop(Parser *p, size_t mark)
 	while (p->nundo > mark) {
 		Undo u = p->undo[--p->nundo];
 		pmap_put(&p->bind, u.name, u.prev);
+		pmap_put(&p->bind_idx, u.name, u.prev_idx);
 	}
 }
 
@@ -1031,9 +1047,13 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr *value)
 	Type *vt = ir_expr_type(value);
 	Type *t = type_for_assign(p->a, ann, vt);
 	Var *old = lookup(p, nt->text);
+	if (p->fn->strict_ssa) {
+		/* strict: always a new Var; redefinition in the same scope is an error */
+		if (old && bound_in_innermost(p, nt->text))
+			PERR_AT(p, nt, "SSAViolationError: Variable '%s' is already defined", nt->text);
+		old = NULL;
+	}
 	if (old && old->kind == VK_VAR) {
-		if (p->fn->strict_ssa)
-			PERR_AT(p, nt, "Variable '%s' is already defined", nt->text);
 		if (!type_compatible(old->type, t)) {
 			char a[256], b[256];
 			type_to_string(old->type, a, sizeof a);
@@ -1990,6 +2010,8 @@ static void parse_block(Parser *p, Block *b, int upper)
 	PtrVec out = ARENA_VEC(p->a);
 	const Token *ft = peek(p);
 	int first[2] = { ft->line, ft->col };
+	size_t saved_start = p->scope_start;
+	p->scope_start = p->nundo;
 	int nast = 0;
 	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF)
 		parse_stmt(p, &out, nast++ == 0);
@@ -2007,6 +2029,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 	if (peek(p)->kind == TK_DEDENT)
 		next(p);
 	p->block_depth--;
+	p->scope_start = saved_start;
 	b->stmts = (Stmt **)vec_finish(p->a, &out, &b->n);
 }
 
@@ -2082,6 +2105,10 @@ static Function *parse_function(Parser *p, bool in_program)
 	f->name = name.text;
 	p->fn = f;
 	scope_pop(p, 0); /* forget the previous function's names */
+	p->scope_start = 0;
+	/* inside a program only @pl.program(strict_ssa=...) counts (as in the reference) */
+	if (in_program)
+		f->strict_ssa = p->prog_strict;
 	/* parameters */
 	expect_op(p, "(");
 	PtrVec params = ARENA_VEC(p->a);
@@ -2204,7 +2231,6 @@ static Function *parse_function(Parser *p, bool in_program)
 	f->body.stmts = (Stmt **)vec_finish(p->a, &out, &f->body.n);
 	/* comments after the function's last statement are dropped */
 	drop_comments_before_line(p, peek(p)->line + (peek(p)->kind == TK_EOF));
-	(void)in_program;
 	p->fn = NULL;
 	return f;
 }
@@ -2332,7 +2358,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 					if (strcmp(k.text, "strict_ssa"))
 						PERR_AT(p, &k, "unknown keyword argument '%s' of @pl.program", k.text);
 					expect_op(p, "=");
-					parse_bool_kw(p);
+					p->prog_strict = parse_bool_kw(p);
 					if (!accept_op(p, ","))
 						break;
 				}
@@ -2387,6 +2413,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	lex_release(&p->lx);
 	pmap_release(&p->globals);
 	pmap_release(&p->bind);
+	pmap_release(&p->bind_idx);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
