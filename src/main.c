@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	      "options:\n"
 	      "  --passes=LIST     comma-separated passes to run, in order\n"
 	      "  -o, --output=FILE write the result to FILE (atomically) instead of stdout\n"
+	      "  --verify-each     run the IR verifiers after every pass\n"
 	      "  --list-passes     list the known passes and exit\n"
 	      "  -h, --help        show this help and exit\n"
 	      "  --version         show the version and exit\n"
@@ -157,22 +158,25 @@ static int print_to_stdout(Program *prog)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION };
+	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH };
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list-passes", no_argument, NULL, OPT_LIST },
+		{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *passes = NULL, *output = NULL;
+	bool verify_each = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PASSES: passes = optarg; break;
 		case 'o': output = optarg; break;
+		case OPT_VERIFY_EACH: verify_each = true; break;
 		case 'h': usage(stdout); return 0;
 		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); return 0;
 		case OPT_LIST: {
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
 	if (!prog)
 		rc = 1;
 	if (!rc && npasses)
-		rc = pipe_run(prog, plist, npasses, &d);
+		rc = pipe_run(prog, plist, npasses, &d, verify_each);
 	if (!rc)
 		rc = output ? print_to_file(prog, output) : print_to_stdout(prog);
 	if (prog)

@@ -6,14 +6,18 @@
 
 #include "ptoopt/arena.h"
 #include "ptoopt/passes.h"
+#include "ptoopt/verify.h"
 
 static const PassInfo passes[] = {
-	{ "convert-to-ssa", "versions re-assigned variables; loop carries and if merges via pl.yield_", ssa_convert_program },
-	{ "outline-incore", "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions", NULL },
-	{ "outline-cluster", "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions", NULL },
-	{ "outline-hierarchy", "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level", NULL },
-	{ "infer-directions", "recomputes In / Out / InOut of kernel parameters from their bodies", NULL },
-	{ "derive-call-directions", "call-site arg_directions attrs from callee directions and buffer roots", NULL },
+	{ "convert-to-ssa", "versions re-assigned variables; loop carries and if merges via pl.yield_",
+	  ssa_convert_program, true, true },
+	{ "outline-incore", "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions", NULL, false, true },
+	{ "outline-cluster", "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
+	  NULL, false, true },
+	{ "outline-hierarchy", "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level", NULL, false, true },
+	{ "infer-directions", "recomputes In / Out / InOut of kernel parameters from their bodies", NULL, false, true },
+	{ "derive-call-directions", "call-site arg_directions attrs from callee directions and buffer roots",
+	  NULL, false, true },
 };
 
 const PassInfo *pipe_passes(int *n)
@@ -69,14 +73,18 @@ bool pipe_parse_list(const char *list, const PassInfo ***out, int *n, Diag *d)
 	return true;
 }
 
-int pipe_run(Program *p, const PassInfo **ps, int n, Diag *d)
+int pipe_run(Program *p, const PassInfo **ps, int n, Diag *d, bool verify_each)
 {
+	bool ssa = false;
 	for (int i = 0; i < n; i++) {
 		if (!ps[i]->run) {
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", ps[i]->name);
 			return 1;
 		}
 		if (ps[i]->run(p, d) != 0)
+			return 1;
+		ssa = ps[i]->produces_ssa || (ssa && ps[i]->keeps_ssa);
+		if (verify_each && ssa && !verify_ssa(p, d, ps[i]->name))
 			return 1;
 	}
 	return 0;

@@ -1,0 +1,169 @@
+/* verify.c - IR verifiers run between passes (--verify-each) and in tests.
+ *
+ * verify_ssa: in every function each variable is defined once (parameters,
+ * assignment targets, loop variables, iter args, return vars), defined
+ * before it is used, and used only where its definition is visible: loop
+ * and if bodies end their definitions (only return vars survive), scopes
+ * (`with ...`) do not.  Dynamic dimensions are program-wide and always
+ * visible.
+ */
+#include "ptoopt/verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Verifier {
+	Diag *d;
+	const char *after;   /* pass name for messages */
+	Function *fn;
+	PtrMap defined;      /* every Var defined so far in the function */
+	PtrMap visible;      /* Var -> non-NULL while visible */
+	Var **log;           /* visible-set undo log */
+	size_t nlog, clog;
+	bool failed;
+} Verifier;
+
+static void fail(Verifier *v, SrcPos pos, const char *fmt, const char *name)
+{
+	if (v->failed)
+		return;
+	v->failed = true;
+	char msg[400];
+	snprintf(msg, sizeof msg, fmt, name);
+	if (v->after)
+		diag_error(v->d, pos.line, pos.col, "SSA verification failed after %s in function '%s': %s", v->after,
+			   v->fn->name, msg);
+	else
+		diag_error(v->d, pos.line, pos.col, "SSA verification failed in function '%s': %s", v->fn->name, msg);
+}
+
+static void define(Verifier *v, Var *x, SrcPos pos)
+{
+	if (!x)
+		return;
+	if (pmap_get(&v->defined, x))
+		fail(v, pos, "variable '%s' is defined more than once", x->name);
+	pmap_put(&v->defined, x, x);
+	if (v->nlog == v->clog) {
+		v->clog = v->clog ? v->clog * 2 : 64;
+		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
+	}
+	v->log[v->nlog++] = x;
+	pmap_put(&v->visible, x, x);
+}
+
+static void end_scope(Verifier *v, size_t mark)
+{
+	while (v->nlog > mark)
+		pmap_put(&v->visible, v->log[--v->nlog], NULL);
+}
+
+static void use_expr(Verifier *v, const Expr *e, SrcPos at)
+{
+	if (!e || v->failed)
+		return;
+	if (e->kind == EX_VAR) {
+		Var *x = e->var;
+		if (x->kind == VK_DYN || pmap_get(&v->visible, x))
+			return;
+		if (pmap_get(&v->defined, x))
+			fail(v, at, "variable '%s' is used outside the scope that defines it", x->name);
+		else
+			fail(v, at, "variable '%s' is used before it is defined", x->name);
+		return;
+	}
+	use_expr(v, e->lhs, at);
+	use_expr(v, e->rhs, at);
+	for (int i = 0; i < e->nargs; i++)
+		use_expr(v, e->args[i], at);
+	for (int i = 0; i < e->nkw; i++)
+		use_expr(v, e->kw[i].value, at);
+	use_expr(v, e->attrs, at);
+}
+
+static void check_block(Verifier *v, const Block *b);
+
+static void check_stmt(Verifier *v, const Stmt *s)
+{
+	switch (s->kind) {
+	case ST_ASSIGN:
+		use_expr(v, s->value, s->pos);
+		define(v, s->var, s->pos);
+		return;
+	case ST_EVAL:
+		use_expr(v, s->value, s->pos);
+		return;
+	case ST_RETURN: case ST_YIELD:
+		for (int i = 0; i < s->nvalues; i++)
+			use_expr(v, s->values[i], s->pos);
+		return;
+	case ST_FOR: case ST_WHILE: {
+		use_expr(v, s->start, s->pos);
+		use_expr(v, s->stop, s->pos);
+		use_expr(v, s->step, s->pos);
+		for (int i = 0; i < s->niter; i++)
+			use_expr(v, s->inits[i], s->pos);
+		size_t mark = v->nlog;
+		define(v, s->var, s->pos);
+		for (int i = 0; i < s->niter; i++)
+			define(v, s->iter_args[i], s->pos);
+		if (s->kind == ST_WHILE)
+			use_expr(v, s->value, s->pos);
+		check_block(v, &s->body);
+		end_scope(v, mark);
+		for (int i = 0; i < s->nrets; i++)
+			define(v, s->rets[i], s->pos);
+		return;
+	}
+	case ST_IF: {
+		use_expr(v, s->value, s->pos);
+		size_t mark = v->nlog;
+		check_block(v, &s->body);
+		end_scope(v, mark);
+		check_block(v, &s->orelse);
+		end_scope(v, mark);
+		for (int i = 0; i < s->nrets; i++)
+			define(v, s->rets[i], s->pos);
+		return;
+	}
+	case ST_SCOPE: {
+		const Scope *sc = s->scope;
+		use_expr(v, sc->core_num, s->pos);
+		use_expr(v, sc->predicate, s->pos);
+		check_block(v, &s->body); /* definitions stay visible after a scope */
+		return;
+	}
+	case ST_BREAK: case ST_CONTINUE:
+		return;
+	}
+}
+
+static void check_block(Verifier *v, const Block *b)
+{
+	for (int i = 0; i < b->n && !v->failed; i++)
+		check_stmt(v, b->stmts[i]);
+}
+
+bool verify_ssa(Program *p, Diag *d, const char *after_pass)
+{
+	Verifier v = { 0 };
+	v.d = d;
+	v.after = after_pass;
+	for (int i = 0; i < p->nfuncs && !v.failed; i++) {
+		Function *f = p->funcs[i];
+		if (f->role == RL_SUBWORKER && f->level >= LV_HOST)
+			continue;
+		v.fn = f;
+		pmap_release(&v.defined);
+		pmap_release(&v.visible);
+		v.nlog = 0;
+		for (int j = 0; j < f->nparams; j++)
+			define(&v, f->params[j].var, f->pos);
+		check_block(&v, &f->body);
+	}
+	pmap_release(&v.defined);
+	pmap_release(&v.visible);
+	free(v.log);
+	return !v.failed;
+}
