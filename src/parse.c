@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "ptoopt/lex.h"
+#include "ptoopt/op_registry.h"
+#include "ptoopt/sugar.h"
 #include "ptoopt/types.h"
 
 #define MAX_EXPR_DEPTH 200
@@ -39,6 +41,7 @@ typedef struct Parser {
 	PtrMap globals;       /* module level: name -> Global */
 	PtrMap bind;          /* function scopes: name -> Var */
 	PtrMap bind_idx;      /* name -> undo-log index + 1 of its binding */
+	PtrMap fn_names;      /* function name -> Function (duplicates) */
 	size_t scope_start;   /* undo-log index where the innermost scope began */
 	bool prog_strict;     /* @pl.program(strict_ssa=True) */
 	Undo *undo;
@@ -53,6 +56,7 @@ typedef struct Parser {
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
+	SugarCtx sugar;       /* op-call lowering and typing from the op registry */
 } Parser;
 
 /* A module-level name: a constant (inlined at each use) or a dynamic dim. */
@@ -775,7 +779,10 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	e->str = pld ? arena_printf(p->a, "pld.%s", d) : d;
 	e->str = intern_cstr(p->a, e->str);
 	parse_call_tail(p, e);
-	return e;
+	Expr *r = sugar_lower_call(&p->sugar, e);
+	if (!r)
+		longjmp(p->fail, 1);
+	return r;
 }
 
 static Expr *parse_atom(Parser *p)
@@ -2333,6 +2340,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	prog->arena = a;
 	p->prog = prog;
 	lex_init(&p->lx, a, d, &p->fail, src, len);
+	sugar_init(&p->sugar, a, d, ops_default());
 	Program *result = NULL;
 	if (setjmp(p->fail) == 0) {
 		while (at_import(p) || (peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "="))) {
@@ -2387,11 +2395,11 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 					PERR_AT(p, ft, "expected a @pl.function method in the program class, found %s", describe(ft));
 				}
 				Function *f = parse_function(p, true);
-				for (size_t i = 0; i < funcs.len; i++)
-					if (((Function *)funcs.items[i])->name == f->name) {
-						vec_release(&funcs);
-						perr(p, f->pos.line, f->pos.col, "Duplicate function name \"%s\"", f->name);
-					}
+				Function *dup = pmap_get(&p->fn_names, f->name);
+				if (dup)
+					perr(p, f->pos.line, f->pos.col, "Duplicate function name \"%s\" (first defined at line %d)",
+					     f->name, dup->pos.line);
+				pmap_put(&p->fn_names, f->name, f);
 				vec_push(&funcs, f);
 			}
 			if (peek(p)->kind == TK_DEDENT)
@@ -2414,12 +2422,14 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	pmap_release(&p->globals);
 	pmap_release(&p->bind);
 	pmap_release(&p->bind_idx);
+	pmap_release(&p->fn_names);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
 	htab_release(&p->types);
 	pmap_release(&p->enum_cache);
 	htab_release(&p->leaves);
+	sugar_release(&p->sugar);
 	free(p);
 	pmap_release(&yield_lhs);
 	return result;

@@ -1047,16 +1047,14 @@ static void dyn_from_type(PtrVec *out, PtrMap *seen, const Type *t)
 }
 
 static void dyn_from_block(PtrVec *out, PtrMap *seen, PtrMap *types, const Block *b);
+static void dyn_from_var(PtrVec *out, PtrMap *seen, PtrMap *types, const Var *v);
 
 static void dyn_from_expr_types(PtrVec *out, PtrMap *seen, PtrMap *types, const Expr *e)
 {
 	if (!e)
 		return;
 	if (e->kind == EX_VAR) {
-		if (!pmap_get(types, e->var)) {
-			pmap_put(types, e->var, (void *)1);
-			dyn_from_type(out, seen, e->var->type);
-		}
+		dyn_from_var(out, seen, types, e->var);
 		return;
 	}
 	dyn_from_expr_types(out, seen, types, e->lhs);
@@ -1069,10 +1067,12 @@ static void dyn_from_expr_types(PtrVec *out, PtrMap *seen, PtrMap *types, const 
 		dyn_from_expr_types(out, seen, types, e->attrs);
 }
 
+/* `types` holds the Types already walked: types are shared between the
+ * variables that have them, so this stays small on large programs. */
 static void dyn_from_var(PtrVec *out, PtrMap *seen, PtrMap *types, const Var *v)
 {
-	if (v && !pmap_get(types, v)) {
-		pmap_put(types, v, (void *)1);
+	if (v && v->type && !pmap_get(types, v->type)) {
+		pmap_put(types, v->type, (void *)1);
 		dyn_from_type(out, seen, v->type);
 	}
 }
