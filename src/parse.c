@@ -384,7 +384,6 @@ static const char *const tile_view_fields[] = {
  * dropped again (arena_reset) and the first one returned.  This keeps
  * memory proportional to the distinct types, not to the annotations. */
 static bool eq_type(const void *a, const void *b) { return type_equal(a, b); }
-static bool eq_expr(const void *a, const void *b) { return expr_equal(a, b); }
 
 static Type *unique_type(Parser *p, Type *t, ArenaMark m)
 {
@@ -400,17 +399,66 @@ static Type *unique_type(Parser *p, Type *t, ArenaMark m)
 	return t;
 }
 
-/* Constants, symbols and strings are immutable leaves: one node per value. */
-static Expr *shared_leaf(Parser *p, Expr *e)
+/* Expressions are immutable, so equal constants, symbols, strings, tuples
+ * and scalar operator trees are built once and shared by all their uses.
+ * Children are already shared, so equality and hashing look one level
+ * deep (pointer comparison of children). */
+static uint64_t shallow_hash(const Expr *e)
 {
-	uint64_t h = expr_hash(e);
-	Expr *old = htab_find(&p->leaves, h, eq_expr, e);
+	uint64_t h = 1469598103934665603ull;
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
+	MIX(e->kind);
+	MIX(e->op);
+	MIX(e->dtype);
+	MIX(e->ival); /* also the bits of fval (a union) */
+	MIX((uintptr_t)e->str);
+	MIX((uintptr_t)e->var);
+	MIX((uintptr_t)e->lhs);
+	MIX((uintptr_t)e->rhs);
+	for (int i = 0; i < e->nargs; i++)
+		MIX((uintptr_t)e->args[i]);
+#undef MIX
+	return h;
+}
+
+static bool shallow_eq(const void *va, const void *vb)
+{
+	const Expr *a = va, *b = vb;
+	if (a->kind != b->kind || a->op != b->op || a->dtype != b->dtype || a->ival != b->ival ||
+	    a->str != b->str || a->var != b->var || a->lhs != b->lhs || a->rhs != b->rhs ||
+	    a->type != b->type || a->nargs != b->nargs)
+		return false;
+	for (int i = 0; i < a->nargs; i++)
+		if (a->args[i] != b->args[i])
+			return false;
+	return true;
+}
+
+/* The shared node equal to *e (copied into the arena when new). */
+static Expr *share(Parser *p, const Expr *e)
+{
+	uint64_t h = shallow_hash(e);
+	Expr *old = htab_find(&p->leaves, h, shallow_eq, e);
 	if (old)
 		return old;
-	Expr *n = ir_expr_new(p->a, e->kind, e->pos);
+	Expr *n = ir_expr_new(p->a, (ExprKind)e->kind, e->pos);
 	*n = *e;
 	htab_add(&p->leaves, h, n);
 	return n;
+}
+
+static Expr *shared_leaf(Parser *p, Expr *e) { return share(p, e); }
+
+/* Like share, for a node already in the arena: it becomes the shared one
+ * when it is new, else the caller gives it back. */
+static Expr *share_node(Parser *p, Expr *e)
+{
+	uint64_t h = shallow_hash(e);
+	Expr *old = htab_find(&p->leaves, h, shallow_eq, e);
+	if (old)
+		return old;
+	htab_add(&p->leaves, h, e);
+	return e;
 }
 
 static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
@@ -559,20 +607,30 @@ static Type *parse_type_raw(Parser *p)
 
 /* ------------------------------------------------------------ expressions */
 
+/* type_make_* allocate only the node (scalar types are pre-built), so a
+ * duplicate can be given back to the arena. */
 static Expr *mk_binary(Parser *p, BinOp op, Expr *l, Expr *r, SrcPos pos)
 {
+	ArenaMark m = arena_mark(p->a);
 	Expr *e = type_make_binary(p->a, op, l, r, pos, p->diag);
 	if (!e)
 		longjmp(p->fail, 1);
-	return e;
+	Expr *s = share_node(p, e);
+	if (s != e)
+		arena_reset(p->a, m);
+	return s;
 }
 
 static Expr *mk_unary(Parser *p, UnOp op, Expr *x, SrcPos pos)
 {
+	ArenaMark m = arena_mark(p->a);
 	Expr *e = type_make_unary(p->a, op, x, pos, p->diag);
 	if (!e)
 		longjmp(p->fail, 1);
-	return e;
+	Expr *s = share_node(p, e);
+	if (s != e)
+		arena_reset(p->a, m);
+	return s;
 }
 
 static Expr *new_expr(Parser *p, ExprKind k, const Token *t)
@@ -736,11 +794,8 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 			}
 			return leaf_int(p, v->ival, dt, pos_of(&first));
 		}
-		Expr *e = new_expr(p, EX_CAST, &first);
-		e->lhs = v;
-		e->dtype = dt;
-		e->type = ir_scalar_type(p->a, dt);
-		return e;
+		Expr c = { .kind = EX_CAST, .pos = pos_of(&first), .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
+		return share(p, &c);
 	}
 	if (!pld && (strcmp(d, "min") == 0 || strcmp(d, "max") == 0)) {
 		next(p);
@@ -842,9 +897,9 @@ static Expr *parse_atom(Parser *p)
 				if (!at_op(p, close))
 					vec_release(&v);
 				expect_op(p, close);
-				Expr *e = new_expr(p, EX_TUPLE, &open);
-				e->args = (Expr **)vec_finish(p->a, &v, &e->nargs);
-				return e;
+				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
+				tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
+				return share(p, &tup);
 			}
 			PtrVec v = ARENA_VEC(p->a);
 			while (!at_op(p, close)) {
@@ -855,9 +910,9 @@ static Expr *parse_atom(Parser *p)
 			if (!at_op(p, close))
 				vec_release(&v);
 			expect_op(p, close);
-			Expr *e = new_expr(p, EX_TUPLE, &open);
-			e->args = (Expr **)vec_finish(p->a, &v, &e->nargs);
-			return e;
+			Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
+			tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
+			return share(p, &tup);
 		}
 		break;
 	default:
@@ -870,7 +925,7 @@ static Expr *parse_postfix(Parser *p)
 {
 	Expr *e = parse_atom(p);
 	while (at_op(p, "[")) {
-		Token open = next(p);
+		next(p); /* [ */
 		const Token *it = peek(p);
 		bool neg = false;
 		if (tok_is_op(it, "-")) {
@@ -896,13 +951,10 @@ static Expr *parse_postfix(Parser *p)
 			PERR_AT(p, &idx, "negative index");
 		}
 		p->lit = false;
-		Expr *g = new_expr(p, EX_GETITEM, &open);
-		g->pos = e->pos;
-		g->lhs = e;
-		g->ival = i;
+		Expr g = { .kind = EX_GETITEM, .pos = e->pos, .lhs = e, .ival = i };
 		if (tt && tt->kind == TY_TUPLE)
-			g->type = tt->elems[i];
-		e = g;
+			g.type = tt->elems[i];
+		e = share(p, &g);
 	}
 	return e;
 }
@@ -2338,6 +2390,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	pmap_clear(&yield_lhs);
 	Program *prog = arena_alloc(a, sizeof *prog);
 	prog->arena = a;
+	for (int i = 0; i < DT_COUNT; i++)
+		ir_scalar_type(a, (DType)i); /* built now: mk_binary may roll the arena back */
 	p->prog = prog;
 	lex_init(&p->lx, a, d, &p->fail, src, len);
 	sugar_init(&p->sugar, a, d, ops_default());
