@@ -17,7 +17,7 @@ static const PassInfo passes[] = {
 	{ "outline-hierarchy", "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level", NULL, false, true },
 	{ "infer-directions", "recomputes In / Out / InOut of kernel parameters from their bodies", NULL, false, true },
 	{ "derive-call-directions", "call-site arg_directions attrs from callee directions and buffer roots",
-	  NULL, false, true },
+	  dcd_run_program, false, true },
 };
 
 const PassInfo *pipe_passes(int *n)
