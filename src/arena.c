@@ -165,14 +165,27 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 	return p;
 }
 
+/* Eight bytes at a time: names are short and interning is on the lexer's
+ * hot path.  Only table placement depends on it, never the output. */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
 	}
-	return h;
+	if (n) {
+		uint64_t w = 0;
+		for (size_t i = 0; i < n; i++)
+			w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+	}
+	return h ^ (h >> 31);
 }
 
 struct InternSlot {
@@ -200,7 +213,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 		a->strs = ns;
 		a->capstrs = ncap;
 	}
-	uint32_t h = (uint32_t)(hash_bytes(s, n) >> 16);
+	uint32_t h = (uint32_t)hash_bytes(s, n);
 	size_t j = h & (a->capstrs - 1);
 	while (a->strs[j].s) {
 		struct InternSlot *e = &a->strs[j];
