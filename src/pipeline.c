@@ -11,7 +11,8 @@
 static const PassInfo passes[] = {
 	{ "convert-to-ssa", "versions re-assigned variables; loop carries and if merges via pl.yield_",
 	  ssa_convert_program, true, true },
-	{ "outline-incore", "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions", NULL, false, true },
+	{ "outline-incore", "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
+	  outline_incore_program, false, true },
 	{ "outline-cluster", "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
 	  NULL, false, true },
 	{ "outline-hierarchy", "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level", NULL, false, true },

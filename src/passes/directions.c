@@ -1,0 +1,236 @@
+/* directions.c - In / Out / InOut of an outlined function's parameters
+ * (passes.md §7 with the seed's registry rules, §9).
+ *
+ * Two flags per captured Var: written (a builtin argument slot the registry
+ * declares Write or ReadWrite names it, it is an exported store target, or a
+ * callee writes it) and read (any other use, including reads through the
+ * SSA alias a pure-write result binds).  Write ? (read ? InOut : Out) : In.
+ * Unrecognised uses count as reads, so mistakes err towards InOut. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/op_registry.h"
+#include "ptoopt/outline.h"
+
+/* The one place argument effects are looked up, so the source can change. */
+ArgAccess dir_arg_access(const Expr *call, int i)
+{
+	if (call->kind != EX_OP_CALL)
+		return ACC_READ;
+	const OpDef *op = ops_find(ops_default(), call->str);
+	if (!op || i >= op->nparams)
+		return ACC_READ;
+	const OpsParam *pm = &op->params[i];
+	bool has = false;
+	int64_t val = 0;
+	if (pm->effect_kwarg)
+		for (int k = 0; k < call->nkw; k++)
+			if (strcmp(call->kw[k].name, pm->effect_kwarg) == 0) {
+				const Expr *v = call->kw[k].value;
+				has = true;
+				if (v->kind == EX_INT || v->kind == EX_BOOL)
+					val = v->ival;
+				else if (v->kind == EX_SYMBOL) {
+					val = 1; /* a named enum other than the zero member */
+					for (int j = 0; j < pm->nvalues; j++)
+						if (strcmp(pm->values[j].symbol, v->str) == 0)
+							val = pm->values[j].value;
+				}
+			}
+	switch (ops_arg_effect(op, i, has, val)) {
+	case EFF_WRITE: return ACC_WRITE;
+	case EFF_READWRITE: return ACC_READWRITE;
+	default: return ACC_READ;
+	}
+}
+
+typedef struct Dir {
+	Program *p;
+	PtrMap idx;    /* Var -> index + 1 (captured Vars and their aliases) */
+	PtrMap input;  /* captured Vars only -> index + 1 */
+	bool *read, *write;
+} Dir;
+
+static int lookup(const PtrMap *m, const Expr *e)
+{
+	if (!e || e->kind != EX_VAR)
+		return -1;
+	return (int)(uintptr_t)pmap_get(m, e->var) - 1;
+}
+
+static void scan_expr(Dir *s, const Expr *e);
+
+static bool bookkeeping_key(const char *k)
+{
+	return strcmp(k, "dump_vars") == 0 || strcmp(k, "arg_direction_overrides") == 0 ||
+	       strcmp(k, "arg_direction_overrides_vars") == 0;
+}
+
+static void scan_attrs(Dir *s, const Expr *attrs)
+{
+	if (!attrs)
+		return;
+	for (int i = 0; i < attrs->nkw; i++)
+		if (!bookkeeping_key(attrs->kw[i].name))
+			scan_expr(s, attrs->kw[i].value);
+}
+
+/* A call to a user function: with callee lookup, an argument in an Out slot
+ * is a write, not a read; In/InOut slots read, Out/InOut slots write. */
+static void scan_user_call(Dir *s, const Expr *e)
+{
+	Function *callee = s->p ? ir_find_function(s->p, e->str) : NULL;
+	for (int i = 0; i < e->nargs; i++) {
+		int k = lookup(&s->input, e->args[i]);
+		if (callee && i < callee->nparams) {
+			ParamDir pd = callee->params[i].dir;
+			if (k >= 0 && pd != DIR_IN)
+				s->write[k] = true;
+			if (pd == DIR_OUT)
+				continue;
+		}
+		scan_expr(s, e->args[i]);
+	}
+	for (int i = 0; i < e->nkw; i++)
+		scan_expr(s, e->kw[i].value);
+	scan_attrs(s, e->attrs);
+}
+
+static void scan_expr(Dir *s, const Expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case EX_VAR: {
+		int k = lookup(&s->idx, e);
+		if (k >= 0)
+			s->read[k] = true;
+		return;
+	}
+	case EX_OP_CALL:
+		for (int i = 0; i < e->nargs; i++) {
+			ArgAccess acc = dir_arg_access(e, i);
+			if (acc != ACC_READ) {
+				int k = lookup(&s->input, e->args[i]);
+				if (k >= 0)
+					s->write[k] = true;
+			}
+			if (acc == ACC_WRITE)
+				continue; /* a pure destination moves no data in */
+			scan_expr(s, e->args[i]);
+		}
+		for (int i = 0; i < e->nkw; i++)
+			scan_expr(s, e->kw[i].value);
+		scan_attrs(s, e->attrs);
+		return;
+	case EX_FN_CALL: case EX_SUBMIT:
+		scan_user_call(s, e);
+		return;
+	default:
+		scan_expr(s, e->lhs);
+		scan_expr(s, e->rhs);
+		for (int i = 0; i < e->nargs; i++)
+			scan_expr(s, e->args[i]);
+		for (int i = 0; i < e->nkw; i++)
+			scan_expr(s, e->kw[i].value);
+		scan_attrs(s, e->attrs);
+	}
+}
+
+/* The destination a call writes in place when it has exactly one Write slot. */
+static const Expr *written_dest(const Expr *e)
+{
+	if (!e || e->kind != EX_OP_CALL)
+		return NULL;
+	const Expr *dst = NULL;
+	int n = 0;
+	for (int i = 0; i < e->nargs; i++)
+		if (dir_arg_access(e, i) == ACC_WRITE) {
+			dst = e->args[i];
+			n++;
+		}
+	return n == 1 ? dst : NULL;
+}
+
+static void scan_block(Dir *s, const Block *b);
+
+static void scan_vars(Dir *s, Var **vs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int k = (int)(uintptr_t)pmap_get(&s->idx, vs[i]) - 1;
+		if (k >= 0)
+			s->read[k] = true;
+	}
+}
+
+static void scan_stmt(Dir *s, const Stmt *st)
+{
+	switch (st->kind) {
+	case ST_ASSIGN: {
+		int k = lookup(&s->idx, written_dest(st->value));
+		if (k >= 0)
+			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
+		scan_expr(s, st->value);
+		return;
+	}
+	case ST_EVAL:
+		scan_expr(s, st->value);
+		return;
+	case ST_RETURN: case ST_YIELD:
+		for (int i = 0; i < st->nvalues; i++)
+			scan_expr(s, st->values[i]);
+		return;
+	case ST_FOR: case ST_WHILE:
+		scan_expr(s, st->start);
+		scan_expr(s, st->stop);
+		scan_expr(s, st->step);
+		scan_expr(s, st->value);
+		for (int i = 0; i < st->niter; i++)
+			scan_expr(s, st->inits[i]);
+		scan_block(s, &st->body);
+		return;
+	case ST_IF:
+		scan_expr(s, st->value);
+		scan_block(s, &st->body);
+		scan_block(s, &st->orelse);
+		return;
+	case ST_SCOPE: {
+		const Scope *sc = st->scope;
+		scan_vars(s, sc->deps, sc->ndeps); /* dumps / no_dep_args are bookkeeping */
+		scan_expr(s, sc->core_num);
+		scan_expr(s, sc->predicate);
+		scan_expr(s, sc->count);
+		scan_block(s, &st->body);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+static void scan_block(Dir *s, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		scan_stmt(s, b->stmts[i]);
+}
+
+void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, ParamDir *out)
+{
+	Dir s = { .p = p };
+	s.read = xmalloc((size_t)(n + 1) * sizeof *s.read);
+	s.write = xmalloc((size_t)(n + 1) * sizeof *s.write);
+	for (int i = 0; i < n; i++) {
+		s.read[i] = s.write[i] = false;
+		pmap_put(&s.idx, inputs[i], (void *)(uintptr_t)(i + 1));
+		pmap_put(&s.input, inputs[i], (void *)(uintptr_t)(i + 1));
+	}
+	scan_block(&s, body);
+	for (int i = 0; i < n; i++) {
+		bool w = s.write[i] || (exported && pmap_get(exported, inputs[i]));
+		out[i] = w ? (s.read[i] ? DIR_INOUT : DIR_OUT) : DIR_IN;
+	}
+	free(s.read);
+	free(s.write);
+	pmap_release(&s.idx);
+	pmap_release(&s.input);
+}

@@ -1,0 +1,1562 @@
+/* outline.c - the shared scope outliner (passes.md §3; seed document 000).
+ *
+ * A target scope becomes a function: parameters are the scope's live-in Vars
+ * in first-read order, outputs are its definitions used after it plus the
+ * caller-owned tensors it stores into; the scope is replaced by a call whose
+ * results are bound at the call site.  Outlined bodies keep the scope's Var
+ * objects (same names, same types), so no substitution is needed inside; the
+ * printer names Vars per function.
+ *
+ * "Used after" a statement is answered from a per-block map Var -> index of
+ * the last statement referring to it, so no tail is rescanned per statement;
+ * enclosing blocks contribute through a chain of such frames.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/outline.h"
+#include "ptoopt/passes.h"
+
+/* ------------------------------------------------------------ small sets */
+
+static bool has(const PtrMap *m, const void *k) { return m && pmap_get(m, k) != NULL; }
+static void add(PtrMap *m, const void *k) { pmap_put(m, k, (void *)1); }
+
+/* ------------------------------------------------------------ state */
+
+typedef struct Frame {
+	const PtrMap *last;   /* Var -> last referring stmt index + 1 in that block */
+	int idx;              /* the statement being visited there */
+	bool tail;            /* some later statement of that block refers to a Var */
+	struct Frame *up;
+} Frame;
+
+typedef struct RenameLog {
+	Var *key, *prev;
+} RenameLog;
+
+typedef struct Ol {
+	Program *p;
+	Arena *a;
+	Diag *d;
+	const OutlineConfig *cfg;
+	const char *func_name;
+	int counter;
+	PtrMap vnames;        /* interned names of every Var in the function */
+	PtrMap fnames;        /* function names outlined from this function */
+	PtrMap *reserved;
+	PtrMap renames;       /* store target / post-store alias -> current Var */
+	RenameLog *log; size_t nlog, clog; /* store-target renames, for carries */
+	Frame *frames;        /* required outputs: enclosing tails ... */
+	const PtrMap *req;    /* ... plus, inside a recursion, the outer outputs */
+	bool nested;          /* inside a non-target scope body */
+	PtrVec *out;
+	int count;
+	bool failed;
+} Ol;
+
+/* ------------------------------------------------------------ helpers */
+
+static bool is_call(const Expr *e, const char *op)
+{
+	return e && e->kind == EX_OP_CALL && strcmp(e->str, op) == 0;
+}
+
+static Var *store_target(const Expr *e)
+{
+	if (!is_call(e, "tile.store") || e->nargs < 3 || e->args[2]->kind != EX_VAR)
+		return NULL;
+	Var *v = e->args[2]->var;
+	return v->kind == VK_VAR ? v : NULL; /* an iter arg is never an exported target */
+}
+
+
+
+static Var *new_var(Ol *o, const char *name, Type *t, VarKind k)
+{
+	Var *v = ir_var_new(o->p, name, t, k);
+	add(&o->vnames, v->name);
+	return v;
+}
+
+/* Fresh name like `name` (auto-name grammar, passes.md §1.4): role defaults
+ * to the parsed one or "ssa", versions count up from the parsed one. */
+static const char *fresh_like(Arena *a, const char *name, const char *role, const PtrMap *used)
+{
+	AutoName an = autoname_parse(a, name);
+	const char *base = an.has_delim ? an.base : name;
+	const char *qual = an.has_delim ? an.qualifier : "";
+	if (!role)
+		role = *an.role ? an.role : "ssa";
+	for (int v = an.version >= 0 ? an.version + 1 : 0;; v++) {
+		const char *n = autoname_build(a, base, qual, role, v);
+		if (!has(used, n))
+			return n;
+	}
+}
+
+static Type *tuple_type(Arena *a, Type **ts, int n)
+{
+	Type *t = ir_type_new(a, TY_TUPLE);
+	t->elems = ts;
+	t->nelems = n;
+	return t;
+}
+
+static bool is_tensor(const Type *t) { return t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR); }
+static bool is_scalar(const Type *t) { return t && t->kind == TY_SCALAR; }
+
+static Stmt *mk_assign(Ol *o, Var *v, Expr *val)
+{
+	Stmt *s = ir_stmt_new(o->a, ST_ASSIGN, (SrcPos){ 0, 0 });
+	s->var = v;
+	s->value = val;
+	return s;
+}
+
+static Expr *mk_getitem(Ol *o, Var *t, int i, Type *ty)
+{
+	Expr *g = ir_expr_new(o->a, EX_GETITEM, (SrcPos){ 0, 0 });
+	g->lhs = ir_var_ref(o->a, t);
+	g->ival = i;
+	g->type = ty;
+	return g;
+}
+
+/* ------------------------------------------------------------ walks */
+
+typedef void (*VarFn)(void *ctx, Var *v);
+
+static void expr_vars(const Expr *e, VarFn fn, void *ctx)
+{
+	if (!e)
+		return;
+	if (e->kind == EX_VAR) {
+		fn(ctx, e->var);
+		return;
+	}
+	expr_vars(e->lhs, fn, ctx);
+	expr_vars(e->rhs, fn, ctx);
+	for (int i = 0; i < e->nargs; i++)
+		expr_vars(e->args[i], fn, ctx);
+	for (int i = 0; i < e->nkw; i++)
+		expr_vars(e->kw[i].value, fn, ctx);
+	expr_vars(e->attrs, fn, ctx);
+}
+
+static void scope_attr_vars(const Scope *sc, VarFn fn, void *ctx)
+{
+	for (int i = 0; i < sc->ndeps; i++)
+		fn(ctx, sc->deps[i]);
+	for (int i = 0; i < sc->nno_dep_args; i++)
+		fn(ctx, sc->no_dep_args[i]);
+	for (int i = 0; i < sc->ndumps; i++)
+		fn(ctx, sc->dumps[i]);
+	if (sc->tid)
+		fn(ctx, sc->tid);
+	expr_vars(sc->core_num, fn, ctx);
+	expr_vars(sc->predicate, fn, ctx);
+	expr_vars(sc->count, fn, ctx);
+}
+
+/* Every Var a statement defines or uses, recursively. */
+static void stmt_vars(const Stmt *s, VarFn fn, void *ctx);
+
+static void block_vars(const Block *b, VarFn fn, void *ctx)
+{
+	for (int i = 0; i < b->n; i++)
+		stmt_vars(b->stmts[i], fn, ctx);
+}
+
+static void stmt_vars(const Stmt *s, VarFn fn, void *ctx)
+{
+	if (s->var)
+		fn(ctx, s->var);
+	expr_vars(s->value, fn, ctx);
+	for (int i = 0; i < s->nvalues; i++)
+		expr_vars(s->values[i], fn, ctx);
+	expr_vars(s->start, fn, ctx);
+	expr_vars(s->stop, fn, ctx);
+	expr_vars(s->step, fn, ctx);
+	for (int i = 0; i < s->niter; i++) {
+		fn(ctx, s->iter_args[i]);
+		expr_vars(s->inits[i], fn, ctx);
+	}
+	for (int i = 0; i < s->nrets; i++)
+		fn(ctx, s->rets[i]);
+	if (s->scope)
+		scope_attr_vars(s->scope, fn, ctx);
+	block_vars(&s->body, fn, ctx);
+	block_vars(&s->orelse, fn, ctx);
+}
+
+/* Definitions in pre-order (passes.md §3.3-C). */
+static void defs_block(const Block *b, PtrVec *out);
+
+static void defs_stmt(const Stmt *s, PtrVec *out)
+{
+	switch (s->kind) {
+	case ST_ASSIGN:
+		vec_push(out, s->var);
+		return;
+	case ST_FOR: case ST_WHILE:
+		if (s->var)
+			vec_push(out, s->var);
+		for (int i = 0; i < s->nrets; i++)
+			vec_push(out, s->rets[i]);
+		for (int i = 0; i < s->niter; i++)
+			vec_push(out, s->iter_args[i]);
+		break;
+	case ST_IF:
+		for (int i = 0; i < s->nrets; i++)
+			vec_push(out, s->rets[i]);
+		break;
+	default:
+		break;
+	}
+	defs_block(&s->body, out);
+	defs_block(&s->orelse, out);
+}
+
+static void defs_block(const Block *b, PtrVec *out)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!b->stmts[i]->placeholder)
+			defs_stmt(b->stmts[i], out);
+}
+
+static void stores_expr(const Expr *e, PtrVec *list, PtrMap *set)
+{
+	if (!e || e->kind == EX_VAR)
+		return;
+	Var *t = store_target(e);
+	if (t && !has(set, t)) {
+		add(set, t);
+		vec_push(list, t);
+	}
+	stores_expr(e->lhs, list, set);
+	stores_expr(e->rhs, list, set);
+	for (int i = 0; i < e->nargs; i++)
+		stores_expr(e->args[i], list, set);
+}
+
+static void stores_block(const Block *b, PtrVec *list, PtrMap *set)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		stores_expr(s->value, list, set);
+		for (int j = 0; j < s->nvalues; j++)
+			stores_expr(s->values[j], list, set);
+		stores_block(&s->body, list, set);
+		stores_block(&s->orelse, list, set);
+	}
+}
+
+/* ------------------------------------------------------------ live-in (§3.4) */
+
+typedef struct LiveIn {
+	PtrMap defined;
+	PtrVec journal;   /* definitions in order, for if-arm rollback */
+	PtrMap seen;
+	PtrVec order;     /* live-in Vars, first read first */
+} LiveIn;
+
+static void li_use(void *ctx, Var *v)
+{
+	LiveIn *l = ctx;
+	if (!has(&l->defined, v) && !has(&l->seen, v)) {
+		add(&l->seen, v);
+		vec_push(&l->order, v);
+	}
+}
+
+static void li_def(LiveIn *l, Var *v)
+{
+	if (v && !has(&l->defined, v)) {
+		add(&l->defined, v);
+		vec_push(&l->journal, v);
+	}
+}
+
+static void li_block(LiveIn *l, const Block *b);
+
+static size_t li_arm(LiveIn *l, const Block *b)
+{
+	size_t mark = l->journal.len;
+	li_block(l, b);
+	for (size_t i = mark; i < l->journal.len; i++)
+		pmap_put(&l->defined, l->journal.items[i], NULL);
+	return mark;
+}
+
+static void li_stmt(LiveIn *l, const Stmt *s)
+{
+	switch (s->kind) {
+	case ST_ASSIGN:
+		expr_vars(s->value, li_use, l);
+		li_def(l, s->var);
+		return;
+	case ST_FOR: case ST_WHILE:
+		for (int i = 0; i < s->niter; i++)
+			expr_vars(s->inits[i], li_use, l);
+		li_def(l, s->var);
+		for (int i = 0; i < s->nrets; i++)
+			li_def(l, s->rets[i]);
+		for (int i = 0; i < s->niter; i++)
+			li_def(l, s->iter_args[i]);
+		expr_vars(s->start, li_use, l);
+		expr_vars(s->stop, li_use, l);
+		expr_vars(s->step, li_use, l);
+		expr_vars(s->value, li_use, l);
+		li_block(l, &s->body);
+		return;
+	case ST_IF: {
+		expr_vars(s->value, li_use, l);
+		for (int i = 0; i < s->nrets; i++)
+			li_def(l, s->rets[i]);
+		size_t m1 = li_arm(l, &s->body);
+		/* keep the then-arm's definitions aside (the journal was truncated
+		 * logically: entries past m1 are no longer defined) */
+		size_t n1 = l->journal.len;
+		PtrMap then_defs = { 0 };
+		for (size_t i = m1; i < n1; i++)
+			add(&then_defs, l->journal.items[i]);
+		l->journal.len = m1;
+		if (s->has_else) {
+			size_t m2 = li_arm(l, &s->orelse);
+			size_t n2 = l->journal.len;
+			PtrVec both = { 0 };
+			for (size_t i = m2; i < n2; i++)
+				if (has(&then_defs, l->journal.items[i]))
+					vec_push(&both, l->journal.items[i]);
+			l->journal.len = m2;
+			for (size_t i = 0; i < both.len; i++)
+				li_def(l, both.items[i]);
+			vec_release(&both);
+		}
+		pmap_release(&then_defs);
+		return;
+	}
+	case ST_SCOPE: {
+		const Scope *sc = s->scope;
+		if (sc->kind == SC_SPMD)
+			expr_vars(sc->core_num, li_use, l);
+		if (sc->kind != SC_CLUSTER && sc->kind != SC_RUNTIME) {
+			for (int i = 0; i < sc->ndeps; i++)
+				li_use(l, sc->deps[i]);
+			for (int i = 0; i < sc->nno_dep_args; i++)
+				li_use(l, sc->no_dep_args[i]);
+			for (int i = 0; i < sc->ndumps; i++)
+				li_use(l, sc->dumps[i]);
+			expr_vars(sc->predicate, li_use, l);
+			expr_vars(sc->count, li_use, l);
+		}
+		li_block(l, &s->body);
+		return;
+	}
+	default:
+		for (int i = 0; i < s->nvalues; i++)
+			expr_vars(s->values[i], li_use, l);
+		expr_vars(s->value, li_use, l);
+		return;
+	}
+}
+
+static void li_block(LiveIn *l, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!b->stmts[i]->placeholder)
+			li_stmt(l, b->stmts[i]);
+}
+
+/* ------------------------------------------------------------ renaming uses */
+
+static Expr *subst(Ol *o, const PtrMap *m, Expr *e)
+{
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case EX_VAR: {
+		Var *n = pmap_get(m, e->var);
+		return n ? ir_var_ref(o->a, n) : e;
+	}
+	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return e;
+	default:
+		break;
+	}
+	Expr *lhs = subst(o, m, e->lhs), *rhs = subst(o, m, e->rhs), *attrs = subst(o, m, e->attrs);
+	bool changed = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs;
+	Expr **args = e->args;
+	for (int i = 0; i < e->nargs; i++) {
+		Expr *x = subst(o, m, e->args[i]);
+		if (x != e->args[i]) {
+			if (args == e->args) {
+				args = arena_alloc(o->a, (size_t)e->nargs * sizeof *args);
+				memcpy(args, e->args, (size_t)e->nargs * sizeof *args);
+			}
+			args[i] = x;
+			changed = true;
+		}
+	}
+	Kwarg *kw = e->kw;
+	for (int i = 0; i < e->nkw; i++) {
+		Expr *x = subst(o, m, e->kw[i].value);
+		if (x != e->kw[i].value) {
+			if (kw == e->kw) {
+				kw = arena_alloc(o->a, (size_t)e->nkw * sizeof *kw);
+				memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
+			}
+			kw[i].value = x;
+			changed = true;
+		}
+	}
+	if (!changed)
+		return e;
+	Expr *n = ir_expr_new(o->a, (ExprKind)e->kind, e->pos);
+	*n = *e;
+	n->lhs = lhs;
+	n->rhs = rhs;
+	n->attrs = attrs;
+	n->args = args;
+	n->kw = kw;
+	return n;
+}
+
+static Var *subst_v(const PtrMap *m, Var *v)
+{
+	Var *n = pmap_get(m, v);
+	return n ? n : v;
+}
+
+static void subst_var_list(const PtrMap *m, Var ***vs, int n, Arena *a)
+{
+	bool c = false;
+	for (int i = 0; i < n; i++)
+		c |= pmap_get(m, (*vs)[i]) != NULL;
+	if (!c)
+		return;
+	Var **nv = arena_alloc(a, (size_t)n * sizeof *nv);
+	for (int i = 0; i < n; i++)
+		nv[i] = subst_v(m, (*vs)[i]);
+	*vs = nv;
+}
+
+/* Uses of one statement's own header (not its bodies). */
+static void subst_header(Ol *o, const PtrMap *m, Stmt *s)
+{
+	if (!m->len)
+		return;
+	s->value = subst(o, m, s->value);
+	if (s->nvalues) {
+		Expr **vs = arena_alloc(o->a, (size_t)s->nvalues * sizeof *vs);
+		for (int i = 0; i < s->nvalues; i++)
+			vs[i] = subst(o, m, s->values[i]);
+		s->values = vs;
+	}
+	s->start = subst(o, m, s->start);
+	s->stop = subst(o, m, s->stop);
+	s->step = subst(o, m, s->step);
+	if (s->niter) {
+		Expr **is = arena_alloc(o->a, (size_t)s->niter * sizeof *is);
+		for (int i = 0; i < s->niter; i++)
+			is[i] = subst(o, m, s->inits[i]);
+		s->inits = is;
+	}
+	if (s->scope) {
+		Scope *sc = arena_alloc(o->a, sizeof *sc);
+		*sc = *s->scope;
+		subst_var_list(m, &sc->deps, sc->ndeps, o->a);
+		subst_var_list(m, &sc->no_dep_args, sc->nno_dep_args, o->a);
+		subst_var_list(m, &sc->dumps, sc->ndumps, o->a);
+		sc->core_num = subst(o, m, sc->core_num);
+		sc->predicate = subst(o, m, sc->predicate);
+		s->scope = sc;
+	}
+}
+
+static void subst_block(Ol *o, const PtrMap *m, Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		subst_header(o, m, b->stmts[i]);
+		subst_block(o, m, &b->stmts[i]->body);
+		subst_block(o, m, &b->stmts[i]->orelse);
+	}
+}
+
+/* ------------------------------------------------------------ renames log */
+
+static void rename_set(Ol *o, Var *k, Var *v, bool logged)
+{
+	if (logged) {
+		if (o->nlog == o->clog) {
+			o->clog = o->clog ? o->clog * 2 : 64;
+			o->log = xrealloc(o->log, o->clog * sizeof *o->log);
+		}
+		o->log[o->nlog++] = (RenameLog){ k, pmap_get(&o->renames, k) };
+	}
+	pmap_put(&o->renames, k, v);
+}
+
+/* ------------------------------------------------------------ required outputs */
+
+static bool required(const Ol *o, Var *v)
+{
+	for (const Frame *f = o->frames; f; f = f->up)
+		if ((int)(uintptr_t)pmap_get(f->last, v) - 1 > f->idx)
+			return true;
+	return has(o->req, v);
+}
+
+static bool required_empty(const Ol *o)
+{
+	for (const Frame *f = o->frames; f; f = f->up)
+		if (f->tail)
+			return false;
+	if (!o->req)
+		return true;
+	for (size_t i = 0; i < o->req->cap; i++)
+		if (o->req->keys[i] && o->req->vals[i])
+			return false;
+	return true;
+}
+
+typedef struct UsedAfter {
+	const Ol *o;
+	const PtrMap *last; int idx; /* the scope's own block, or NULL */
+	PtrMap extra;                /* store targets / fallback definitions */
+	bool all_required;           /* use the required-output chain */
+} UsedAfter;
+
+static bool used_after(const UsedAfter *u, Var *v)
+{
+	if (u->last && (int)(uintptr_t)pmap_get(u->last, v) - 1 > u->idx)
+		return true;
+	if (has(&u->extra, v))
+		return true;
+	return u->all_required && required(u->o, v);
+}
+
+/* ------------------------------------------------------------ return lineage (§3.6) */
+
+typedef struct Lineage {
+	PtrMap def;     /* Var -> defining ST_ASSIGN */
+	PtrMap carry;   /* iter arg / loop return var -> init Expr */
+	PtrMap ifret;   /* if return var -> its ST_IF; index in aux map */
+	PtrMap ifidx;
+	const PtrMap *params;
+} Lineage;
+
+static void lin_index(Lineage *l, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_ASSIGN)
+			pmap_put(&l->def, s->var, (void *)s);
+		if (s->kind == ST_FOR || s->kind == ST_WHILE)
+			for (int k = 0; k < s->niter; k++) {
+				if (s->inits[k]->kind != EX_VAR)
+					continue;
+				pmap_put(&l->carry, s->iter_args[k], s->inits[k]);
+				if (k < s->nrets && is_tensor(s->rets[k]->type))
+					pmap_put(&l->carry, s->rets[k], s->inits[k]);
+			}
+		if (s->kind == ST_IF)
+			for (int k = 0; k < s->nrets; k++) {
+				pmap_put(&l->ifret, s->rets[k], (void *)s);
+				pmap_put(&l->ifidx, s->rets[k], (void *)(uintptr_t)(k + 1));
+			}
+		lin_index(l, &s->body);
+		lin_index(l, &s->orelse);
+	}
+}
+
+static int reuse_slot(const Expr *e)
+{
+	static const char *const s2[] = { "tile.store", "tile.mscatter", NULL };
+	static const char *const s0[] = { "tensor.assemble", "tensor.set_validshape", "tile.matmul_acc",
+		"tile.gemv_acc", "tile.batch_matmul_acc", "tile.matmul_mx_acc", "tile.tget_scale_addr",
+		"tile.fillpad_inplace", "tile.gather_row", "tile.scatter", "tile.scatter_mask",
+		"tile.scatter_update", NULL };
+	if (e->kind != EX_OP_CALL)
+		return -1;
+	for (int i = 0; s2[i]; i++)
+		if (strcmp(e->str, s2[i]) == 0)
+			return e->nargs > 2 ? 2 : -1;
+	for (int i = 0; s0[i]; i++)
+		if (strcmp(e->str, s0[i]) == 0)
+			return e->nargs > 0 ? 0 : -1;
+	return -1;
+}
+
+static const Stmt *branch_yield(const Block *b)
+{
+	return b->n && b->stmts[b->n - 1]->kind == ST_YIELD ? b->stmts[b->n - 1] : NULL;
+}
+
+static Var *lin_trace(Lineage *l, Var *v, int depth)
+{
+	for (int steps = 0; v && steps < 10000 && depth < 64; steps++) {
+		if (has(l->params, v))
+			return v;
+		Expr *c = pmap_get(&l->carry, v);
+		if (c) {
+			v = c->var;
+			continue;
+		}
+		const Stmt *is = pmap_get(&l->ifret, v);
+		if (is) {
+			int k = (int)(uintptr_t)pmap_get(&l->ifidx, v) - 1;
+			const Stmt *y1 = branch_yield(&is->body), *y2 = branch_yield(&is->orelse);
+			if (!y1 || !y2 || k >= y1->nvalues || k >= y2->nvalues || y1->values[k]->kind != EX_VAR ||
+			    y2->values[k]->kind != EX_VAR)
+				return NULL;
+			Var *a = lin_trace(l, y1->values[k]->var, depth + 1);
+			Var *b = lin_trace(l, y2->values[k]->var, depth + 1);
+			return a && a == b ? a : NULL;
+		}
+		const Stmt *d = pmap_get(&l->def, v);
+		if (!d)
+			return NULL;
+		const Expr *e = d->value;
+		if (e->kind == EX_VAR) {
+			v = e->var;
+			continue;
+		}
+		int j = reuse_slot(e);
+		if (j >= 0 && e->args[j]->kind == EX_VAR) {
+			v = e->args[j]->var;
+			continue;
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ store binding (§3.3-I) */
+
+typedef struct StoreBind {
+	Ol *o;
+	PtrMap decl;    /* target -> declared t__store Var */
+	PtrMap claimed;
+	PtrMap *used;   /* names in the outlined function */
+} StoreBind;
+
+static Var *bind_result(StoreBind *sb, Var *t)
+{
+	Var *decl = pmap_get(&sb->decl, t);
+	if (!has(&sb->claimed, t)) {
+		add(&sb->claimed, t);
+		return decl;
+	}
+	const char *n = fresh_like(sb->o->a, decl->name, NULL, sb->used);
+	add(sb->used, n);
+	return new_var(sb->o, n, decl->type, VK_VAR);
+}
+
+static void bind_block(StoreBind *sb, Block *b)
+{
+	PtrVec out = ARENA_VEC(sb->o->a);
+	bool changed = false;
+	for (int i = 0; i < b->n; i++) {
+		Stmt *s = b->stmts[i];
+		bind_block(sb, &s->body);
+		bind_block(sb, &s->orelse);
+		Var *t = (s->kind == ST_EVAL || s->kind == ST_ASSIGN) ? store_target(s->value) : NULL;
+		if (!t || !pmap_get(&sb->decl, t)) {
+			vec_push(&out, s);
+			continue;
+		}
+		changed = true;
+		Var *r = bind_result(sb, t);
+		if (s->kind == ST_EVAL || s->var == t) {
+			Stmt *n = mk_assign(sb->o, r, s->value);
+			n->pos = s->pos;
+			n->comments = s->comments;
+			n->ncomments = s->ncomments;
+			vec_push(&out, n);
+		} else {
+			vec_push(&out, s);
+			vec_push(&out, mk_assign(sb->o, r, ir_var_ref(sb->o->a, s->var)));
+		}
+	}
+	if (changed)
+		b->stmts = (Stmt **)vec_finish(sb->o->a, &out, &b->n);
+}
+
+/* ------------------------------------------------------------ scalar hoisting (seed) */
+
+static bool pure_scalar(const Expr *e, const PtrMap *defs, const PtrMap *hoisted)
+{
+	switch (e->kind) {
+	case EX_INT: case EX_FLOAT: case EX_BOOL:
+		return true;
+	case EX_VAR:
+		return !has(defs, e->var) || has(hoisted, e->var);
+	case EX_BINARY:
+		return pure_scalar(e->lhs, defs, hoisted) && pure_scalar(e->rhs, defs, hoisted);
+	case EX_UNARY: case EX_CAST:
+		return pure_scalar(e->lhs, defs, hoisted);
+	default:
+		return false;
+	}
+}
+
+/* Mark the top-level statement defining v and, first, the ones it needs. */
+static bool hoist_chain(Var *v, const PtrMap *top, const PtrMap *defs, PtrMap *hoisted, PtrMap *moved);
+
+typedef struct ChainCtx {
+	const PtrMap *top, *defs;
+	PtrMap *hoisted, *moved;
+	bool ok;
+} ChainCtx;
+
+static void chain_dep(void *ctx, Var *v)
+{
+	ChainCtx *c = ctx;
+	if (c->ok && has(c->defs, v) && !has(c->hoisted, v))
+		c->ok = hoist_chain(v, c->top, c->defs, c->hoisted, c->moved);
+}
+
+static bool hoist_chain(Var *v, const PtrMap *top, const PtrMap *defs, PtrMap *hoisted, PtrMap *moved)
+{
+	Stmt *s = pmap_get(top, v);
+	if (!s || !is_scalar(v->type))
+		return false;
+	ChainCtx c = { top, defs, hoisted, moved, true };
+	expr_vars(s->value, chain_dep, &c);
+	if (!c.ok)
+		return false;
+	PtrMap none = { 0 };
+	if (!pure_scalar(s->value, &none, NULL))
+		return false;
+	add(hoisted, v);
+	add(moved, s);
+	return true;
+}
+
+/* ------------------------------------------------------------ outlining */
+
+static void visit_block(Ol *o, Block *b);
+
+static const char *taken_fix(Ol *o, const char *n)
+{
+	char buf[512];
+	for (int k = 0;; k++) {
+		snprintf(buf, sizeof buf, "%s_%d", n, k);
+		const char *c = intern_cstr(o->a, buf);
+		if (!has(&o->vnames, c) && !has(&o->fnames, c) && !has(o->reserved, c))
+			return c;
+	}
+}
+
+static const char *outlined_name(Ol *o, const Scope *sc)
+{
+	const char *cand = sc->name_hint
+		? sc->name_hint
+		: intern_cstr(o->a, arena_printf(o->a, "%s%s%d", o->func_name, o->cfg->suffix, o->counter));
+	o->counter++;
+	bool local = has(&o->vnames, cand) || has(&o->fnames, cand);
+	if (!local && !has(o->reserved, cand))
+		return cand;
+	if (!local) {
+		const char *ns = intern_cstr(o->a, arena_printf(o->a, "%s_%s", o->func_name, cand));
+		if (!has(&o->vnames, ns) && !has(&o->fnames, ns) && !has(o->reserved, ns))
+			return ns;
+		return taken_fix(o, ns);
+	}
+	return taken_fix(o, cand);
+}
+
+typedef struct SplitSum {
+	bool found, uniform;
+	SplitMode mode;
+} SplitSum;
+
+static void split_regions(const Block *b, SplitSum *s)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_SCOPE && st->scope->kind == SC_SPLIT_AIV) {
+			if (!s->found) {
+				s->found = s->uniform = true;
+				s->mode = st->scope->split;
+			} else if (s->uniform && s->mode != st->scope->split) {
+				s->uniform = false;
+			}
+			continue;
+		}
+		split_regions(&st->body, s);
+		split_regions(&st->orelse, s);
+	}
+}
+
+static void add_kw(PtrVec *names, PtrVec *vals, const char *n, Expr *v)
+{
+	vec_push(names, (void *)n);
+	vec_push(vals, v);
+}
+
+static Expr *mk_dict(Ol *o, PtrVec *names, PtrVec *vals)
+{
+	if (!names->len)
+		return NULL;
+	Expr *d = ir_expr_new(o->a, EX_DICT, (SrcPos){ 0, 0 });
+	d->nkw = (int)names->len;
+	d->kw = arena_alloc(o->a, names->len * sizeof *d->kw);
+	for (size_t i = 0; i < names->len; i++) {
+		d->kw[i].name = intern_cstr(o->a, names->items[i]);
+		d->kw[i].value = vals->items[i];
+	}
+	return d;
+}
+
+static Expr *mk_list(Ol *o, Expr **xs, int n)
+{
+	Expr *t = ir_expr_new(o->a, EX_TUPLE, (SrcPos){ 0, 0 });
+	t->args = xs;
+	t->nargs = n;
+	return t;
+}
+
+static void collect_name(void *ctx, Var *v) { add(ctx, v->name); }
+
+/* Replace the scope statement s by its call site, appended to `out`. */
+static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
+{
+	Arena *a = o->a;
+	Scope *sc = s->scope;
+	const char *name = outlined_name(o, sc);
+	add(&o->fnames, name);
+	add(o->reserved, name);
+	Block *body = &s->body;
+
+	PtrVec defs = { 0 };
+	defs_block(body, &defs);
+	PtrMap defset = { 0 };
+	for (size_t i = 0; i < defs.len; i++)
+		add(&defset, defs.items[i]);
+
+	/* Seed: a Scalar live-out has no way back from the device; hoist the
+	 * caller-computable ones (and only the chain they need) before the call. */
+	PtrVec hoisted_stmts = { 0 };
+	if (o->cfg->hoist_scalars) {
+		PtrMap top = { 0 }, hoisted = { 0 }, moved = { 0 };
+		for (int i = 0; i < body->n; i++)
+			if (body->stmts[i]->kind == ST_ASSIGN)
+				pmap_put(&top, body->stmts[i]->var, body->stmts[i]);
+		for (size_t i = 0; i < defs.len; i++) {
+			Var *v = defs.items[i];
+			if (!is_scalar(v->type) || !used_after(ua, v) || has(&hoisted, v))
+				continue;
+			PtrMap tryh = { 0 }, trym = { 0 };
+			for (size_t k = 0; k < hoisted.cap; k++)
+				if (hoisted.keys[k] && hoisted.vals[k])
+					add(&tryh, hoisted.keys[k]);
+			if (!hoist_chain(v, &top, &defset, &tryh, &trym)) {
+				diag_error(o->d, v->pos.line ? v->pos.line : s->pos.line, v->pos.line ? v->pos.col : s->pos.col,
+					   "scope '%s' cannot return a scalar: '%s' is computed on the device and used after "
+					   "the scope; write it into a [1] tensor output and read it back after the call "
+					   "with pl.tensor.read(t, [0]), or move the computation out of the scope",
+					   name, v->name);
+				o->failed = true;
+				return;
+			}
+			for (size_t k = 0; k < trym.cap; k++)
+				if (trym.keys[k] && trym.vals[k])
+					add(&moved, trym.keys[k]);
+			pmap_release(&hoisted);
+			hoisted = tryh;
+			pmap_release(&trym);
+		}
+		if (moved.len) {
+			PtrVec keep = ARENA_VEC(a);
+			for (int i = 0; i < body->n; i++) {
+				Stmt *st = body->stmts[i];
+				if (has(&moved, st)) {
+					vec_push(&hoisted_stmts, st);
+					pmap_put(&defset, st->var, NULL);
+				} else {
+					vec_push(&keep, st);
+				}
+			}
+			body->stmts = (Stmt **)vec_finish(a, &keep, &body->n);
+			defs.len = 0;
+			defs_block(body, &defs);
+		}
+		pmap_release(&top);
+		pmap_release(&hoisted);
+		pmap_release(&moved);
+	}
+
+	PtrVec stores = { 0 };
+	PtrMap storeset = { 0 };
+	stores_block(body, &stores, &storeset);
+
+	LiveIn li = { 0 };
+	li_block(&li, body);
+	int nin = (int)li.order.len;
+	Var **inputs = arena_alloc(a, (size_t)(nin + 1) * sizeof *inputs);
+	for (int i = 0; i < nin; i++)
+		inputs[i] = li.order.items[i];
+
+	for (int i = 0; i < nin; i++)
+		if (has(&defset, inputs[i]) && !has(&storeset, inputs[i])) {
+			diag_error(o->d, s->pos.line, s->pos.col,
+				   "internal error: scope '%s' captures '%s' and rebinds it under the same name without a "
+				   "tile.store; the outlining passes require SSA form - run convert-to-ssa first",
+				   name, inputs[i]->name);
+			o->failed = true;
+			return;
+		}
+
+	/* Outputs (§3.3-D). */
+	PtrVec outs = { 0 };      /* Var: regular output or store target */
+	PtrMap store_out = { 0 }; /* exported store targets */
+	PtrVec deferred = { 0 };  /* post-store alias, target pairs */
+	for (size_t i = 0; i < defs.len; i++) {
+		Var *v = defs.items[i];
+		if (used_after(ua, v))
+			vec_push(&outs, v);
+	}
+	/* post-store aliases: scan top-down once */
+	{
+		PtrMap alias = { 0 }; /* v -> t */
+		PtrVec st = { 0 };
+		vec_push(&st, body);
+		while (st.len) {
+			Block *b = st.items[--st.len];
+			for (int i = 0; i < b->n; i++) {
+				Stmt *x = b->stmts[i];
+				Var *t = x->kind == ST_ASSIGN ? store_target(x->value) : NULL;
+				if (t)
+					pmap_put(&alias, x->var, t);
+				if (x->body.n)
+					vec_push(&st, &x->body);
+				if (x->orelse.n)
+					vec_push(&st, &x->orelse);
+			}
+		}
+		vec_release(&st);
+		size_t k = 0;
+		for (size_t i = 0; i < outs.len; i++) {
+			Var *v = outs.items[i];
+			Var *t = pmap_get(&alias, v);
+			if (t && has(&storeset, t) && has(&li.seen, t)) {
+				vec_push(&deferred, v);
+				vec_push(&deferred, t);
+				continue;
+			}
+			outs.items[k++] = v;
+		}
+		outs.len = k;
+		pmap_release(&alias);
+	}
+	if (sc->kind != SC_HIERARCHY)
+		for (size_t i = stores.len; i-- > 0;) { /* reverse first-store order */
+			Var *t = stores.items[i];
+			if (has(&li.seen, t)) {
+				vec_push(&outs, t);
+				add(&store_out, t);
+			}
+		}
+	int nout = (int)outs.len;
+
+	/* Directions, on the body before nested outlining and store binding. */
+	ParamDir *dirs = arena_alloc(a, (size_t)(nin + 1) * sizeof *dirs);
+	dir_infer(o->cfg->callee_lookup ? o->p : NULL, inputs, nin, body, &store_out, dirs);
+
+	/* Recurse: nested target scopes are outlined first, named after this one. */
+	{
+		const char *sf = o->func_name;
+		int sc_ = o->counter;
+		PtrMap sr = o->renames;
+		Frame *sfr = o->frames;
+		const PtrMap *sreq = o->req;
+		PtrMap req = { 0 };
+		for (int i = 0; i < nout; i++)
+			add(&req, outs.items[i]);
+		o->func_name = name;
+		o->counter = 0;
+		o->renames = (PtrMap){ 0 };
+		o->frames = NULL;
+		o->req = &req;
+		visit_block(o, body);
+		pmap_release(&o->renames);
+		o->func_name = sf;
+		o->counter = sc_;
+		o->renames = sr;
+		o->frames = sfr;
+		o->req = sreq;
+		pmap_release(&req);
+		if (o->failed)
+			return;
+	}
+
+	/* Output Vars inside the function and the store binding. */
+	PtrMap used = { 0 };
+	for (int i = 0; i < nin; i++)
+		add(&used, inputs[i]->name);
+	block_vars(body, collect_name, &used);
+	Var **fouts = arena_alloc(a, (size_t)(nout + 1) * sizeof *fouts);
+	Type **rtypes = arena_alloc(a, (size_t)(nout + 1) * sizeof *rtypes);
+	StoreBind sb = { .o = o, .used = &used };
+	for (int i = 0; i < nout; i++) {
+		Var *v = outs.items[i];
+		rtypes[i] = v->type;
+		if (has(&store_out, v)) {
+			AutoName an = autoname_parse(a, v->name);
+			const char *n = autoname_build(a, an.has_delim ? an.base : v->name, "", "store", -1);
+			if (has(&used, n))
+				n = fresh_like(a, n, NULL, &used);
+			add(&used, n);
+			fouts[i] = new_var(o, n, v->type, VK_VAR);
+			pmap_put(&sb.decl, v, fouts[i]);
+		} else {
+			fouts[i] = v;
+		}
+	}
+	if (store_out.len)
+		bind_block(&sb, body);
+
+	/* Return values: store targets return their parameter; tensors trace to one. */
+	PtrMap params = { 0 };
+	for (int i = 0; i < nin; i++)
+		pmap_put(&params, inputs[i], (void *)(uintptr_t)(i + 1));
+	Expr **rets = arena_alloc(a, (size_t)(nout + 1) * sizeof *rets);
+	int *pidx = arena_alloc(a, (size_t)(nout + 1) * sizeof *pidx);
+	bool sync = nout > 0;
+	{
+		Lineage ln = { .params = &params };
+		lin_index(&ln, body);
+		for (int i = 0; i < nout; i++) {
+			Var *v = outs.items[i], *r = fouts[i];
+			Var *pv = NULL;
+			if (has(&store_out, v))
+				pv = v;
+			else if (is_tensor(v->type))
+				pv = lin_trace(&ln, v, 0);
+			if (pv)
+				r = pv;
+			rets[i] = ir_var_ref(o->a, r);
+			pidx[i] = pv ? (int)(uintptr_t)pmap_get(&params, pv) - 1 : -1;
+			if (!is_tensor(v->type) || pidx[i] < 0 || dirs[pidx[i]] == DIR_IN)
+				sync = false;
+			for (int k = 0; k < i && sync; k++)
+				if (pidx[k] == pidx[i])
+					sync = false;
+		}
+		pmap_release(&ln.def);
+		pmap_release(&ln.carry);
+		pmap_release(&ln.ifret);
+		pmap_release(&ln.ifidx);
+	}
+	/* Seed: when every return is a distinct written parameter, returns follow
+	 * parameter order (stable insertion sort keeps it linear for sorted input). */
+	if (sync)
+		for (int i = 1; i < nout; i++)
+			for (int k = i; k > 0 && pidx[k - 1] > pidx[k]; k--) {
+				int ti = pidx[k]; pidx[k] = pidx[k - 1]; pidx[k - 1] = ti;
+				Expr *te = rets[k]; rets[k] = rets[k - 1]; rets[k - 1] = te;
+				Var *tv = fouts[k]; fouts[k] = fouts[k - 1]; fouts[k - 1] = tv;
+				Type *tt = rtypes[k]; rtypes[k] = rtypes[k - 1]; rtypes[k - 1] = tt;
+				void *to = outs.items[k]; outs.items[k] = outs.items[k - 1]; outs.items[k - 1] = to;
+			}
+
+	/* The function. */
+	Function *fn = arena_alloc(a, sizeof *fn);
+	fn->name = name;
+	fn->pos = s->pos;
+	fn->type = o->cfg->fn_type;
+	fn->level = sc->kind == SC_HIERARCHY ? sc->level : ir_default_level(fn->type);
+	fn->role = sc->kind == SC_HIERARCHY ? sc->role : ir_default_role(fn->type);
+	fn->auto_scope = true;
+	fn->nparams = nin;
+	fn->params = arena_alloc(a, (size_t)(nin + 1) * sizeof *fn->params);
+	for (int i = 0; i < nin; i++)
+		fn->params[i] = (Param){ inputs[i], dirs[i] };
+	fn->nrets = nout;
+	fn->rets = rtypes;
+	fn->body = *body;
+	if (nout) {
+		Stmt *r = ir_stmt_new(a, ST_RETURN, (SrcPos){ 0, 0 });
+		r->values = rets;
+		r->nvalues = nout;
+		Stmt **ns = arena_alloc(a, (size_t)(body->n + 1) * sizeof *ns);
+		memcpy(ns, body->stmts, (size_t)body->n * sizeof *ns);
+		ns[body->n] = r;
+		fn->body.stmts = ns;
+		fn->body.n = body->n + 1;
+	}
+	{
+		PtrVec kn = { 0 }, kv = { 0 };
+		if (sc->kind == SC_INCORE) {
+			if (sc->split != SPLIT_NONE)
+				add_kw(&kn, &kv, "split", ir_int(a, sc->split, DT_INDEX));
+			if (sc->slot_num)
+				add_kw(&kn, &kv, "slot_num", sc->slot_num);
+			if (sc->windowize) {
+				Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
+				t->ival = 1;
+				add_kw(&kn, &kv, "windowize", t);
+			}
+			SplitSum ss = { 0 };
+			split_regions(body, &ss);
+			if (ss.found) {
+				if (sc->split != SPLIT_NONE) {
+					diag_error(o->d, s->pos.line, s->pos.col,
+						   "scope combines a function-level pl.split(...) (optimizations=[pl.split(...)]) "
+						   "with pl.split_aiv region(s); these are mutually exclusive AIV-split mechanisms. "
+						   "Remove optimizations=[pl.split(...)] or the pl.split_aiv region(s), or use "
+						   "optimizations=[pl.cross_core_slot(slot_num=N)] to pin a slot count");
+					o->failed = true;
+					return;
+				}
+				Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
+				t->ival = 1;
+				add_kw(&kn, &kv, "split_aiv", t);
+				if (ss.uniform && ss.mode != SPLIT_NONE)
+					add_kw(&kn, &kv, "split", ir_int(a, ss.mode, DT_INDEX));
+			}
+		}
+		fn->nattrs = (int)kn.len;
+		fn->attrs = arena_alloc(a, (kn.len + 1) * sizeof *fn->attrs);
+		for (size_t i = 0; i < kn.len; i++)
+			fn->attrs[i] = (Kwarg){ intern_cstr(a, kn.items[i]), kv.items[i] };
+		vec_release(&kn);
+		vec_release(&kv);
+	}
+	vec_push(o->out, fn);
+	o->count++;
+
+	/* The call site (§3.3-M..O). */
+	for (size_t i = 0; i < hoisted_stmts.len; i++)
+		vec_push(out, hoisted_stmts.items[i]);
+	Expr **args = arena_alloc(a, (size_t)(nin + 1) * sizeof *args);
+	for (int i = 0; i < nin; i++)
+		args[i] = ir_var_ref(o->a, subst_v(&o->renames, inputs[i]));
+	Var *tid = sc->tid;
+	bool submit = tid || sc->has_deps || sc->allow_early_resolve || (sc->kind != SC_SPMD && sc->predicate);
+	if (submit && !tid) {
+		tid = new_var(o, fresh_like(a, "tid", NULL, &o->vnames), ir_scalar_type(a, DT_TASK_ID), VK_VAR);
+	}
+	PtrVec an = { 0 }, av = { 0 };
+	if (sc->ndumps) {
+		PtrVec d = { 0 };
+		for (int i = 0; i < nin; i++) {
+			bool hit = false;
+			for (int k = 0; k < sc->ndumps; k++)
+				hit |= sc->dumps[k] == inputs[i];
+			if (hit)
+				vec_push(&d, args[i]);
+		}
+		if (d.len) {
+			int n;
+			Expr **xs = (Expr **)vec_finish(a, &d, &n);
+			add_kw(&an, &av, "dump_vars", mk_list(o, xs, n));
+		}
+		vec_release(&d);
+	}
+	if (sc->nno_dep_args) {
+		Expr **xs = arena_alloc(a, (size_t)sc->nno_dep_args * sizeof *xs);
+		int *ix = arena_alloc(a, (size_t)sc->nno_dep_args * sizeof *ix);
+		for (int k = 0; k < sc->nno_dep_args; k++) {
+			ix[k] = -1;
+			for (int i = 0; i < nin; i++)
+				if (inputs[i] == sc->no_dep_args[k])
+					ix[k] = i;
+			if (ix[k] < 0) {
+				diag_error(o->d, s->pos.line, s->pos.col,
+					   "pl.at(no_dep_args=[...]) references tensor '%s', which is not captured by the "
+					   "scope body. Only tensors actually read or written inside `with pl.at(...):` can "
+					   "appear in no_dep_args=.", sc->no_dep_args[k]->name);
+				o->failed = true;
+				return;
+			}
+			for (int j = k; j > 0 && ix[j - 1] > ix[j]; j--) {
+				int t = ix[j]; ix[j] = ix[j - 1]; ix[j - 1] = t;
+			}
+		}
+		for (int k = 0; k < sc->nno_dep_args; k++)
+			xs[k] = ir_int(a, ix[k], DT_INDEX);
+		add_kw(&an, &av, "arg_direction_overrides", mk_list(o, xs, sc->nno_dep_args));
+	}
+	int ntypes = nout + (tid ? 1 : 0);
+	Type **ctypes = arena_alloc(a, (size_t)(ntypes + 1) * sizeof *ctypes);
+	memcpy(ctypes, rtypes, (size_t)nout * sizeof *ctypes);
+	if (tid)
+		ctypes[nout] = ir_scalar_type(a, DT_TASK_ID);
+	Type *ctype = ntypes == 0 ? NULL : (!tid && ntypes == 1) ? ctypes[0] : tuple_type(a, ctypes, ntypes);
+	Expr *call = ir_expr_new(a, submit ? EX_SUBMIT : EX_FN_CALL, s->pos);
+	call->str = name;
+	call->args = args;
+	call->nargs = nin;
+	call->type = ctype;
+	call->attrs = mk_dict(o, &an, &av);
+	vec_release(&an);
+	vec_release(&av);
+	if (submit) {
+		PtrVec kn = { 0 }, kv = { 0 };
+		if (sc->has_deps) {
+			Expr **xs = arena_alloc(a, (size_t)(sc->ndeps + 1) * sizeof *xs);
+			for (int k = 0; k < sc->ndeps; k++)
+				xs[k] = ir_var_ref(o->a, subst_v(&o->renames, sc->deps[k]));
+			add_kw(&kn, &kv, "deps", mk_list(o, xs, sc->ndeps));
+		}
+		if (sc->allow_early_resolve) {
+			Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
+			t->ival = 1;
+			add_kw(&kn, &kv, "allow_early_resolve", t);
+		}
+		call->nkw = (int)kn.len;
+		call->kw = arena_alloc(a, (kn.len + 1) * sizeof *call->kw);
+		for (size_t i = 0; i < kn.len; i++)
+			call->kw[i] = (Kwarg){ intern_cstr(a, kn.items[i]), kv.items[i] };
+		vec_release(&kn);
+		vec_release(&kv);
+	}
+	/* Call-site Vars: regular outputs keep their Var; store targets get a
+	 * fresh one that later references are renamed to. */
+	Var **site = arena_alloc(a, (size_t)(nout + 1) * sizeof *site);
+	for (int i = 0; i < nout; i++) {
+		Var *v = outs.items[i];
+		if (has(&store_out, v)) {
+			Var *f = new_var(o, fresh_like(a, v->name, NULL, &o->vnames), v->type, VK_VAR);
+			rename_set(o, v, f, true);
+			site[i] = f;
+		} else {
+			site[i] = v;
+		}
+	}
+	if (tid || nout >= 2) {
+		Var *tmp = ir_var_new(o->p, intern_cstr(a, "ret__tmp_v0"), ctype, VK_VAR);
+		vec_push(out, mk_assign(o, tmp, call));
+		for (int i = 0; i < nout; i++)
+			vec_push(out, mk_assign(o, site[i], mk_getitem(o, tmp, i, rtypes[i])));
+		if (tid)
+			vec_push(out, mk_assign(o, tid, mk_getitem(o, tmp, nout, ctypes[nout])));
+	} else if (nout == 1) {
+		vec_push(out, mk_assign(o, site[0], call));
+	} else {
+		Stmt *e = ir_stmt_new(a, ST_EVAL, s->pos);
+		e->value = call;
+		vec_push(out, e);
+	}
+	for (size_t i = 0; i + 1 < deferred.len; i += 2) {
+		Var *r = pmap_get(&o->renames, deferred.items[i + 1]);
+		if (r)
+			rename_set(o, deferred.items[i], r, false);
+	}
+	if (out->len)
+		((Stmt *)out->items[0])->comments = s->comments, ((Stmt *)out->items[0])->ncomments = s->ncomments;
+
+	vec_release(&defs);
+	vec_release(&stores);
+	vec_release(&hoisted_stmts);
+	vec_release(&outs);
+	vec_release(&deferred);
+	pmap_release(&defset);
+	pmap_release(&storeset);
+	pmap_release(&store_out);
+	pmap_release(&used);
+	pmap_release(&params);
+	pmap_release(&sb.decl);
+	pmap_release(&sb.claimed);
+	pmap_release(&li.defined);
+	pmap_release(&li.seen);
+	vec_release(&li.journal);
+	vec_release(&li.order);
+}
+
+static bool expr_defer_wait(const Expr *e)
+{
+	if (!e || e->kind == EX_VAR)
+		return false;
+	if (is_call(e, "pld.system.defer_wait"))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_defer_wait(e->args[i]))
+			return true;
+	return false;
+}
+
+static bool block_calls_defer_wait(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (expr_defer_wait(s->value) || block_calls_defer_wait(&s->body) || block_calls_defer_wait(&s->orelse))
+			return true;
+	}
+	return false;
+}
+
+/* Fallback used-after (§3.2): store targets, plus every definition unless
+ * inside a non-target scope; Scalars are never exported this way (seed). */
+static void fallback(Ol *o, Stmt *s, UsedAfter *u)
+{
+	if (block_calls_defer_wait(&s->body))
+		return;
+	PtrVec st = { 0 };
+	stores_block(&s->body, &st, &u->extra);
+	vec_release(&st);
+	if (!o->nested) {
+		PtrVec defs = { 0 };
+		defs_block(&s->body, &defs);
+		for (size_t i = 0; i < defs.len; i++)
+			if (!is_scalar(((Var *)defs.items[i])->type))
+				add(&u->extra, defs.items[i]);
+		vec_release(&defs);
+	}
+}
+
+/* ------------------------------------------------------------ loop carries (seed) */
+
+static void defs_set_cb(void *ctx, Var *v) { add(ctx, v); }
+
+static Stmt *trailing_yield(Ol *o, Block *b, bool create)
+{
+	if (b->n && b->stmts[b->n - 1]->kind == ST_YIELD)
+		return b->stmts[b->n - 1];
+	if (!create)
+		return NULL;
+	Stmt *y = ir_stmt_new(o->a, ST_YIELD, (SrcPos){ 0, 0 });
+	Stmt **ns = arena_alloc(o->a, (size_t)(b->n + 1) * sizeof *ns);
+	memcpy(ns, b->stmts, (size_t)b->n * sizeof *ns);
+	ns[b->n] = y;
+	b->stmts = ns;
+	b->n++;
+	return y;
+}
+
+static void push_expr(Ol *o, Expr ***xs, int *n, Expr *x)
+{
+	Expr **nx = arena_alloc(o->a, (size_t)(*n + 1) * sizeof *nx);
+	memcpy(nx, *xs, (size_t)*n * sizeof *nx);
+	nx[(*n)++] = x;
+	*xs = nx;
+}
+
+static void push_var(Ol *o, Var ***vs, int *n, Var *v)
+{
+	Var **nv = arena_alloc(o->a, (size_t)(*n + 1) * sizeof *nv);
+	memcpy(nv, *vs, (size_t)*n * sizeof *nv);
+	nv[(*n)++] = v;
+	*vs = nv;
+}
+
+/* Targets renamed since log mark `m` that s does not define itself, each with
+ * the value current before s.  Returns how many (pairs in out). */
+static int renamed_outside(Ol *o, Stmt *s, size_t m, PtrVec *out)
+{
+	if (o->nlog == m)
+		return 0;
+	PtrMap inner = { 0 }, seen = { 0 };
+	block_vars(&s->body, defs_set_cb, &inner);
+	block_vars(&s->orelse, defs_set_cb, &inner);
+	for (int i = 0; i < s->niter; i++)
+		add(&inner, s->iter_args[i]);
+	int n = 0;
+	for (size_t i = m; i < o->nlog; i++) {
+		Var *t = o->log[i].key;
+		if (has(&seen, t))
+			continue;
+		add(&seen, t);
+		/* t is "defined inside" when s's bodies define it (uses count too:
+		 * a caller-owned t is only referenced, never bound, in there) */
+		PtrVec d = { 0 };
+		defs_block(&s->body, &d);
+		defs_block(&s->orelse, &d);
+		bool local = false;
+		for (size_t k = 0; k < d.len && !local; k++)
+			local = d.items[k] == t;
+		vec_release(&d);
+		if (local)
+			continue;
+		vec_push(out, t);
+		vec_push(out, o->log[i].prev ? o->log[i].prev : t);
+		n++;
+	}
+	pmap_release(&inner);
+	pmap_release(&seen);
+	return n;
+}
+
+static void thread_loop(Ol *o, Stmt *s, size_t m)
+{
+	PtrVec pairs = { 0 };
+	if (!renamed_outside(o, s, m, &pairs))
+		return;
+	PtrMap to_ia = { 0 };
+	PtrVec fin = { 0 }, rvs = { 0 };
+	for (size_t i = 0; i < pairs.len; i += 2) {
+		Var *t = pairs.items[i], *before = pairs.items[i + 1];
+		Var *final = pmap_get(&o->renames, t);
+		Var *ia = new_var(o, fresh_like(o->a, t->name, "iter", &o->vnames), t->type, VK_ITER_ARG);
+		Var *rv = new_var(o, fresh_like(o->a, t->name, "rv", &o->vnames), t->type, VK_VAR);
+		ia->init = ir_var_ref(o->a, before);
+		pmap_put(&to_ia, before, ia);
+		push_var(o, &s->iter_args, &s->niter, ia);
+		s->niter--;
+		push_expr(o, &s->inits, &s->niter, ir_var_ref(o->a, before));
+		push_var(o, &s->rets, &s->nrets, rv);
+		vec_push(&fin, final == before ? ia : final);
+		vec_push(&rvs, rv);
+		rename_set(o, t, rv, true);
+	}
+	subst_block(o, &to_ia, &s->body);
+	Stmt *y = trailing_yield(o, &s->body, true);
+	for (size_t i = 0; i < fin.len; i++)
+		push_expr(o, &y->values, &y->nvalues, ir_var_ref(o->a, subst_v(&to_ia, fin.items[i])));
+	pmap_release(&to_ia);
+	vec_release(&fin);
+	vec_release(&rvs);
+	vec_release(&pairs);
+}
+
+/* ------------------------------------------------------------ traversal */
+
+static void visit_stmt(Ol *o, Stmt *s);
+
+static void visit_block_frames(Ol *o, Block *b)
+{
+	/* last reference index per Var, and whether anything is referenced after */
+	PtrMap last = { 0 };
+	bool *tail = arena_alloc(o->a, (size_t)(b->n + 1) * sizeof *tail);
+	struct { PtrMap *m; int i; } ctx;
+	for (int i = 0; i < b->n; i++) {
+		if (b->stmts[i]->placeholder)
+			continue;
+		ctx.m = &last;
+		ctx.i = i;
+		PtrMap one = { 0 };
+		stmt_vars(b->stmts[i], defs_set_cb, &one);
+		for (size_t k = 0; k < one.cap; k++)
+			if (one.keys[k] && one.vals[k])
+				pmap_put(&last, one.keys[k], (void *)(uintptr_t)(i + 1));
+		tail[i] = one.len > 0;
+		pmap_release(&one);
+	}
+	(void)ctx;
+	for (int i = b->n - 1, any = 0; i >= 0; i--) {
+		bool here = tail[i];
+		tail[i] = any;
+		any |= here;
+	}
+	PtrVec out = ARENA_VEC(o->a);
+	for (int i = 0; i < b->n && !o->failed; i++) {
+		Stmt *s = b->stmts[i];
+		if (s->placeholder && i + 1 < b->n && b->stmts[i + 1]->kind == ST_SCOPE &&
+		    b->stmts[i + 1]->scope->kind == o->cfg->target && b->stmts[i + 1]->scope->tid == s->var)
+			continue;
+		if (s->kind == ST_SCOPE && s->scope->kind == o->cfg->target) {
+			UsedAfter u = { .o = o, .last = &last, .idx = i, .all_required = true };
+			if (!tail[i] && required_empty(o)) {
+				fallback(o, s, &u);
+			} else if (b->n == 1) {
+				PtrVec st = { 0 };
+				stores_block(&s->body, &st, &u.extra);
+				vec_release(&st);
+			}
+			outline_scope(o, s, &u, &out);
+			pmap_release(&u.extra);
+			continue;
+		}
+		Frame f = { &last, i, tail[i], o->frames };
+		o->frames = &f;
+		visit_stmt(o, s);
+		o->frames = f.up;
+		vec_push(&out, s);
+	}
+	b->stmts = (Stmt **)vec_finish(o->a, &out, &b->n);
+	pmap_release(&last);
+}
+
+static void visit_block(Ol *o, Block *b) { visit_block_frames(o, b); }
+
+static void visit_stmt(Ol *o, Stmt *s)
+{
+	subst_header(o, &o->renames, s);
+	switch (s->kind) {
+	case ST_FOR: case ST_WHILE: {
+		size_t m = o->nlog;
+		visit_block(o, &s->body);
+		if (o->cfg->thread_carries && !o->failed)
+			thread_loop(o, s, m);
+		return;
+	}
+	case ST_IF: {
+		size_t m = o->nlog;
+		visit_block(o, &s->body);
+		size_t m1 = o->nlog;
+		if (!o->cfg->thread_carries) {
+			visit_block(o, &s->orelse);
+			return;
+		}
+		/* each arm starts from the incoming values */
+		PtrVec then_vals = { 0 };
+		for (size_t i = m; i < m1; i++)
+			vec_push(&then_vals, pmap_get(&o->renames, o->log[i].key));
+		for (size_t i = m1; i-- > m;)
+			pmap_put(&o->renames, o->log[i].key, o->log[i].prev);
+		visit_block(o, &s->orelse);
+		PtrVec pairs = { 0 };
+		renamed_outside(o, s, m, &pairs);
+		for (size_t i = 0; i < pairs.len; i += 2) {
+			Var *t = pairs.items[i], *before = pairs.items[i + 1];
+			Var *tv = before, *ev = pmap_get(&o->renames, t);
+			for (size_t k = m; k < m1; k++)
+				if (o->log[k].key == t)
+					tv = then_vals.items[k - m];
+			if (!ev)
+				ev = t;
+			/* the else arm's value: before unless the else arm renamed it */
+			bool else_renamed = false;
+			for (size_t k = m1; k < o->nlog; k++)
+				else_renamed |= o->log[k].key == t;
+			if (!else_renamed)
+				ev = before;
+			Var *rv = new_var(o, fresh_like(o->a, t->name, "rv", &o->vnames), t->type, VK_VAR);
+			push_var(o, &s->rets, &s->nrets, rv);
+			Stmt *y1 = trailing_yield(o, &s->body, true);
+			push_expr(o, &y1->values, &y1->nvalues, ir_var_ref(o->a, tv));
+			s->has_else = true;
+			Stmt *y2 = trailing_yield(o, &s->orelse, true);
+			push_expr(o, &y2->values, &y2->nvalues, ir_var_ref(o->a, ev));
+			rename_set(o, t, rv, true);
+		}
+		vec_release(&pairs);
+		vec_release(&then_vals);
+		return;
+	}
+	case ST_SCOPE: {
+		bool prev = o->nested;
+		o->nested = true;
+		visit_block(o, &s->body);
+		o->nested = prev;
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* ------------------------------------------------------------ entry */
+
+static void param_names(void *ctx, Var *v) { add(ctx, v->name); }
+
+int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *reserved, PtrVec *out,
+		     int *count, Diag *d)
+{
+	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .func_name = f->name, .reserved = reserved, .out = out };
+	for (int i = 0; i < f->nparams; i++)
+		param_names(&o.vnames, f->params[i].var);
+	block_vars(&f->body, param_names, &o.vnames);
+	visit_block(&o, &f->body);
+	*count = o.count;
+	pmap_release(&o.vnames);
+	pmap_release(&o.fnames);
+	pmap_release(&o.renames);
+	free(o.log);
+	return o.failed ? 1 : 0;
+}

@@ -1,0 +1,235 @@
+/* outline_incore.c - OutlineIncoreScopes (passes.md §4; seed document 000).
+ *
+ * InCore scopes of Opaque, Orchestration and Graph functions become
+ * Function(InCore) via the shared outliner (outline.c).  An Opaque parent
+ * that loses at least one scope becomes Orchestration; before outlining, its
+ * parameter dimension reads (tensor.dim of a pl.dynamic axis) fold to the
+ * symbol, as the parser does for Orchestration bodies. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/outline.h"
+#include "ptoopt/passes.h"
+
+static bool has_incore(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_SCOPE && s->scope->kind == SC_INCORE)
+			return true;
+		if (has_incore(&s->body) || has_incore(&s->orelse))
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ tensor.dim folding (§4.3) */
+
+typedef struct Fold {
+	Arena *a;
+	PtrMap syms;  /* dimension Vars of tensor parameters */
+	PtrMap map;   /* folded Var -> symbol Var */
+} Fold;
+
+static Expr *fold_expr(Fold *f, Expr *e);
+
+static Type *fold_type(Fold *f, Type *t)
+{
+	if (!t || !t->ndim)
+		return t;
+	Expr **dims = arena_alloc(f->a, (size_t)t->ndim * sizeof *dims);
+	bool c = false;
+	for (int i = 0; i < t->ndim; i++) {
+		dims[i] = fold_expr(f, t->shape[i]);
+		c |= dims[i] != t->shape[i];
+	}
+	if (!c)
+		return t;
+	Type *n = arena_alloc(f->a, sizeof *n);
+	*n = *t;
+	n->shape = dims;
+	return n;
+}
+
+static Expr *fold_expr(Fold *f, Expr *e)
+{
+	if (!e)
+		return e;
+	switch (e->kind) {
+	case EX_VAR: {
+		Var *s = pmap_get(&f->map, e->var);
+		return s ? ir_var_ref(f->a, s) : e;
+	}
+	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return e;
+	default:
+		break;
+	}
+	Expr *lhs = fold_expr(f, e->lhs), *rhs = fold_expr(f, e->rhs), *attrs = fold_expr(f, e->attrs);
+	Type *type = fold_type(f, e->type);
+	bool c = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs || type != e->type;
+	Expr **args = e->args;
+	if (e->nargs) {
+		Expr **na = arena_alloc(f->a, (size_t)e->nargs * sizeof *na);
+		bool ac = false;
+		for (int i = 0; i < e->nargs; i++) {
+			na[i] = fold_expr(f, e->args[i]);
+			ac |= na[i] != e->args[i];
+		}
+		if (ac)
+			args = na, c = true;
+	}
+	Kwarg *kw = e->kw;
+	if (e->nkw) {
+		Kwarg *nk = arena_alloc(f->a, (size_t)e->nkw * sizeof *nk);
+		bool kc = false;
+		for (int i = 0; i < e->nkw; i++) {
+			nk[i] = e->kw[i];
+			nk[i].value = fold_expr(f, e->kw[i].value);
+			kc |= nk[i].value != e->kw[i].value;
+		}
+		if (kc)
+			kw = nk, c = true;
+	}
+	if (!c)
+		return e;
+	Expr *n = ir_expr_new(f->a, (ExprKind)e->kind, e->pos);
+	*n = *e;
+	n->lhs = lhs;
+	n->rhs = rhs;
+	n->attrs = attrs;
+	n->type = type;
+	n->args = args;
+	n->kw = kw;
+	return n;
+}
+
+static void fold_exprs(Fold *f, Expr **xs, int n)
+{
+	for (int i = 0; i < n; i++)
+		xs[i] = fold_expr(f, xs[i]);
+}
+
+static void fold_var(Fold *f, Var *v)
+{
+	if (v)
+		v->type = fold_type(f, v->type);
+}
+
+static void fold_block(Fold *f, Block *b)
+{
+	int k = 0;
+	for (int i = 0; i < b->n; i++) {
+		Stmt *s = b->stmts[i];
+		s->value = fold_expr(f, s->value);
+		if (s->kind == ST_ASSIGN && s->value->kind == EX_OP_CALL && strcmp(s->value->str, "tensor.dim") == 0 &&
+		    s->value->nargs == 2 && s->value->args[1]->kind == EX_INT) {
+			Type *t = ir_expr_type(s->value->args[0]);
+			int64_t ax = s->value->args[1]->ival;
+			if (t && t->kind == TY_TENSOR) {
+				if (ax < 0)
+					ax += t->ndim;
+				if (ax >= 0 && ax < t->ndim && t->shape[ax]->kind == EX_VAR &&
+				    pmap_get(&f->syms, t->shape[ax]->var)) {
+					pmap_put(&f->map, s->var, t->shape[ax]->var);
+					continue; /* the binding disappears */
+				}
+			}
+		}
+		fold_var(f, s->var);
+		if (s->nvalues) {
+			Expr **vs = arena_alloc(f->a, (size_t)s->nvalues * sizeof *vs);
+			memcpy(vs, s->values, (size_t)s->nvalues * sizeof *vs);
+			fold_exprs(f, vs, s->nvalues);
+			s->values = vs;
+		}
+		s->start = fold_expr(f, s->start);
+		s->stop = fold_expr(f, s->stop);
+		s->step = fold_expr(f, s->step);
+		if (s->niter) {
+			Expr **is = arena_alloc(f->a, (size_t)s->niter * sizeof *is);
+			memcpy(is, s->inits, (size_t)s->niter * sizeof *is);
+			fold_exprs(f, is, s->niter);
+			s->inits = is;
+			for (int j = 0; j < s->niter; j++) {
+				fold_var(f, s->iter_args[j]);
+				s->iter_args[j]->init = s->inits[j];
+			}
+		}
+		for (int j = 0; j < s->nrets; j++)
+			fold_var(f, s->rets[j]);
+		if (s->scope && (s->scope->core_num || s->scope->predicate)) {
+			Scope *sc = arena_alloc(f->a, sizeof *sc);
+			*sc = *s->scope;
+			sc->core_num = fold_expr(f, sc->core_num);
+			sc->predicate = fold_expr(f, sc->predicate);
+			s->scope = sc;
+		}
+		fold_block(f, &s->body);
+		fold_block(f, &s->orelse);
+		b->stmts[k++] = s;
+	}
+	b->n = k;
+}
+
+static void fold_param_dims(Program *p, Function *fn)
+{
+	Fold f = { .a = p->arena };
+	for (int i = 0; i < fn->nparams; i++) {
+		Type *t = fn->params[i].var->type;
+		if (t && t->kind == TY_TENSOR)
+			for (int k = 0; k < t->ndim; k++)
+				if (t->shape[k]->kind == EX_VAR)
+					pmap_put(&f.syms, t->shape[k]->var, t->shape[k]->var);
+	}
+	if (f.syms.len)
+		fold_block(&f, &fn->body);
+	pmap_release(&f.syms);
+	pmap_release(&f.map);
+}
+
+/* ------------------------------------------------------------ the pass */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
+}
+
+int outline_incore_program(Program *p, Diag *d)
+{
+	static const OutlineConfig cfg = { SC_INCORE, FT_INCORE, "_incore_", false, true, true };
+	PtrMap reserved = { 0 };
+	for (int i = 0; i < p->nfuncs; i++)
+		pmap_put(&reserved, p->funcs[i]->name, (void *)1);
+	Function **order = xmalloc((size_t)(p->nfuncs + 1) * sizeof *order);
+	memcpy(order, p->funcs, (size_t)p->nfuncs * sizeof *order);
+	qsort(order, (size_t)p->nfuncs, sizeof *order, cmp_name);
+	PtrVec made = { 0 };
+	int rc = 0;
+	for (int i = 0; i < p->nfuncs && !rc; i++) {
+		Function *f = order[i];
+		if (f->type != FT_OPAQUE && f->type != FT_ORCHESTRATION && f->type != FT_GRAPH)
+			continue;
+		if (f->type == FT_OPAQUE && has_incore(&f->body))
+			fold_param_dims(p, f);
+		int n = 0;
+		rc = outline_function(p, f, &cfg, &reserved, &made, &n, d);
+		if (f->type == FT_OPAQUE && n > 0)
+			f->type = FT_ORCHESTRATION;
+		if (f->type == FT_ORCHESTRATION || f->type == FT_GRAPH) {
+			f->level = LV_CHIP;
+			f->role = RL_ORCHESTRATOR;
+		}
+	}
+	free(order);
+	if (!rc && made.len) {
+		Function **fs = arena_alloc(p->arena, (size_t)(p->nfuncs + (int)made.len) * sizeof *fs);
+		memcpy(fs, p->funcs, (size_t)p->nfuncs * sizeof *fs);
+		memcpy(fs + p->nfuncs, made.items, made.len * sizeof *fs);
+		p->funcs = fs;
+		p->nfuncs += (int)made.len;
+	}
+	vec_release(&made);
+	pmap_release(&reserved);
+	return rc;
+}
