@@ -736,6 +736,28 @@ static bool hoist_chain(Var *v, const PtrMap *top, const PtrMap *defs, PtrMap *h
 	return true;
 }
 
+static bool expr_defer_wait(const Expr *e)
+{
+	if (!e || e->kind == EX_VAR)
+		return false;
+	if (is_call(e, "pld.system.defer_wait"))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_defer_wait(e->args[i]))
+			return true;
+	return false;
+}
+
+static bool block_calls_defer_wait(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (expr_defer_wait(s->value) || block_calls_defer_wait(&s->body) || block_calls_defer_wait(&s->orelse))
+			return true;
+	}
+	return false;
+}
+
 /* ------------------------------------------------------------ outlining */
 
 static void visit_block(Ol *o, Block *b);
@@ -1101,6 +1123,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				t->ival = 1;
 				add_kw(&kn, &kv, "windowize", t);
 			}
+			if (block_calls_defer_wait(body)) {
+				Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
+				t->ival = 1;
+				add_kw(&kn, &kv, "deferred_completion_waiter", t);
+			}
 			SplitSum ss = { 0 };
 			split_regions(body, &ss);
 			if (ss.found) {
@@ -1267,28 +1294,6 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	pmap_release(&li.seen);
 	vec_release(&li.journal);
 	vec_release(&li.order);
-}
-
-static bool expr_defer_wait(const Expr *e)
-{
-	if (!e || e->kind == EX_VAR)
-		return false;
-	if (is_call(e, "pld.system.defer_wait"))
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (expr_defer_wait(e->args[i]))
-			return true;
-	return false;
-}
-
-static bool block_calls_defer_wait(const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (expr_defer_wait(s->value) || block_calls_defer_wait(&s->body) || block_calls_defer_wait(&s->orelse))
-			return true;
-	}
-	return false;
 }
 
 /* Fallback used-after (§3.2): store targets, plus every definition unless
