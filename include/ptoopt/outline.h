@@ -31,7 +31,8 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, ParamDir *out);
 
 /* Per-argument effect of a builtin op call (registry-declared; Read when the
- * op or the argument is unknown). */
+ * op or the argument is unknown).  i >= 0: positional argument i; i < 0:
+ * keyword argument -i - 1. */
 typedef enum ArgAccess { ACC_READ, ACC_WRITE, ACC_READWRITE } ArgAccess;
 ArgAccess dir_arg_access(const Expr *call, int i);
 

@@ -12,15 +12,8 @@
 #include "ptoopt/op_registry.h"
 #include "ptoopt/outline.h"
 
-/* The one place argument effects are looked up, so the source can change. */
-ArgAccess dir_arg_access(const Expr *call, int i)
+static ArgAccess param_access(const OpDef *op, const OpsParam *pm, int i, const Expr *call)
 {
-	if (call->kind != EX_OP_CALL)
-		return ACC_READ;
-	const OpDef *op = ops_find(ops_default(), call->str);
-	if (!op || i >= op->nparams)
-		return ACC_READ;
-	const OpsParam *pm = &op->params[i];
 	bool has = false;
 	int64_t val = 0;
 	if (pm->effect_kwarg)
@@ -37,11 +30,31 @@ ArgAccess dir_arg_access(const Expr *call, int i)
 							val = pm->values[j].value;
 				}
 			}
-	switch (ops_arg_effect(op, i, has, val)) {
-	case EFF_WRITE: return ACC_WRITE;
-	case EFF_READWRITE: return ACC_READWRITE;
-	default: return ACC_READ;
-	}
+	OpsEffect e = pm->effect;
+	if (i >= 0)
+		e = ops_arg_effect(op, i, has, val);
+	else if (pm->effect_kwarg && has &&
+		 (pm->effect_nonzero ? val != 0 : pm->effect_equals.kind == OC_INT && pm->effect_equals.i == val))
+		e = pm->effect_then;
+	return e == EFF_WRITE ? ACC_WRITE : e == EFF_READWRITE ? ACC_READWRITE : ACC_READ;
+}
+
+/* The one place argument effects are looked up, so the source can change.
+ * i >= 0: positional argument i; i < 0: keyword argument -i - 1. */
+ArgAccess dir_arg_access(const Expr *call, int i)
+{
+	if (call->kind != EX_OP_CALL)
+		return ACC_READ;
+	const OpDef *op = ops_find(ops_default(), call->str);
+	if (!op)
+		return ACC_READ;
+	if (i >= 0)
+		return i < op->nparams ? param_access(op, &op->params[i], i, call) : ACC_READ;
+	const char *kn = call->kw[-i - 1].name;
+	for (int k = 0; k < op->nkwargs; k++)
+		if (strcmp(op->kwargs[k].name, kn) == 0)
+			return param_access(op, &op->kwargs[k], -1, call);
+	return ACC_READ;
 }
 
 typedef struct Dir {
@@ -119,8 +132,16 @@ static void scan_expr(Dir *s, const Expr *e)
 				continue; /* a pure destination moves no data in */
 			scan_expr(s, e->args[i]);
 		}
-		for (int i = 0; i < e->nkw; i++)
-			scan_expr(s, e->kw[i].value);
+		for (int i = 0; i < e->nkw; i++) {
+			ArgAccess acc = dir_arg_access(e, -i - 1);
+			if (acc != ACC_READ) {
+				int k = lookup(&s->input, e->kw[i].value);
+				if (k >= 0)
+					s->write[k] = true;
+			}
+			if (acc != ACC_WRITE)
+				scan_expr(s, e->kw[i].value);
+		}
 		scan_attrs(s, e->attrs);
 		return;
 	case EX_FN_CALL: case EX_SUBMIT:
