@@ -854,6 +854,26 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	add(o->reserved, name);
 	Block *body = &s->body;
 
+	/* pl.set_cache_policy(t, policy) in the scope body is a declaration about
+	 * a captured tensor, not a use: take it out before the analysis. */
+	PtrVec policies = { 0 }; /* Var, policy value (as pointer) pairs */
+	{
+		int k = 0;
+		for (int i = 0; i < body->n; i++) {
+			Stmt *st = body->stmts[i];
+			const Expr *e = st->value;
+			if (st->kind == ST_EVAL && e && e->kind == EX_OP_CALL && strstr(e->str, "set_cache_policy") &&
+			    e->nargs >= 1 && e->args[0]->kind == EX_VAR) {
+				intptr_t val = e->nargs >= 2 && e->args[1]->kind == EX_SYMBOL && strstr(e->args[1]->str, "BYPASS") ? 1
+					: e->nargs >= 2 && e->args[1]->kind == EX_INT ? (intptr_t)e->args[1]->ival : 0;
+				vec_push(&policies, e->args[0]->var);
+				vec_push(&policies, (void *)val);
+				continue;
+			}
+			body->stmts[k++] = st;
+		}
+		body->n = k;
+	}
 	PtrVec defs = { 0 };
 	defs_block(body, &defs);
 	PtrMap defset = { 0 };
@@ -988,6 +1008,30 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	/* Directions, on the body before nested outlining and store binding. */
 	ParamDir *dirs = arena_alloc(a, (size_t)(nin + 1) * sizeof *dirs);
 	dir_infer(o->cfg->callee_lookup ? o->p : NULL, inputs, nin, body, &store_out, dirs);
+	int npol = (int)policies.len / 2;
+	int *pol_idx = arena_alloc(a, (size_t)(npol + 1) * sizeof *pol_idx);
+	for (int k = 0; k < npol; k++) {
+		Var *t = policies.items[2 * k];
+		pol_idx[k] = -1;
+		for (int i = 0; i < nin; i++)
+			if (inputs[i] == t)
+				pol_idx[k] = i;
+		if (pol_idx[k] < 0) {
+			diag_error(o->d, s->pos.line, s->pos.col,
+				   "pl.set_cache_policy names tensor '%s', which is not captured by the scope body (neither "
+				   "read nor written inside it), so no parameter can carry the policy", t->name);
+			o->failed = true;
+			return;
+		}
+		if ((intptr_t)policies.items[2 * k + 1] == 1 && dirs[pol_idx[k]] != DIR_IN) {
+			diag_error(o->d, s->pos.line, s->pos.col,
+				   "pl.CachePolicy.BYPASS on '%s' is not allowed on a tensor this scope writes (%s); a "
+				   "bypass read of bytes the kernel itself writes is incoherent", t->name,
+				   dirs[pol_idx[k]] == DIR_OUT ? "Out" : "InOut");
+			o->failed = true;
+			return;
+		}
+	}
 
 	/* Recurse: nested target scopes are outlined first, named after this one. */
 	{
@@ -1147,6 +1191,23 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 					add_kw(&kn, &kv, "split", ir_int(a, ss.mode, DT_INDEX));
 			}
 		}
+		if (npol) {
+			/* (parameter index, policy) pairs sorted by index; a pair prints
+			 * verbatim as "(i, p)" */
+			Expr **xs = arena_alloc(a, (size_t)npol * sizeof *xs);
+			int *ord = arena_alloc(a, (size_t)npol * sizeof *ord);
+			for (int k = 0; k < npol; k++) {
+				ord[k] = k;
+				for (int j = k; j > 0 && pol_idx[ord[j - 1]] > pol_idx[ord[j]]; j--) {
+					int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t;
+				}
+			}
+			for (int k = 0; k < npol; k++) {
+				xs[k] = ir_expr_new(a, EX_SYMBOL, (SrcPos){ 0, 0 });
+				xs[k]->str = arena_printf(a, "(%d, %d)", pol_idx[ord[k]], (int)(intptr_t)policies.items[2 * ord[k] + 1]);
+			}
+			add_kw(&kn, &kv, "cache_policy", mk_list(o, xs, npol));
+		}
 		fn->nattrs = (int)kn.len;
 		fn->attrs = arena_alloc(a, (kn.len + 1) * sizeof *fn->attrs);
 		for (size_t i = 0; i < kn.len; i++)
@@ -1279,6 +1340,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		((Stmt *)out->items[0])->comments = s->comments, ((Stmt *)out->items[0])->ncomments = s->ncomments;
 
 	vec_release(&defs);
+	vec_release(&policies);
 	vec_release(&stores);
 	vec_release(&hoisted_stmts);
 	vec_release(&outs);
