@@ -57,7 +57,25 @@ typedef struct Parser {
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 	SugarCtx sugar;       /* op-call lowering and typing from the op registry */
+	/* Function signatures (name -> FnSig), for typing self.f(...) calls to
+	 * functions defined later in the file: filled as headers are parsed, and
+	 * by one header-only pre-scan of the file when a call needs a function
+	 * not seen yet (canonical text prints callees first, so it rarely does). */
+	PtrMap *sigs;
+	PtrMap own_sigs;
+	bool headers_only;    /* the pre-scan parser: skip function bodies */
+	bool prescanned;
+	const char *src;
+	size_t len;
 } Parser;
+
+typedef struct FnSig {
+	Type **rets;
+	int nrets;
+	Param *params;
+	int nparams;
+	Type *call_type, *submit_type; /* built on first use */
+} FnSig;
 
 /* A module-level name: a constant (inlined at each use) or a dynamic dim. */
 typedef struct Global {
@@ -760,6 +778,150 @@ static Expr *parse_name_ref(Parser *p)
 	PERR_AT(p, &t, "undefined variable '%s'", t.text);
 }
 
+static void prescan(Parser *p);
+static Type *call_type_generic(Parser *p, const char *name, bool submit);
+static Function *parse_function(Parser *p, bool in_program);
+
+/* Dynamic dims of the callee's signature bound to the call's arguments. */
+typedef struct DynBind {
+	Var *dyn[32];
+	Expr *to[32];
+	int n;
+} DynBind;
+
+static Type *subst_dyn(Parser *p, Type *t, const DynBind *b)
+{
+	if (!t)
+		return t;
+	if (t->kind == TY_TUPLE) {
+		Type **el = NULL;
+		for (int i = 0; i < t->nelems; i++) {
+			Type *n = subst_dyn(p, t->elems[i], b);
+			if (n != t->elems[i] && !el) {
+				el = arena_alloc(p->a, (size_t)(t->nelems + 1) * sizeof *el);
+				memcpy(el, t->elems, (size_t)t->nelems * sizeof *el);
+			}
+			if (el)
+				el[i] = n;
+		}
+		if (!el)
+			return t;
+		Type *n = ir_type_new(p->a, TY_TUPLE);
+		*n = *t;
+		n->elems = el;
+		return n;
+	}
+	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
+		return t;
+	Expr **dims = NULL;
+	for (int i = 0; i < t->ndim; i++) {
+		Expr *d = t->shape[i];
+		if (d->kind != EX_VAR || d->var->kind != VK_DYN)
+			continue;
+		for (int k = 0; k < b->n; k++)
+			if (b->dyn[k] == d->var) {
+				if (!dims) {
+					dims = arena_alloc(p->a, (size_t)(t->ndim + 1) * sizeof *dims);
+					memcpy(dims, t->shape, (size_t)t->ndim * sizeof *dims);
+				}
+				dims[i] = b->to[k];
+			}
+	}
+	if (!dims)
+		return t;
+	Type *n = ir_type_new(p->a, t->kind);
+	*n = *t;
+	n->shape = dims;
+	return n;
+}
+
+/* The reference deduces a call's type by matching the callee's parameter
+ * types against the arguments: a pl.dynamic dim of a parameter takes the
+ * argument's dim, and the return types are specialised accordingly. */
+static Type *specialise_call(Parser *p, const FnSig *s, Expr *call, Type *t)
+{
+	DynBind b = { .n = 0 };
+	for (int i = 0; i < s->nparams && i < call->nargs; i++) {
+		Type *pt = s->params[i].var->type, *at = ir_expr_type(call->args[i]);
+		if (!at || (pt->kind != TY_TENSOR && pt->kind != TY_TILE) || at->kind != pt->kind || at->ndim != pt->ndim)
+			continue;
+		for (int d = 0; d < pt->ndim; d++) {
+			Expr *pd = pt->shape[d];
+			if (pd->kind != EX_VAR || pd->var->kind != VK_DYN || expr_equal(pd, at->shape[d]) || b.n == 32)
+				continue;
+			bool seen = false;
+			for (int k = 0; k < b.n; k++)
+				seen |= b.dyn[k] == pd->var;
+			if (!seen) {
+				b.dyn[b.n] = pd->var;
+				b.to[b.n++] = at->shape[d];
+			}
+		}
+	}
+	return b.n ? subst_dyn(p, t, &b) : t;
+}
+
+/* The type of self.NAME(...) (submit: of pl.submit(self.NAME, ...), which
+ * adds the task id), or NULL while the callee is unknown. */
+static Type *call_type(Parser *p, const char *name, bool submit, Expr *call)
+{
+	Type *t = call_type_generic(p, name, submit);
+	FnSig *s = pmap_get(p->sigs, name);
+	return t && s ? specialise_call(p, s, call, t) : t;
+}
+
+static Type *call_type_generic(Parser *p, const char *name, bool submit)
+{
+	FnSig *s = pmap_get(p->sigs, name);
+	if (!s && !p->prescanned) {
+		prescan(p);
+		s = pmap_get(p->sigs, name);
+	}
+	if (!s)
+		return NULL;
+	if (!submit && s->nrets <= 1)
+		return s->nrets ? s->rets[0] : NULL;
+	Type **slot = submit ? &s->submit_type : &s->call_type;
+	if (!*slot) {
+		Type *t = ir_type_new(p->a, TY_TUPLE);
+		t->nelems = s->nrets + submit;
+		t->elems = arena_alloc(p->a, (size_t)(t->nelems + 1) * sizeof *t->elems);
+		memcpy(t->elems, s->rets, (size_t)s->nrets * sizeof *t->elems);
+		if (submit)
+			t->elems[s->nrets] = ir_scalar_type(p->a, DT_TASK_ID);
+		*slot = t;
+	}
+	return *slot;
+}
+
+/* self.f(a, pl.no_dep(b)) -> self.f(a, b, attrs={"arg_direction_overrides": [1]}):
+ * the marker only tells the dependency analysis to skip that argument. */
+static void no_dep_args(Parser *p, Expr *call)
+{
+	PtrVec idx = ARENA_VEC(p->a);
+	for (int i = 0; i < call->nargs; i++) {
+		Expr *a = call->args[i];
+		if (a->kind == EX_OP_CALL && !strcmp(a->str, "no_dep")) {
+			if (a->nargs != 1 || a->nkw)
+				perr(p, a->pos.line, a->pos.col, "pl.no_dep takes exactly one argument");
+			call->args[i] = a->args[0];
+			vec_push(&idx, leaf_int(p, i, DT_INDEX, a->pos));
+		}
+	}
+	if (!idx.len)
+		return;
+	Expr *list = ir_expr_new(p->a, EX_TUPLE, call->pos);
+	list->args = (Expr **)vec_finish(p->a, &idx, &list->nargs);
+	Expr *d = call->attrs;
+	Expr *nd = ir_expr_new(p->a, EX_DICT, call->pos);
+	nd->nkw = (d ? d->nkw : 0) + 1;
+	nd->kw = arena_alloc(p->a, (size_t)(nd->nkw + 1) * sizeof *nd->kw);
+	if (d)
+		memcpy(nd->kw, d->kw, (size_t)d->nkw * sizeof *nd->kw);
+	nd->kw[nd->nkw - 1] = (Kwarg){ intern_cstr(p->a, "arg_direction_overrides"), list };
+	call->attrs = nd;
+}
+
 /* pl.<...> in expression position: special forms, enum symbols, op calls. */
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
@@ -825,6 +987,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		} else {
 			expect_op(p, ")");
 		}
+		e->type = call_type(p, f.text, true, e);
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
@@ -872,6 +1035,8 @@ static Expr *parse_atom(Parser *p)
 			Expr *e = new_expr(p, EX_FN_CALL, &st);
 			e->str = f.text;
 			parse_call_tail(p, e);
+			no_dep_args(p, e);
+			e->type = call_type(p, f.text, false, e);
 			vec_push(&p->fn_calls, e);
 			return e;
 		}
@@ -1099,12 +1264,48 @@ static Var *new_var(Parser *p, const char *name, Type *t, VarKind k, SrcPos pos)
 	return v;
 }
 
-/* Assign `name` (annotation `ann` may be NULL) := value, following the
- * reference's reuse rule; returns the target Var. */
-static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr *value)
+/* Why a value has no type, for the "annotate it" error. */
+static void untyped_reason(Parser *p, Expr *v, char *buf, size_t n)
 {
-	Type *vt = ir_expr_type(value);
-	Type *t = type_for_assign(p->a, ann, vt);
+	if (v->kind == EX_OP_CALL) {
+		const char *pf = strncmp(v->str, "pld.", 4) ? "pl." : "";
+		const OpDef *op = sugar_op(&p->sugar, v->str);
+		if (!op)
+			snprintf(buf, n, "%s%s is not in the op registry (data/ops.yaml; add it with --ops FILE.yaml)", pf, v->str);
+		else if (op->result.rule == RULE_NONE)
+			snprintf(buf, n, "%s%s produces no value", pf, v->str);
+		else
+			snprintf(buf, n, "the registry cannot derive the result type of %s%s from these arguments", pf, v->str);
+	} else if (v->kind == EX_FN_CALL) {
+		snprintf(buf, n, "self.%s returns no value", v->str);
+	} else {
+		snprintf(buf, n, "the value's type is unknown");
+	}
+}
+
+/* Assign `name` (annotation `ann` may be NULL) := *value, following the
+ * reference's reuse rule and type merging; returns the target Var.  An int
+ * literal under an integer scalar annotation takes that dtype
+ * (`x: pl.Scalar[pl.INT64] = 0` stores pl.const(0, pl.INT64)). */
+static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
+{
+	Expr *v0 = *value;
+	if (ann && ann->kind == TY_SCALAR && v0->kind == EX_INT && v0->dtype == DT_INDEX &&
+	    ir_dtype_is_int(ann->dtype) && ann->dtype != DT_INDEX)
+		*value = v0 = leaf_int(p, v0->ival, ann->dtype, v0->pos);
+	Type *vt = ir_expr_type(v0);
+	char err[700] = "";
+	Type *t = type_for_assign(p->a, ann, vt, err, sizeof err);
+	if (!t && err[0])
+		PERR_AT(p, nt, "%s", err);
+	if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
+		perr(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
+	if (!t) {
+		char why[300];
+		untyped_reason(p, v0, why, sizeof why);
+		PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
+			nt->text, why, nt->text);
+	}
 	Var *old = lookup(p, nt->text);
 	if (p->fn->strict_ssa) {
 		/* strict: always a new Var; redefinition in the same scope is an error */
@@ -1266,8 +1467,8 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
 			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
+			s->var = assign_target(p, &nt, ann, &value);
 			s->value = value;
-			s->var = assign_target(p, &nt, ann, value);
 			vec_release(&names);
 		} else {
 			/* p, q = CALL  ->  _tuple_tmp = CALL; p = _tuple_tmp[0]; q = _tuple_tmp[1] */
@@ -1297,8 +1498,8 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				g->ival = (int64_t)i;
 				g->type = vt && vt->kind == TY_TUPLE ? vt->elems[i] : NULL;
 				Stmt *as = ir_stmt_new(p->a, ST_ASSIGN, pos_of(nk));
+				as->var = assign_target(p, nk, NULL, &g);
 				as->value = g;
-				as->var = assign_target(p, nk, NULL, g);
 				vec_push(out, as);
 			}
 			vec_release(&names);
@@ -1352,7 +1553,9 @@ static void make_rets(Parser *p, Stmt *s, YieldInfo *yi, Stmt *ystmt)
 	for (int i = 0; i < yi->lhs.n; i++) {
 		Type *t = yi->lhs.types[i];
 		Type *vt = ir_expr_type(ystmt->values[i]);
-		t = type_for_assign(p->a, t, vt);
+		char err[700];
+		Type *m = type_for_assign(p->a, t, vt, err, sizeof err);
+		t = m ? m : t ? t : ir_type_new(p->a, TY_UNKNOWN);
 		s->rets[i] = new_var(p, yi->lhs.names[i], t, VK_VAR, yi->lhs.pos[i]);
 	}
 }
@@ -2237,6 +2440,23 @@ static Function *parse_function(Parser *p, bool in_program)
 	}
 	expect_op(p, ":");
 	expect_newline(p);
+	FnSig *sig = arena_alloc(p->a, sizeof *sig);
+	sig->rets = f->rets;
+	sig->nrets = f->nrets;
+	sig->params = f->params;
+	sig->nparams = f->nparams;
+	pmap_put(p->sigs, f->name, sig);
+	if (p->headers_only) {
+		/* the pre-scan wants signatures only: skip the indented body */
+		int depth = 0;
+		do {
+			Token bt = next(p);
+			depth += bt.kind == TK_INDENT ? 1 : bt.kind == TK_DEDENT ? -1 : 0;
+			if (bt.kind == TK_EOF)
+				break;
+		} while (depth > 0);
+		return f;
+	}
 	/* body */
 	const Token *t = peek(p);
 	if (t->kind != TK_INDENT)
@@ -2381,6 +2601,48 @@ static void resolve_calls(Parser *p)
 	}
 }
 
+/* Read every function header of the file with a second, silent parser
+ * sharing the module-level names, so calls to functions defined later get
+ * their types.  Errors are left for the main parse to report in order. */
+static void prescan(Parser *p)
+{
+	p->prescanned = true;
+	FILE *null = fopen("/dev/null", "w");
+	if (!null)
+		return;
+	Diag quiet = *p->diag;
+	quiet.out = null;
+	Parser *q = xmalloc(sizeof *q);
+	memset(q, 0, sizeof *q);
+	q->a = p->a;
+	q->diag = &quiet;
+	q->prog = p->prog;
+	q->globals = p->globals; /* read only: the prescan never parses module statements */
+	q->sigs = p->sigs;
+	q->headers_only = q->prescanned = true;
+	sugar_init(&q->sugar, p->a, &quiet, p->sugar.reg);
+	lex_init(&q->lx, p->a, &quiet, &q->fail, p->src, p->len);
+	if (setjmp(q->fail) == 0) {
+		while (peek(q)->kind != TK_EOF) {
+			if (tok_is_op(peek(q), "@") && tok_is_name(peek_at(q, 1), "pl") && tok_is_name(peek_at(q, 3), "function"))
+				parse_function(q, true);
+			else
+				next(q);
+		}
+	}
+	lex_release(&q->lx);
+	pmap_release(&q->bind);
+	free(q->undo);
+	vec_release(&q->carried);
+	vec_release(&q->fn_calls);
+	htab_release(&q->types);
+	pmap_release(&q->enum_cache);
+	htab_release(&q->leaves);
+	sugar_release(&q->sugar);
+	free(q);
+	fclose(null);
+}
+
 Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 {
 	Parser *p = xmalloc(sizeof *p);
@@ -2395,6 +2657,9 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	p->prog = prog;
 	lex_init(&p->lx, a, d, &p->fail, src, len);
 	sugar_init(&p->sugar, a, d, ops_default());
+	p->sigs = &p->own_sigs;
+	p->src = src;
+	p->len = len;
 	Program *result = NULL;
 	if (setjmp(p->fail) == 0) {
 		while (at_import(p) || (peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "="))) {
@@ -2484,6 +2749,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	pmap_release(&p->enum_cache);
 	htab_release(&p->leaves);
 	sugar_release(&p->sugar);
+	pmap_release(&p->own_sigs);
 	free(p);
 	pmap_release(&yield_lhs);
 	return result;

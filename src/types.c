@@ -1,6 +1,7 @@
 /* types.c - type equality, annotation merging and scalar expression typing. */
 #include "ptoopt/types.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ptoopt/print.h"
@@ -151,14 +152,91 @@ void type_to_string(const Type *t, char *buf, size_t n)
 	sb_release(&b);
 }
 
-Type *type_for_assign(Arena *a, Type *ann, Type *vt)
+static bool is_tensorish(const Type *t) { return t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR; }
+
+/* Shapes must agree in rank and in every dim that is a constant on both
+ * sides; symbolic dims may differ (pl.Tensor[[N], ...] for a [64] value). */
+static bool shapes_agree(const Type *a, const Type *b)
 {
-	(void)a;
-	if (ann)
-		return ann;
-	if (vt)
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++)
+		if (a->shape[i]->kind == EX_INT && b->shape[i]->kind == EX_INT && a->shape[i]->ival != b->shape[i]->ival)
+			return false;
+	return true;
+}
+
+static bool same_shape(const Type *a, const Type *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++)
+		if (!expr_equal(a->shape[i], b->shape[i]))
+			return false;
+	return true;
+}
+
+static Type *contradiction(const Type *ann, const Type *vt, char *err, size_t n)
+{
+	char a[256], b[256];
+	type_to_string(ann, a, sizeof a);
+	type_to_string(vt, b, sizeof b);
+	snprintf(err, n, "annotation %s contradicts the inferred type %s; change the annotation to %s", a, b, b);
+	return NULL;
+}
+
+/* Which type the reference gives the target (spec §6.2, notes §7): the
+ * inferred one, except that a scalar annotation on an INDEX value wins, a
+ * Tile annotation contributes its memory space / view / shape, a Tensor
+ * annotation with a view or memref wins, and an unknown value takes the
+ * annotation.  A kind, rank, static-dim or tensor-dtype conflict is an
+ * error. */
+Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr)
+{
+	if (vt && vt->kind == TY_UNKNOWN)
+		vt = NULL;
+	if (!ann)
 		return vt;
-	return ir_type_new(a, TY_UNKNOWN);
+	if (!vt || ann->kind == TY_UNKNOWN)
+		return ann;
+	if (ann->kind != vt->kind && !(is_tensorish(ann) && is_tensorish(vt)))
+		return contradiction(ann, vt, err, nerr);
+	switch (ann->kind) {
+	case TY_SCALAR:
+		if (ir_dtype_is_float(ann->dtype) != ir_dtype_is_float(vt->dtype) || (ann->dtype == DT_BOOL) != (vt->dtype == DT_BOOL))
+			return contradiction(ann, vt, err, nerr);
+		return vt->dtype == DT_INDEX ? ann : vt;
+	case TY_TENSOR: case TY_DIST_TENSOR:
+		if (!shapes_agree(ann, vt) || ann->dtype != vt->dtype)
+			return contradiction(ann, vt, err, nerr);
+		return ann->view || ann->memref ? ann : vt;
+	case TY_TILE: {
+		if (!shapes_agree(ann, vt))
+			return contradiction(ann, vt, err, nerr);
+		if ((ann->mem == MS_NONE || ann->mem == vt->mem) && (!ann->view || view_equal(ann->view, vt->view)) &&
+		    !ann->memref && same_shape(ann, vt))
+			return vt;
+		Type *t = ir_type_new(a, TY_TILE);
+		*t = *vt;
+		if (ann->mem != MS_NONE)
+			t->mem = ann->mem;
+		if (ann->view)
+			t->view = ann->view;
+		if (ann->memref)
+			t->memref = ann->memref;
+		if (!same_shape(ann, vt)) {
+			t->shape = ann->shape;
+			t->ndim = ann->ndim;
+		}
+		return t;
+	}
+	case TY_TUPLE:
+		if (ann->nelems != vt->nelems)
+			return contradiction(ann, vt, err, nerr);
+		return vt;
+	default:
+		return ann;
+	}
 }
 
 ViewSpec *type_tensor_view_layout(Arena *a, const char *layout_symbol)

@@ -1,0 +1,123 @@
+/* op_registry.h - the operator registry: data/ops.yaml (compiled in) plus
+ * any files given with --ops.
+ *
+ * The registry is data, not code: per canonical op it records the positional
+ * parameters and kwargs (names, defaults, argument kinds, read/write effects)
+ * and a result-type rule from a small fixed vocabulary; per DSL spelling
+ * (pl.add, pl.load, ...) it records which canonical op the argument kinds
+ * select.  sugar.c interprets it.  The YAML format is documented at the top
+ * of data/ops.yaml.
+ */
+#ifndef PTOOPT_OP_REGISTRY_H
+#define PTOOPT_OP_REGISTRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/diag.h"
+
+typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE } OpsKind;
+typedef enum OpsEffect { EFF_READ, EFF_WRITE, EFF_READWRITE } OpsEffect;
+typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT } OpsOmit;
+
+/* A constant from the YAML (a default, an enum value, a condition). */
+typedef enum OpsConstKind {
+	OC_NONE, OC_INT, OC_FLOAT, OC_BOOL, OC_EMPTY_LIST, OC_SYMBOL, OC_STR, OC_REF
+} OpsConstKind;
+typedef struct OpsConst {
+	OpsConstKind kind;
+	int64_t i;        /* OC_INT, OC_BOOL; OC_REF: parameter index */
+	double f;
+	const char *s;    /* OC_SYMBOL ("pl.Mem.Vec"), OC_STR (without quotes) */
+} OpsConst;
+
+typedef struct OpsValueMap {
+	const char *symbol; /* input spelling, e.g. "pld.WaitCmp.Ge" */
+	int64_t value;      /* stored (printed) integer */
+} OpsValueMap;
+
+typedef struct OpsParam {
+	const char *name;
+	const char **alias; int nalias;
+	OpsKind kind;
+	OpsConst def;       /* OC_NONE: required (unless omit != never) */
+	OpsOmit omit;
+	int coerce_elem_of; /* -1, or the argument whose element dtype an int literal takes */
+	int coerce_dtype;   /* -1, or the DType an int literal takes */
+	OpsEffect effect;
+	const char *effect_kwarg; /* conditional effect: NULL when none */
+	bool effect_nonzero;      /* condition: kwarg present and != 0 */
+	OpsConst effect_equals;   /* else condition: kwarg == this */
+	OpsEffect effect_then;
+	OpsValueMap *values; int nvalues;
+} OpsParam;
+
+typedef enum OpsRule {
+	RULE_UNKNOWN, RULE_NONE, RULE_SAME_AS_ARG, RULE_LIKE_ARG, RULE_ELEMENTWISE, RULE_SCALAR_OP,
+	RULE_TENSOR_FROM_SHAPE, RULE_TILE_FROM_SHAPE, RULE_RESHAPED, RULE_REDUCE_LAST,
+	RULE_RETYPE, RULE_SCALAR, RULE_TUPLE
+} OpsRule;
+
+typedef struct OpsResult {
+	OpsRule rule;
+	int arg, arg2;          /* the operand(s); arg2: elementwise rhs / scalar-op scalar */
+	bool promote;
+	int shape, valid_shape; /* argument indices, -1 when absent */
+	const char *dtype_kw;   /* dtype from this kwarg ... */
+	int dtype_arg;          /* ... or from this argument (a dtype symbol), -1 */
+	int dtype_of;           /* ... or the element dtype of this argument, -1 */
+	int dtype;              /* ... or this fixed DType, -1 */
+	const char *layout_kw, *mem_kw, *pad_kw;
+	int mem;                /* fixed MemSpace when mem_kw is NULL, -1 */
+	const char *column_blayout; /* tile.full: TileView(blayout=...) for [N, 1] */
+	struct OpsResult *elems; int nelems;
+} OpsResult;
+
+typedef struct OpDef {
+	const char *name;       /* canonical: "tensor.adds", "pld.system.notify" */
+	const char *file; int line, col; /* where it was declared */
+	OpsParam *params; int nparams;
+	OpsParam *kwargs; int nkwargs;
+	OpsResult result;
+} OpDef;
+
+typedef struct SugarCase {
+	OpsKind args[4]; int nargs; /* kinds of the leading positional arguments */
+	const char *op;             /* canonical op, or NULL for a scalar binary */
+	int binary;                 /* BinOp when op is NULL */
+} SugarCase;
+
+typedef struct SugarDef {
+	const char *name;           /* "add" for pl.add */
+	SugarCase *cases; int ncases;
+} SugarDef;
+
+typedef struct OpRegistry {
+	Arena arena;
+	PtrMap ops;    /* interned (registry arena) name -> OpDef * */
+	PtrMap sugar;  /* interned name -> SugarDef * */
+	PtrVec all;    /* OpDef * in declaration order (later overrides replace) */
+} OpRegistry;
+
+/* The process-wide registry, built from the compiled-in data/ops.yaml on
+ * first use. */
+OpRegistry *ops_default(void);
+void ops_init(OpRegistry *r);
+void ops_release(OpRegistry *r);
+/* Add or override entries from YAML text / a file.  A malformed entry is
+ * reported as FILE:LINE:COL naming the field; returns false then (entries
+ * before the error stay loaded). */
+bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len, Diag *d);
+bool ops_load_file(OpRegistry *r, const char *path, Diag *d);
+/* Lookups by name (any string; not necessarily interned). */
+const OpDef *ops_find(OpRegistry *r, const char *name);
+const SugarDef *ops_find_sugar(OpRegistry *r, const char *name);
+/* Effect of argument i of a call to op with the given kwarg lookup result
+ * (kwarg_value: integer value of the condition kwarg, has_kwarg: present). */
+OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value);
+
+extern const char ops_builtin_yaml[];
+extern const unsigned long ops_builtin_yaml_len;
+
+#endif

@@ -1,0 +1,615 @@
+/* op_registry.c - load data/ops.yaml (and --ops files) into an OpRegistry.
+ *
+ * libyaml's document API gives every node its position, so a malformed
+ * entry is reported at the offending field (FILE:LINE:COL) with its name.
+ * Entries are validated completely when loaded: sugar.c may then trust
+ * indices and names without re-checking.
+ */
+#include "ptoopt/op_registry.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "ptoopt/ir.h"
+
+typedef struct Loader {
+	OpRegistry *r;
+	Diag *d;
+	yaml_document_t doc;
+	jmp_buf fail;
+	const char *file;
+} Loader;
+
+static void lerr(Loader *L, yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+static void lerr(Loader *L, yaml_node_t *n, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	diag_error(L->d, n ? (int)n->start_mark.line + 1 : 0, n ? (int)n->start_mark.column + 1 : 0, "%s", buf);
+	longjmp(L->fail, 1);
+}
+
+static yaml_node_t *node(Loader *L, int id) { return yaml_document_get_node(&L->doc, id); }
+
+static const char *scalar(Loader *L, yaml_node_t *n, const char *field)
+{
+	if (!n || n->type != YAML_SCALAR_NODE)
+		lerr(L, n, "field '%s' must be a plain value", field);
+	return (const char *)n->data.scalar.value;
+}
+
+static const char *istr(Loader *L, const char *s) { return intern_cstr(&L->r->arena, s); }
+
+static yaml_node_t *get(Loader *L, yaml_node_t *map, const char *key)
+{
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node(L, p->key);
+		if (k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0)
+			return node(L, p->value);
+	}
+	return NULL;
+}
+
+/* Reject keys outside `allowed` (a NULL-terminated list): a typo in a field
+ * name would otherwise silently change the meaning of an entry. */
+static void check_keys(Loader *L, yaml_node_t *map, const char *what, const char *const *allowed)
+{
+	if (map->type != YAML_MAPPING_NODE)
+		lerr(L, map, "%s must be a mapping", what);
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node(L, p->key);
+		const char *ks = scalar(L, k, "key");
+		bool ok = false;
+		for (int i = 0; allowed[i]; i++)
+			ok |= strcmp(ks, allowed[i]) == 0;
+		if (!ok)
+			lerr(L, k, "unknown field '%s' in %s", ks, what);
+	}
+}
+
+static int seq_len(yaml_node_t *n) { return (int)(n->data.sequence.items.top - n->data.sequence.items.start); }
+static yaml_node_t *seq_at(Loader *L, yaml_node_t *n, int i) { return node(L, n->data.sequence.items.start[i]); }
+
+static void need_seq(Loader *L, yaml_node_t *n, const char *field)
+{
+	if (!n || n->type != YAML_SEQUENCE_NODE)
+		lerr(L, n, "field '%s' must be a list", field);
+}
+
+static int64_t to_int(Loader *L, yaml_node_t *n, const char *field)
+{
+	const char *s = scalar(L, n, field);
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || errno)
+		lerr(L, n, "field '%s' must be an integer, not '%s'", field, s);
+	return v;
+}
+
+static bool to_bool(Loader *L, yaml_node_t *n, const char *field)
+{
+	const char *s = scalar(L, n, field);
+	if (!strcmp(s, "true") || !strcmp(s, "True"))
+		return true;
+	if (!strcmp(s, "false") || !strcmp(s, "False"))
+		return false;
+	lerr(L, n, "field '%s' must be true or false, not '%s'", field, s);
+}
+
+/* A default / condition value: int, float, bool, [], pl.* symbol, 'string',
+ * or @PARAM (resolved by the caller). */
+static OpsConst to_const(Loader *L, yaml_node_t *n, const char *field)
+{
+	OpsConst c = { 0 };
+	if (n->type == YAML_SEQUENCE_NODE) {
+		if (seq_len(n))
+			lerr(L, n, "field '%s': only the empty list [] is allowed as a list value", field);
+		c.kind = OC_EMPTY_LIST;
+		return c;
+	}
+	const char *s = scalar(L, n, field);
+	char *end;
+	if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "True") || !strcmp(s, "False")) {
+		c.kind = OC_BOOL;
+		c.i = s[0] == 't' || s[0] == 'T';
+		return c;
+	}
+	long long v = strtoll(s, &end, 10);
+	if (*s && !*end) {
+		c.kind = OC_INT;
+		c.i = v;
+		return c;
+	}
+	double f = strtod(s, &end);
+	if (*s && !*end) {
+		c.kind = OC_FLOAT;
+		c.f = f;
+		return c;
+	}
+	size_t len = strlen(s);
+	if (len >= 2 && s[0] == '\'' && s[len - 1] == '\'') {
+		c.kind = OC_STR;
+		c.s = intern(&L->r->arena, s + 1, len - 2);
+		return c;
+	}
+	if (s[0] == '@' && s[1]) {
+		c.kind = OC_REF;
+		c.s = istr(L, s + 1);
+		return c;
+	}
+	if (!strncmp(s, "pl.", 3) || !strncmp(s, "pld.", 4)) {
+		c.kind = OC_SYMBOL;
+		c.s = istr(L, s);
+		return c;
+	}
+	lerr(L, n, "field '%s': '%s' is not a value (int, float, true/false, [], 'string', pl.Symbol or @param)", field, s);
+}
+
+static OpsKind to_kind(Loader *L, yaml_node_t *n, const char *field)
+{
+	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", NULL };
+	const char *s = scalar(L, n, field);
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(s, names[i]))
+			return (OpsKind)i;
+	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list or dtype)", field, s);
+}
+
+static OpsEffect to_effect(Loader *L, yaml_node_t *n, const char *field)
+{
+	const char *s = scalar(L, n, field);
+	if (!strcmp(s, "read")) return EFF_READ;
+	if (!strcmp(s, "write")) return EFF_WRITE;
+	if (!strcmp(s, "readwrite") || !strcmp(s, "read-write")) return EFF_READWRITE;
+	lerr(L, n, "field '%s': unknown effect '%s' (expected read, write or readwrite)", field, s);
+}
+
+static int to_dtype(Loader *L, yaml_node_t *n, const char *field)
+{
+	const char *s = scalar(L, n, field);
+	if (!strncmp(s, "pl.", 3))
+		s += 3;
+	int dt = ir_dtype_parse(s);
+	if (dt < 0)
+		lerr(L, n, "field '%s': unknown dtype '%s'", field, s);
+	return dt;
+}
+
+/* "elem-of-N" or a dtype name */
+static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
+{
+	const char *s = scalar(L, n, "coerce");
+	if (!strncmp(s, "elem-of-", 8)) {
+		char *end;
+		long v = strtol(s + 8, &end, 10);
+		if (!s[8] || *end || v < 0)
+			lerr(L, n, "field 'coerce': expected elem-of-N with N an argument index");
+		p->coerce_elem_of = (int)v;
+		return;
+	}
+	p->coerce_dtype = to_dtype(L, n, "coerce");
+}
+
+static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
+{
+	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
+					    "effect_if", "values", NULL };
+	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
+	memset(p, 0, sizeof *p);
+	p->coerce_elem_of = p->coerce_dtype = -1;
+	yaml_node_t *v = get(L, n, "name");
+	if (!v)
+		lerr(L, n, "%s without 'name'", is_kwarg ? "kwarg" : "parameter");
+	p->name = istr(L, scalar(L, v, "name"));
+	if ((v = get(L, n, "alias"))) {
+		need_seq(L, v, "alias");
+		p->nalias = seq_len(v);
+		p->alias = arena_alloc(&L->r->arena, (size_t)(p->nalias + 1) * sizeof *p->alias);
+		for (int i = 0; i < p->nalias; i++)
+			p->alias[i] = istr(L, scalar(L, seq_at(L, v, i), "alias"));
+	}
+	if ((v = get(L, n, "kind")))
+		p->kind = to_kind(L, v, "kind");
+	if ((v = get(L, n, "default")))
+		p->def = to_const(L, v, "default");
+	if ((v = get(L, n, "omit"))) {
+		const char *s = scalar(L, v, "omit");
+		if (!strcmp(s, "never")) p->omit = OMIT_NEVER;
+		else if (!strcmp(s, "absent")) p->omit = OMIT_ABSENT;
+		else if (!strcmp(s, "default")) p->omit = OMIT_DEFAULT;
+		else lerr(L, v, "field 'omit': unknown value '%s' (expected never, absent or default)", s);
+		if (p->omit == OMIT_DEFAULT && p->def.kind == OC_NONE)
+			lerr(L, v, "field 'omit': 'default' needs a 'default' value");
+	}
+	if ((v = get(L, n, "coerce")))
+		to_coerce(L, v, p);
+	if ((v = get(L, n, "effect")))
+		p->effect = to_effect(L, v, "effect");
+	if ((v = get(L, n, "effect_if"))) {
+		static const char *const ek[] = { "kwarg", "nonzero", "equals", "then", NULL };
+		check_keys(L, v, "effect_if", ek);
+		yaml_node_t *k = get(L, v, "kwarg"), *nz = get(L, v, "nonzero"), *eq = get(L, v, "equals"),
+			    *th = get(L, v, "then");
+		if (!k)
+			lerr(L, v, "effect_if without 'kwarg'");
+		p->effect_kwarg = istr(L, scalar(L, k, "kwarg"));
+		if (nz) {
+			p->effect_nonzero = true;
+			p->effect_then = to_effect(L, nz, "nonzero");
+		} else if (eq && th) {
+			p->effect_equals = to_const(L, eq, "equals");
+			p->effect_then = to_effect(L, th, "then");
+		} else {
+			lerr(L, v, "effect_if needs 'nonzero: EFFECT' or 'equals: V' with 'then: EFFECT'");
+		}
+	}
+	if ((v = get(L, n, "values"))) {
+		if (v->type != YAML_MAPPING_NODE)
+			lerr(L, v, "field 'values' must be a mapping from symbol to integer");
+		int cnt = (int)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+		p->values = arena_alloc(&L->r->arena, (size_t)(cnt + 1) * sizeof *p->values);
+		for (int i = 0; i < cnt; i++) {
+			yaml_node_pair_t *pr = v->data.mapping.pairs.start + i;
+			p->values[i].symbol = istr(L, scalar(L, node(L, pr->key), "values"));
+			p->values[i].value = to_int(L, node(L, pr->value), "values");
+		}
+		p->nvalues = cnt;
+	}
+}
+
+static OpsParam *load_params(Loader *L, yaml_node_t *n, const char *field, int *count)
+{
+	need_seq(L, n, field);
+	int k = seq_len(n);
+	OpsParam *ps = arena_alloc(&L->r->arena, (size_t)(k + 1) * sizeof *ps);
+	for (int i = 0; i < k; i++)
+		load_param(L, seq_at(L, n, i), &ps[i], field[0] == 'k');
+	*count = k;
+	return ps;
+}
+
+static int arg_index(Loader *L, yaml_node_t *n, const char *field, const OpDef *op)
+{
+	int64_t v = to_int(L, n, field);
+	if (v < 0 || v >= op->nparams)
+		lerr(L, n, "field '%s': argument %lld does not exist (the op has %d parameters)", field,
+		     (long long)v, op->nparams);
+	return (int)v;
+}
+
+static const char *kw_name(Loader *L, yaml_node_t *n, const char *field, const OpDef *op)
+{
+	const char *s = istr(L, scalar(L, n, field));
+	for (int i = 0; i < op->nkwargs; i++)
+		if (op->kwargs[i].name == s)
+			return s;
+	lerr(L, n, "field '%s': '%s' is not a kwarg of %s", field, s, op->name);
+}
+
+static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *res)
+{
+	static const char *const keys[] = { "rule", "arg", "args", "scalar", "promote", "shape", "valid-shape",
+					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", NULL };
+	check_keys(L, n, "a result rule", keys);
+	static const char *const rules[] = { "unknown", "none", "same-as-arg", "like-arg", "elementwise", "scalar-op",
+					     "tensor-from-shape", "tile-from-shape", "reshaped", "reduce-last",
+					     "retype", "scalar", "tuple", NULL };
+	memset(res, 0, sizeof *res);
+	res->arg = res->arg2 = res->shape = res->valid_shape = res->dtype_arg = res->dtype_of = res->dtype = res->mem = -1;
+	yaml_node_t *v = get(L, n, "rule");
+	if (!v)
+		lerr(L, n, "result without 'rule'");
+	const char *rs = scalar(L, v, "rule");
+	int ri = -1;
+	for (int i = 0; rules[i]; i++)
+		if (!strcmp(rs, rules[i]))
+			ri = i;
+	if (ri < 0)
+		lerr(L, v, "field 'rule': unknown result rule '%s'", rs);
+	res->rule = (OpsRule)ri;
+	if ((v = get(L, n, "arg")))
+		res->arg = arg_index(L, v, "arg", op);
+	if ((v = get(L, n, "args"))) {
+		need_seq(L, v, "args");
+		if (seq_len(v) != 2)
+			lerr(L, v, "field 'args' must list two argument indices");
+		res->arg = arg_index(L, seq_at(L, v, 0), "args", op);
+		res->arg2 = arg_index(L, seq_at(L, v, 1), "args", op);
+	}
+	if ((v = get(L, n, "scalar")))
+		res->arg2 = arg_index(L, v, "scalar", op);
+	if ((v = get(L, n, "promote")))
+		res->promote = to_bool(L, v, "promote");
+	if ((v = get(L, n, "shape")))
+		res->shape = arg_index(L, v, "shape", op);
+	if ((v = get(L, n, "valid-shape")))
+		res->valid_shape = arg_index(L, v, "valid-shape", op);
+	if ((v = get(L, n, "dtype"))) {
+		const char *s = scalar(L, v, "dtype");
+		if (res->rule == RULE_SCALAR)
+			res->dtype = to_dtype(L, v, "dtype");
+		else if (s[0] >= '0' && s[0] <= '9')
+			res->dtype_arg = arg_index(L, v, "dtype", op);
+		else
+			res->dtype_kw = kw_name(L, v, "dtype", op);
+	}
+	if ((v = get(L, n, "dtype-of")))
+		res->dtype_of = arg_index(L, v, "dtype-of", op);
+	if ((v = get(L, n, "layout")))
+		res->layout_kw = kw_name(L, v, "layout", op);
+	if ((v = get(L, n, "pad")))
+		res->pad_kw = kw_name(L, v, "pad", op);
+	if ((v = get(L, n, "mem"))) {
+		const char *s = scalar(L, v, "mem");
+		int m = ir_mem_parse(s);
+		if (m >= 0)
+			res->mem = m;
+		else
+			res->mem_kw = kw_name(L, v, "mem", op);
+	}
+	if ((v = get(L, n, "column-blayout")))
+		res->column_blayout = istr(L, scalar(L, v, "column-blayout"));
+	if ((v = get(L, n, "elems"))) {
+		need_seq(L, v, "elems");
+		res->nelems = seq_len(v);
+		res->elems = arena_alloc(&L->r->arena, (size_t)(res->nelems + 1) * sizeof *res->elems);
+		for (int i = 0; i < res->nelems; i++)
+			load_result(L, seq_at(L, v, i), op, &res->elems[i]);
+	}
+	/* each rule's required operands */
+	bool bad = false;
+	const char *need = "";
+	switch (res->rule) {
+	case RULE_SAME_AS_ARG: case RULE_LIKE_ARG: case RULE_REDUCE_LAST: bad = res->arg < 0; need = "arg"; break;
+	case RULE_ELEMENTWISE: bad = res->arg < 0 || res->arg2 < 0; need = "args: [N, M]"; break;
+	case RULE_SCALAR_OP: bad = res->arg < 0 || res->arg2 < 0; need = "arg and scalar"; break;
+	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE:
+		bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0);
+		need = "shape and dtype (or dtype-of)";
+		break;
+	case RULE_RESHAPED: bad = res->arg < 0 || res->shape < 0; need = "arg and shape"; break;
+	case RULE_RETYPE: bad = res->arg < 0 || !res->dtype_kw; need = "arg and dtype"; break;
+	case RULE_SCALAR: bad = res->dtype < 0 && res->dtype_of < 0; need = "dtype or dtype-of"; break;
+	case RULE_TUPLE: bad = res->nelems == 0; need = "elems"; break;
+	default: break;
+	}
+	if (bad)
+		lerr(L, n, "result rule '%s' needs %s", rs, need);
+}
+
+/* Resolve @PARAM defaults and check coerce indices once all params exist. */
+static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
+{
+	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
+		OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (p->def.kind == OC_REF) {
+			int k = -1;
+			for (int j = 0; j < op->nparams; j++)
+				if (op->params[j].name == p->def.s)
+					k = j;
+			if (k < 0 || k >= i)
+				lerr(L, n, "%s: default '@%s' of '%s' must name an earlier parameter", op->name, p->def.s, p->name);
+			p->def.i = k;
+		}
+		if (p->coerce_elem_of >= op->nparams)
+			lerr(L, n, "%s: coerce of '%s' names argument %d, which does not exist", op->name, p->name, p->coerce_elem_of);
+		for (int j = 0; j < i; j++) {
+			OpsParam *q = j < op->nparams ? &op->params[j] : &op->kwargs[j - op->nparams];
+			if (q->name == p->name)
+				lerr(L, n, "%s: parameter '%s' declared twice", op->name, p->name);
+		}
+	}
+}
+
+static void load_op(Loader *L, yaml_node_t *n)
+{
+	static const char *const keys[] = { "op", "params", "kwargs", "result", NULL };
+	check_keys(L, n, "an op entry", keys);
+	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
+	yaml_node_t *v = get(L, n, "op");
+	if (!v)
+		lerr(L, n, "op entry without 'op' (the canonical name, e.g. tensor.adds)");
+	op->name = istr(L, scalar(L, v, "op"));
+	if (!strchr(op->name, '.'))
+		lerr(L, v, "field 'op': '%s' is not a canonical name (NAMESPACE.NAME, e.g. tensor.adds)", op->name);
+	op->file = L->file;
+	op->line = (int)n->start_mark.line + 1;
+	op->col = (int)n->start_mark.column + 1;
+	if ((v = get(L, n, "params")))
+		op->params = load_params(L, v, "params", &op->nparams);
+	if ((v = get(L, n, "kwargs")))
+		op->kwargs = load_params(L, v, "kwargs", &op->nkwargs);
+	check_op(L, n, op);
+	v = get(L, n, "result");
+	if (!v)
+		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
+	load_result(L, v, op, &op->result);
+	if (!pmap_get(&L->r->ops, op->name))
+		vec_push(&L->r->all, op);
+	else
+		for (size_t i = 0; i < L->r->all.len; i++)
+			if (((OpDef *)L->r->all.items[i])->name == op->name)
+				L->r->all.items[i] = op;
+	pmap_put(&L->r->ops, op->name, op);
+}
+
+static void load_sugar(Loader *L, yaml_node_t *n)
+{
+	static const char *const keys[] = { "name", "dispatch", NULL };
+	static const char *const ckeys[] = { "args", "op", "binary", NULL };
+	static const char *const bins[] = { "add", "sub", "mul", "div", "min", "max", NULL };
+	static const int binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX };
+	check_keys(L, n, "a sugar entry", keys);
+	SugarDef *s = arena_alloc(&L->r->arena, sizeof *s);
+	yaml_node_t *v = get(L, n, "name");
+	if (!v)
+		lerr(L, n, "sugar entry without 'name'");
+	s->name = istr(L, scalar(L, v, "name"));
+	v = get(L, n, "dispatch");
+	if (!v)
+		lerr(L, n, "sugar entry '%s' without 'dispatch'", s->name);
+	need_seq(L, v, "dispatch");
+	s->ncases = seq_len(v);
+	s->cases = arena_alloc(&L->r->arena, (size_t)(s->ncases + 1) * sizeof *s->cases);
+	for (int i = 0; i < s->ncases; i++) {
+		yaml_node_t *c = seq_at(L, v, i);
+		check_keys(L, c, "a dispatch case", ckeys);
+		SugarCase *sc = &s->cases[i];
+		yaml_node_t *a = get(L, c, "args"), *o = get(L, c, "op"), *b = get(L, c, "binary");
+		if (a) {
+			need_seq(L, a, "args");
+			if (seq_len(a) > 4)
+				lerr(L, a, "field 'args': at most 4 argument kinds");
+			sc->nargs = seq_len(a);
+			for (int j = 0; j < sc->nargs; j++)
+				sc->args[j] = to_kind(L, seq_at(L, a, j), "args");
+		}
+		if (!!o == !!b)
+			lerr(L, c, "a dispatch case needs exactly one of 'op' or 'binary'");
+		if (o) {
+			sc->op = istr(L, scalar(L, o, "op"));
+			if (!pmap_get(&L->r->ops, sc->op))
+				lerr(L, o, "field 'op': '%s' is not a registered op", sc->op);
+		} else {
+			const char *bs = scalar(L, b, "binary");
+			int k = -1;
+			for (int j = 0; bins[j]; j++)
+				if (!strcmp(bs, bins[j]))
+					k = j;
+			if (k < 0)
+				lerr(L, b, "field 'binary': unknown operator '%s' (expected add, sub, mul, div, min or max)", bs);
+			sc->binary = binops[k];
+		}
+	}
+	pmap_put(&L->r->sugar, s->name, s);
+}
+
+bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len, Diag *d)
+{
+	Loader L = { .r = r, .d = d, .file = intern_cstr(&r->arena, file) };
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &L.doc)) {
+		diag_error(d, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
+			   "invalid YAML: %s", parser.problem ? parser.problem : "syntax error");
+		yaml_parser_delete(&parser);
+		return false;
+	}
+	yaml_parser_delete(&parser);
+	bool ok = false;
+	if (setjmp(L.fail) == 0) {
+		yaml_node_t *root = yaml_document_get_root_node(&L.doc);
+		if (root) {
+			static const char *const keys[] = { "ops", "sugar", NULL };
+			check_keys(&L, root, "the registry file (top level)", keys);
+			yaml_node_t *ops = get(&L, root, "ops"), *sugar = get(&L, root, "sugar");
+			if (ops) {
+				need_seq(&L, ops, "ops");
+				for (int i = 0; i < seq_len(ops); i++)
+					load_op(&L, seq_at(&L, ops, i));
+			}
+			if (sugar) {
+				need_seq(&L, sugar, "sugar");
+				for (int i = 0; i < seq_len(sugar); i++)
+					load_sugar(&L, seq_at(&L, sugar, i));
+			}
+		}
+		ok = true;
+	}
+	yaml_document_delete(&L.doc);
+	return ok;
+}
+
+bool ops_load_file(OpRegistry *r, const char *path, Diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_error(d, 0, 0, "cannot open op registry: %s", strerror(errno));
+		return false;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+		size_t k = fread(buf + n, 1, cap - n, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	fclose(f);
+	/* the Diag shows source lines of the registry file, not of the program */
+	Diag sub = *d;
+	sub.file = path;
+	sub.src = buf;
+	sub.len = n;
+	bool ok = ops_load_text(r, path, buf, n, &sub);
+	d->nerrors = sub.nerrors;
+	free(buf);
+	return ok;
+}
+
+void ops_init(OpRegistry *r)
+{
+	memset(r, 0, sizeof *r);
+	arena_init(&r->arena);
+}
+
+void ops_release(OpRegistry *r)
+{
+	pmap_release(&r->ops);
+	pmap_release(&r->sugar);
+	vec_release(&r->all);
+	arena_free(&r->arena);
+}
+
+static OpRegistry default_registry;
+static bool default_loaded;
+
+OpRegistry *ops_default(void)
+{
+	if (!default_loaded) {
+		default_loaded = true;
+		ops_init(&default_registry);
+		Diag d;
+		diag_init(&d, "data/ops.yaml (built in)", ops_builtin_yaml, ops_builtin_yaml_len);
+		if (!ops_load_text(&default_registry, "data/ops.yaml", ops_builtin_yaml, ops_builtin_yaml_len, &d))
+			abort(); /* a build with a broken registry; the unit test catches it first */
+	}
+	return &default_registry;
+}
+
+const OpDef *ops_find(OpRegistry *r, const char *name)
+{
+	return pmap_get(&r->ops, intern_cstr(&r->arena, name));
+}
+
+const SugarDef *ops_find_sugar(OpRegistry *r, const char *name)
+{
+	return pmap_get(&r->sugar, intern_cstr(&r->arena, name));
+}
+
+OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value)
+{
+	if (i < 0 || i >= op->nparams)
+		return EFF_READ;
+	const OpsParam *p = &op->params[i];
+	if (p->effect_kwarg) {
+		if (p->effect_nonzero && has_kwarg && kwarg_value != 0)
+			return p->effect_then;
+		if (!p->effect_nonzero && has_kwarg && p->effect_equals.kind == OC_INT && p->effect_equals.i == kwarg_value)
+			return p->effect_then;
+	}
+	return p->effect;
+}

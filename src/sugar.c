@@ -1,0 +1,599 @@
+/* sugar.c - DSL op calls -> canonical op calls, driven by the op registry.
+ *
+ * One path serves hand-written and canonical text: dispatch (pl.add ->
+ * tensor.adds by argument kinds), then binding of positional and keyword
+ * arguments to the op's declared parameters (Python rules), defaults,
+ * literal coercion (an int literal in a tensor scalar op takes the tensor's
+ * element dtype, as the reference's _normalize_scalar_operand does), and
+ * the result type from the entry's rule.  Canonical text is a fixpoint:
+ * every argument is already present and in order, so it prints unchanged.
+ */
+#include "ptoopt/sugar.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/types.h"
+
+static char sugar_none; /* cache marker: "looked up, not in the registry" */
+
+void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg)
+{
+	memset(c, 0, sizeof *c);
+	c->a = a;
+	c->d = d;
+	c->reg = reg;
+}
+
+void sugar_release(SugarCtx *c)
+{
+	pmap_release(&c->ops);
+	pmap_release(&c->sugars);
+}
+
+const OpDef *sugar_op(SugarCtx *c, const char *name)
+{
+	void *v = pmap_get(&c->ops, name);
+	if (!v) {
+		v = (void *)ops_find(c->reg, name);
+		pmap_put(&c->ops, name, v ? v : &sugar_none);
+	}
+	return v == &sugar_none ? NULL : v;
+}
+
+static const SugarDef *find_sugar(SugarCtx *c, const char *name)
+{
+	void *v = pmap_get(&c->sugars, name);
+	if (!v) {
+		v = (void *)ops_find_sugar(c->reg, name);
+		pmap_put(&c->sugars, name, v ? v : &sugar_none);
+	}
+	return v == &sugar_none ? NULL : v;
+}
+
+/* ------------------------------------------------------------ kinds */
+
+static OpsKind kind_of(Expr *e)
+{
+	if (e->kind == EX_TUPLE)
+		return OPK_LIST;
+	if (e->kind == EX_SYMBOL)
+		return OPK_DTYPE;
+	Type *t = ir_expr_type(e);
+	if (!t)
+		return OPK_ANY;
+	switch (t->kind) {
+	case TY_TENSOR: case TY_DIST_TENSOR: return OPK_TENSOR;
+	case TY_TILE: return OPK_TILE;
+	case TY_SCALAR: return OPK_SCALAR;
+	default: return OPK_ANY;
+	}
+}
+
+static const char *kind_name(OpsKind k)
+{
+	static const char *const n[] = { "a value", "a Tensor", "a Tile", "a scalar", "a list", "a dtype" };
+	return n[k];
+}
+
+static void describe(Expr *e, char *buf, size_t n)
+{
+	Type *t = ir_expr_type(e);
+	if (e->kind == EX_TUPLE)
+		snprintf(buf, n, "a list");
+	else if (e->kind == EX_SYMBOL)
+		snprintf(buf, n, "%s", e->str);
+	else if (t && t->kind != TY_UNKNOWN)
+		type_to_string(t, buf, n);
+	else
+		snprintf(buf, n, "a value of unknown type");
+}
+
+static bool kind_matches(OpsKind want, Expr *e)
+{
+	OpsKind k = kind_of(e);
+	if (want == OPK_ANY)
+		return true;
+	if (want == OPK_DTYPE)
+		return e->kind == EX_SYMBOL && ir_dtype_parse(e->str + 3) >= 0 && !strncmp(e->str, "pl.", 3);
+	return k == want;
+}
+
+/* May v be passed where a parameter of kind k is expected?  Values of
+ * unknown type (results of unregistered ops) are let through. */
+static bool arg_ok(OpsKind k, Expr *v)
+{
+	OpsKind vk = kind_of(v);
+	switch (k) {
+	case OPK_ANY: return true;
+	case OPK_LIST: return vk == OPK_LIST;
+	case OPK_DTYPE: return kind_matches(OPK_DTYPE, v);
+	case OPK_SCALAR:
+		return vk == OPK_SCALAR || vk == OPK_ANY || v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
+	default: return vk == k || vk == OPK_ANY;
+	}
+}
+
+/* ------------------------------------------------------------ values */
+
+static Expr *leaf(SugarCtx *c, ExprKind k, SrcPos pos)
+{
+	return ir_expr_new(c->a, k, pos);
+}
+
+static Expr *empty_list(SugarCtx *c, SrcPos pos)
+{
+	return leaf(c, EX_TUPLE, pos);
+}
+
+static Expr *int_const(SugarCtx *c, int64_t v, DType dt, SrcPos pos)
+{
+	Expr *e = leaf(c, dt == DT_BOOL ? EX_BOOL : EX_INT, pos);
+	e->ival = v;
+	e->dtype = (uint8_t)dt;
+	e->type = ir_scalar_type(c->a, dt);
+	return e;
+}
+
+static Expr *float_const(SugarCtx *c, double v, DType dt, SrcPos pos)
+{
+	Expr *e = leaf(c, EX_FLOAT, pos);
+	e->fval = v;
+	e->dtype = (uint8_t)dt;
+	e->type = ir_scalar_type(c->a, dt);
+	return e;
+}
+
+static Expr *const_expr(SugarCtx *c, const OpsConst *k, Expr **slots, SrcPos pos)
+{
+	Expr *e;
+	switch (k->kind) {
+	case OC_INT: return int_const(c, k->i, DT_INDEX, pos);
+	case OC_FLOAT: return float_const(c, k->f, DT_FP32, pos);
+	case OC_BOOL: return int_const(c, k->i, DT_BOOL, pos);
+	case OC_EMPTY_LIST: return empty_list(c, pos);
+	case OC_REF: return slots[k->i];
+	case OC_SYMBOL: case OC_STR:
+		e = leaf(c, k->kind == OC_SYMBOL ? EX_SYMBOL : EX_STR, pos);
+		e->str = intern_cstr(c->a, k->s);
+		return e;
+	default: return NULL;
+	}
+}
+
+static bool equals_const(const Expr *e, const OpsConst *k, Expr **slots)
+{
+	switch (k->kind) {
+	case OC_INT: return e->kind == EX_INT && e->ival == k->i;
+	case OC_FLOAT: return e->kind == EX_FLOAT && e->fval == k->f;
+	case OC_BOOL: return e->kind == EX_BOOL && e->ival == k->i;
+	case OC_EMPTY_LIST: return e->kind == EX_TUPLE && e->nargs == 0;
+	case OC_SYMBOL: return e->kind == EX_SYMBOL && !strcmp(e->str, k->s);
+	case OC_STR: return e->kind == EX_STR && !strcmp(e->str, k->s);
+	case OC_REF: return expr_equal(e, slots[k->i]);
+	default: return false;
+	}
+}
+
+static int elem_dtype(Expr *e)
+{
+	Type *t = e ? ir_expr_type(e) : NULL;
+	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR))
+		return -1;
+	return t->dtype;
+}
+
+/* PromoteDataTypes: float beats int, wider bits win, equal bits prefer
+ * signed, else the left operand. */
+static DType promote(DType a, DType b)
+{
+	bool af = ir_dtype_is_float(a), bf = ir_dtype_is_float(b);
+	if (af != bf)
+		return af ? a : b;
+	int ab = ir_dtype_bits(a), bb = ir_dtype_bits(b);
+	if (ab != bb)
+		return ab > bb ? a : b;
+	bool au = a >= DT_UINT4 && a <= DT_UINT64, bu = b >= DT_UINT4 && b <= DT_UINT64;
+	if (au && !bu)
+		return b;
+	return a;
+}
+
+/* ------------------------------------------------------------ result types */
+
+static int dtype_symbol(const Expr *e)
+{
+	if (!e || e->kind != EX_SYMBOL || strncmp(e->str, "pl.", 3))
+		return -1;
+	return ir_dtype_parse(e->str + 3);
+}
+
+static Expr *kwarg_value(const OpDef *op, Expr **slots, const char *kw)
+{
+	for (int i = 0; i < op->nkwargs; i++)
+		if (op->kwargs[i].name == kw)
+			return slots[op->nparams + i];
+	return NULL;
+}
+
+static Type *copy_type(SugarCtx *c, const Type *t)
+{
+	Type *n = ir_type_new(c->a, t->kind);
+	*n = *t;
+	return n;
+}
+
+/* t as the result of a computation: a tensor loses its view and memref
+ * (the op writes a new dense tensor); a tile lands in Vec unless placed. */
+static Type *fresh(SugarCtx *c, const Type *t)
+{
+	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
+		return (Type *)t;
+	if (t->kind == TY_TENSOR ? !t->view && !t->memref : t->mem != MS_NONE)
+		return (Type *)t;
+	Type *n = copy_type(c, t);
+	if (n->kind == TY_TENSOR)
+		n->view = NULL, n->memref = NULL;
+	else
+		n->mem = MS_VEC;
+	return n;
+}
+
+static bool same_dims(const Expr *a, Expr **dims, int n)
+{
+	if (a->nargs != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!expr_equal(a->args[i], dims[i]))
+			return false;
+	return true;
+}
+
+static ViewSpec *view_of(SugarCtx *c, const char **names, Expr **vals, int n)
+{
+	ViewSpec *vs = arena_alloc(c->a, sizeof *vs);
+	vs->kw = arena_alloc(c->a, (size_t)(n + 1) * sizeof *vs->kw);
+	for (int i = 0; i < n; i++)
+		vs->kw[i] = (Kwarg){ intern_cstr(c->a, names[i]), vals[i] };
+	vs->nkw = n;
+	return vs;
+}
+
+static Expr *symbol(SugarCtx *c, const char *s)
+{
+	Expr *e = leaf(c, EX_SYMBOL, (SrcPos){ 0, 0 });
+	e->str = intern_cstr(c->a, s);
+	return e;
+}
+
+/* pl.TensorView(valid_shape=V?, stride=[], layout=L, pad=P?) */
+static ViewSpec *tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad)
+{
+	const char *names[4];
+	Expr *vals[4];
+	int n = 0;
+	if (valid) {
+		names[n] = "valid_shape";
+		vals[n++] = valid;
+	}
+	names[n] = "stride";
+	vals[n++] = empty_list(c, (SrcPos){ 0, 0 });
+	names[n] = "layout";
+	vals[n++] = symbol(c, layout);
+	if (pad) {
+		names[n] = "pad";
+		vals[n++] = pad;
+	}
+	return view_of(c, names, vals, n);
+}
+
+static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slots);
+
+static Type *shaped(SugarCtx *c, TypeKind k, Expr *shape, DType dt)
+{
+	Type *t = ir_type_new(c->a, k);
+	t->dtype = dt;
+	t->shape = shape->args;
+	t->ndim = shape->nargs;
+	return t;
+}
+
+static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slots)
+{
+	Expr *a0 = r->arg >= 0 ? slots[r->arg] : NULL;
+	Type *t0 = a0 ? ir_expr_type(a0) : NULL;
+	if (t0 && t0->kind == TY_UNKNOWN)
+		t0 = NULL;
+	Expr *shape = r->shape >= 0 ? slots[r->shape] : NULL;
+	if (shape && shape->kind != EX_TUPLE)
+		return NULL;
+	switch (r->rule) {
+	case RULE_UNKNOWN: case RULE_NONE:
+		return NULL;
+	case RULE_SAME_AS_ARG:
+		return t0;
+	case RULE_LIKE_ARG:
+		return t0 ? fresh(c, t0) : NULL;
+	case RULE_ELEMENTWISE: case RULE_SCALAR_OP: {
+		Type *t1 = ir_expr_type(slots[r->arg2]);
+		if (!t0 || !t1 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE))
+			return NULL;
+		Type *t = copy_type(c, fresh(c, t0));
+		if (r->rule == RULE_SCALAR_OP) {
+			if (r->promote && t1->kind == TY_SCALAR)
+				t->dtype = promote(t0->dtype, t1->dtype);
+			return t;
+		}
+		if (t1->kind == TY_SCALAR)
+			return t; /* maximum(x, 10.0): a scalar operand broadcasts */
+		if (t1->kind != t0->kind)
+			return NULL;
+		t->dtype = promote(t0->dtype, t1->dtype);
+		/* broadcast, right-aligned: a dim of 1 takes the other operand's */
+		if (t1->ndim > t0->ndim) {
+			t->ndim = t1->ndim;
+			t->shape = t1->shape;
+		}
+		if (t0->ndim == t1->ndim) {
+			Expr **dims = arena_alloc(c->a, (size_t)(t->ndim + 1) * sizeof *dims);
+			bool changed = false;
+			for (int i = 0; i < t->ndim; i++) {
+				dims[i] = t0->shape[i];
+				if (ir_is_int_const(t0->shape[i], 1, DT_INDEX) && !ir_is_int_const(t1->shape[i], 1, DT_INDEX)) {
+					dims[i] = t1->shape[i];
+					changed = true;
+				}
+			}
+			if (changed)
+				t->shape = dims;
+		}
+		return t;
+	}
+	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE: {
+		int dt = r->dtype_kw ? dtype_symbol(kwarg_value(op, slots, r->dtype_kw))
+			 : r->dtype_arg >= 0 ? dtype_symbol(slots[r->dtype_arg])
+			 : elem_dtype(slots[r->dtype_of]);
+		if (dt < 0)
+			return NULL;
+		Type *t = shaped(c, r->rule == RULE_TILE_FROM_SHAPE ? TY_TILE : TY_TENSOR, shape, (DType)dt);
+		if (r->rule == RULE_TENSOR_FROM_SHAPE) {
+			Expr *l = r->layout_kw ? kwarg_value(op, slots, r->layout_kw) : NULL;
+			if (l && l->kind == EX_SYMBOL && strcmp(l->str, "pl.TensorLayout.ND") != 0)
+				t->view = tensor_view(c, NULL, l->str, NULL);
+			return t;
+		}
+		t->mem = MS_VEC;
+		if (r->mem_kw) {
+			Expr *m = kwarg_value(op, slots, r->mem_kw);
+			int ms = m && m->kind == EX_SYMBOL && !strncmp(m->str, "pl.Mem.", 7) ? ir_mem_parse(m->str + 7) : -1;
+			if (ms < 0)
+				return NULL;
+			t->mem = (MemSpace)ms;
+		} else if (r->mem >= 0) {
+			t->mem = (MemSpace)r->mem;
+		}
+		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
+		if (valid && valid->kind == EX_TUPLE && valid->nargs && !same_dims(valid, t->shape, t->ndim)) {
+			const char *n = "valid_shape";
+			t->view = view_of(c, &n, &valid, 1);
+		} else if (r->column_blayout && t->ndim == 2 && ir_is_int_const(t->shape[1], 1, DT_INDEX)) {
+			const char *n = "blayout";
+			char buf[96];
+			snprintf(buf, sizeof buf, "pl.TileLayout.%s", r->column_blayout);
+			Expr *v = symbol(c, buf);
+			t->view = view_of(c, &n, &v, 1);
+		}
+		return t;
+	}
+	case RULE_RESHAPED: {
+		if (!t0 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE))
+			return NULL;
+		Type *t = shaped(c, t0->kind, shape, t0->dtype);
+		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
+		if (valid && (valid->kind != EX_TUPLE || !valid->nargs || same_dims(valid, t->shape, t->ndim)))
+			valid = NULL;
+		if (t->kind == TY_TILE) {
+			t->mem = t0->mem == MS_NONE ? MS_VEC : t0->mem;
+			if (valid) {
+				const char *n = "valid_shape";
+				t->view = view_of(c, &n, &valid, 1);
+			}
+			return t;
+		}
+		Expr *pad = r->pad_kw ? kwarg_value(op, slots, r->pad_kw) : NULL;
+		if (valid || pad)
+			t->view = tensor_view(c, valid, "pl.TensorLayout.ND", pad);
+		return t;
+	}
+	case RULE_REDUCE_LAST: {
+		if (!t0 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE) || t0->ndim == 0)
+			return NULL;
+		Type *t = copy_type(c, t0);
+		t->view = NULL;
+		t->memref = NULL;
+		t->shape = arena_alloc(c->a, (size_t)(t0->ndim + 1) * sizeof *t->shape);
+		memcpy(t->shape, t0->shape, (size_t)t0->ndim * sizeof *t->shape);
+		t->shape[t->ndim - 1] = int_const(c, 1, DT_INDEX, (SrcPos){ 0, 0 });
+		return t;
+	}
+	case RULE_RETYPE: {
+		int dt = dtype_symbol(kwarg_value(op, slots, r->dtype_kw));
+		if (!t0 || dt < 0)
+			return NULL;
+		Type *t = copy_type(c, fresh(c, t0));
+		t->dtype = (DType)dt;
+		return t;
+	}
+	case RULE_SCALAR: {
+		int dt = r->dtype >= 0 ? r->dtype : elem_dtype(slots[r->dtype_of]);
+		return dt < 0 ? NULL : ir_scalar_type(c->a, (DType)dt);
+	}
+	case RULE_TUPLE: {
+		Type *t = ir_type_new(c->a, TY_TUPLE);
+		t->elems = arena_alloc(c->a, (size_t)(r->nelems + 1) * sizeof *t->elems);
+		t->nelems = r->nelems;
+		for (int i = 0; i < r->nelems; i++)
+			if (!(t->elems[i] = infer(c, op, &r->elems[i], slots)))
+				return NULL;
+		return t;
+	}
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ lowering */
+
+#define FAIL(...) do { diag_error(c->d, call->pos.line, call->pos.col, __VA_ARGS__); goto fail; } while (0)
+
+static const char *print_prefix(const char *name) { return strncmp(name, "pld.", 4) ? "pl." : ""; }
+
+static Expr *dispatch(SugarCtx *c, Expr *call, const SugarDef *s, const char **opname)
+{
+	for (int i = 0; i < s->ncases; i++) {
+		const SugarCase *sc = &s->cases[i];
+		bool ok = call->nargs >= sc->nargs;
+		for (int j = 0; ok && j < sc->nargs; j++)
+			ok = kind_matches(sc->args[j], call->args[j]);
+		if (!ok)
+			continue;
+		if (sc->op) {
+			*opname = sc->op;
+			return call;
+		}
+		if (call->nargs != 2 || call->nkw)
+			FAIL("pl.%s on scalars takes exactly two positional arguments", s->name);
+		return type_make_binary(c->a, (BinOp)sc->binary, call->args[0], call->args[1], call->pos, c->d);
+	}
+	{
+		char buf[512] = "";
+		size_t n = 0;
+		for (int j = 0; j < call->nargs && j < 4 && n < sizeof buf - 80; j++) {
+			char t[200];
+			describe(call->args[j], t, sizeof t);
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", j ? ", " : "", t);
+		}
+		FAIL("pl.%s: no form of this op takes (%s); expected Tensor, Tile or scalar operands of one kind "
+		     "(annotate operands whose type is unknown)", s->name, buf);
+	}
+fail:
+	return NULL;
+}
+
+Expr *sugar_lower_call(SugarCtx *c, Expr *call)
+{
+	const char *name = call->str;
+	const SugarDef *s = find_sugar(c, name);
+	if (s) {
+		const char *opname = NULL;
+		Expr *r = dispatch(c, call, s, &opname);
+		if (!r || !opname)
+			return r;
+		name = intern_cstr(c->a, opname);
+		call->str = name;
+	}
+	const OpDef *op = sugar_op(c, name);
+	if (!op)
+		return call; /* unknown: printed as written, untyped */
+	const char *pf = print_prefix(name);
+	int np = op->nparams, n = np + op->nkwargs;
+	Expr *slotbuf[16];
+	Expr **slots = n <= 16 ? slotbuf : arena_alloc(c->a, (size_t)n * sizeof *slots);
+	bool givenbuf[16];
+	bool *given = n <= 16 ? givenbuf : arena_alloc(c->a, (size_t)n);
+	memset(slots, 0, (size_t)n * sizeof *slots);
+	memset(given, 0, (size_t)n);
+	if (call->nargs > n)
+		FAIL("%s%s takes at most %d argument%s (%d given)", pf, name, n, n == 1 ? "" : "s", call->nargs);
+	for (int i = 0; i < call->nargs; i++) {
+		slots[i] = call->args[i];
+		given[i] = true;
+	}
+	for (int k = 0; k < call->nkw; k++) {
+		const char *kn = call->kw[k].name;
+		int j = -1;
+		for (int i = 0; i < n && j < 0; i++) {
+			const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
+			if (!strcmp(p->name, kn))
+				j = i;
+			for (int a = 0; a < p->nalias && j < 0; a++)
+				if (!strcmp(p->alias[a], kn))
+					j = i;
+		}
+		if (j < 0)
+			FAIL("%s%s has no parameter '%s'", pf, name, kn);
+		if (given[j])
+			FAIL("%s%s got multiple values for argument '%s'", pf, name, kn);
+		slots[j] = call->kw[k].value;
+		given[j] = true;
+	}
+	for (int i = 0; i < n; i++) {
+		const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
+		if (!given[i]) {
+			if (p->def.kind != OC_NONE)
+				slots[i] = const_expr(c, &p->def, slots, call->pos);
+			else if (p->omit == OMIT_NEVER)
+				FAIL("%s%s: missing required argument '%s'", pf, name, p->name);
+			continue;
+		}
+		Expr *v = slots[i];
+		if (p->nvalues && v->kind == EX_SYMBOL) {
+			int m = -1;
+			for (int k = 0; k < p->nvalues; k++)
+				if (!strcmp(p->values[k].symbol, v->str))
+					m = k;
+			if (m < 0)
+				FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
+			slots[i] = v = int_const(c, p->values[m].value, DT_INDEX, v->pos);
+		}
+		/* an int literal (INDEX placeholder) takes the operand's dtype */
+		if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {
+			int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : elem_dtype(slots[p->coerce_elem_of]);
+			if (dt >= 0 && v->kind == EX_INT && v->dtype == DT_INDEX) {
+				slots[i] = v = ir_dtype_is_float((DType)dt) ? float_const(c, (double)v->ival, (DType)dt, v->pos)
+									    : int_const(c, v->ival, (DType)dt, v->pos);
+			} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && elem_dtype(v) == DT_INDEX) {
+				FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
+				     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
+			}
+		}
+		if (i < np && !arg_ok(p->kind, v)) {
+			char t[256];
+			describe(v, t, sizeof t);
+			FAIL("%s%s: argument '%s' must be %s, got %s", pf, name, p->name, kind_name(p->kind), t);
+		}
+	}
+	/* positional arguments: through the last one that prints */
+	int last = -1;
+	for (int i = 0; i < np; i++) {
+		const OpsParam *p = &op->params[i];
+		bool prints = given[i] ? !(p->omit == OMIT_DEFAULT && equals_const(slots[i], &p->def, slots))
+				       : (p->omit == OMIT_NEVER && slots[i]);
+		if (prints)
+			last = i;
+	}
+	Expr **args = arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
+	for (int i = 0; i <= last; i++) {
+		if (!slots[i])
+			slots[i] = empty_list(c, call->pos); /* filler before a later argument */
+		args[i] = slots[i];
+	}
+	int nk = 0;
+	Kwarg *kw = arena_alloc(c->a, (size_t)(op->nkwargs + 1) * sizeof *kw);
+	for (int i = 0; i < op->nkwargs; i++) {
+		const OpsParam *p = &op->kwargs[i];
+		Expr *v = slots[np + i];
+		bool prints = given[np + i] ? !(p->omit == OMIT_DEFAULT && equals_const(v, &p->def, slots))
+					    : (p->omit == OMIT_NEVER && v);
+		if (prints)
+			kw[nk++] = (Kwarg){ intern_cstr(c->a, p->name), v };
+	}
+	call->args = args;
+	call->nargs = last + 1;
+	call->kw = kw;
+	call->nkw = nk;
+	call->type = infer(c, op, &op->result, slots);
+	return call;
+fail:
+	return NULL;
+}
