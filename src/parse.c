@@ -922,6 +922,31 @@ static void no_dep_args(Parser *p, Expr *call)
 	call->attrs = nd;
 }
 
+/* The reference stores pl.submit / pl.spmd_submit options in a fixed order,
+ * whatever order they were written in. */
+static void sort_submit_kwargs(Expr *e)
+{
+	static const char *const order[] = { "deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate", NULL };
+	int rank[64];
+	if (e->nkw > 64)
+		return;
+	for (int i = 0; i < e->nkw; i++) {
+		rank[i] = 99;
+		for (int k = 0; order[k]; k++)
+			if (!strcmp(e->kw[i].name, order[k]))
+				rank[i] = k;
+	}
+	for (int i = 1; i < e->nkw; i++) /* insertion sort: stable, tiny lists */
+		for (int j = i; j > 0 && rank[j - 1] > rank[j]; j--) {
+			Kwarg t = e->kw[j];
+			e->kw[j] = e->kw[j - 1];
+			e->kw[j - 1] = t;
+			int r = rank[j];
+			rank[j] = rank[j - 1];
+			rank[j - 1] = r;
+		}
+}
+
 /* pl.<...> in expression position: special forms, enum symbols, op calls. */
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
@@ -932,7 +957,11 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	if (!at_op(p, "(")) {
 		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ... */
 		char buf[300];
-		snprintf(buf, sizeof buf, "%s.%s", prefix, d);
+		/* pl.MemorySpace.X is the long spelling of pl.Mem.X */
+		if (!strncmp(d, "MemorySpace.", 12))
+			snprintf(buf, sizeof buf, "%s.Mem.%s", prefix, d + 12);
+		else
+			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
 		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
 	}
 	Token open = *peek(p);
@@ -987,6 +1016,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		} else {
 			expect_op(p, ")");
 		}
+		sort_submit_kwargs(e);
 		e->type = call_type(p, f.text, true, e);
 		vec_push(&p->fn_calls, e);
 		return e;
@@ -2114,10 +2144,13 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	Stmt *s = NULL;
 	if (!strcmp(d, "at")) {
 		s = scope_stmt(p, SC_INCORE, &wt);
-		Token k = expect_name(p, "level=");
-		if (strcmp(k.text, "level"))
-			PERR_AT(p, &k, "pl.at needs level= as its first argument");
-		expect_op(p, "=");
+		/* level is the first parameter: pl.at(pl.Level.X) or pl.at(level=pl.Level.X) */
+		if (!(at_name(p, "pl") && tok_is_op(peek_at(p, 1), "."))) {
+			Token k = expect_name(p, "level=");
+			if (strcmp(k.text, "level"))
+				PERR_AT(p, &k, "pl.at needs level= as its first argument");
+			expect_op(p, "=");
+		}
 		Level lv = (Level)parse_enum(p, "Level", ir_level_parse, "a pl.Level value");
 		s->scope->level = lv;
 		s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;

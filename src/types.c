@@ -266,6 +266,15 @@ static bool is_compare(BinOp op)
 	return op >= OP_EQ && op <= OP_GE;
 }
 
+static Expr *make_cast(Arena *a, Expr *x, DType dt)
+{
+	Expr *c = ir_expr_new(a, EX_CAST, x->pos);
+	c->lhs = x;
+	c->dtype = (uint8_t)dt;
+	c->type = ir_scalar_type(a, dt);
+	return c;
+}
+
 Expr *type_make_binary(Arena *a, BinOp op, Expr *l, Expr *r, SrcPos pos, Diag *d)
 {
 	int lt = scalar_dtype(l), rt = scalar_dtype(r);
@@ -282,19 +291,34 @@ Expr *type_make_binary(Arena *a, BinOp op, Expr *l, Expr *r, SrcPos pos, Diag *d
 	e->rhs = r;
 	e->pos = l->pos.line ? l->pos : pos;
 	DType res;
-	if (op == OP_AND || op == OP_OR || op == OP_XOR || is_compare(op)) {
-		res = DT_BOOL;
-	} else if (lt < 0 || rt < 0) {
-		res = lt >= 0 ? (DType)lt : rt >= 0 ? (DType)rt : DT_INDEX;
+	bool logical = op == OP_AND || op == OP_OR || op == OP_XOR;
+	if (logical || lt < 0 || rt < 0) {
+		res = logical || is_compare(op) ? DT_BOOL : lt >= 0 ? (DType)lt : rt >= 0 ? (DType)rt : DT_INDEX;
 	} else {
 		bool lf = ir_dtype_is_float((DType)lt), rf = ir_dtype_is_float((DType)rt);
+		if (!is_compare(op) && (lt == DT_BOOL || rt == DT_BOOL)) {
+			diag_error(d, pos.line, pos.col, "pl.BOOL operands are not supported in arithmetic");
+			return NULL;
+		}
 		if (lf != rf) {
 			diag_error(d, pos.line, pos.col, "cannot combine pl.%s and pl.%s operands; cast one with pl.cast(value, pl.DT)",
 				   ir_dtype_name((DType)lt), ir_dtype_name((DType)rt));
 			return NULL;
 		}
+		/* wider dtype wins, ties go left; the other operand is converted with
+		 * an explicit Cast (spec §5.2), except between INDEX and INT64, which
+		 * the reference treats as one */
 		res = ir_dtype_bits((DType)rt) > ir_dtype_bits((DType)lt) ? (DType)rt : (DType)lt;
-		if (op == OP_DIV && lf)
+		bool idx_pair = (lt == DT_INDEX && rt == DT_INT64) || (lt == DT_INT64 && rt == DT_INDEX);
+		if (lt != rt && !idx_pair) {
+			if (lt != (int)res)
+				e->lhs = make_cast(a, l, res);
+			else
+				e->rhs = make_cast(a, r, res);
+		}
+		if (is_compare(op))
+			res = DT_BOOL;
+		else if (op == OP_DIV && lf)
 			res = DT_FP32;
 	}
 	e->type = ir_scalar_type(a, res);
