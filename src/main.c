@@ -15,6 +15,7 @@
 
 #include "ptoopt/arena.h"
 #include "ptoopt/diag.h"
+#include "ptoopt/op_registry.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/pipeline.h"
 #include "ptoopt/print.h"
@@ -37,6 +38,8 @@ static void usage(FILE *f)
 	      "options:\n"
 	      "  --passes=LIST     comma-separated passes to run, in order\n"
 	      "  -o, --output=FILE write the result to FILE (atomically) instead of stdout\n"
+	      "  --ops=FILE.yaml   add or override op registry entries (repeatable; format:\n"
+	      "                    see data/ops.yaml)\n"
 	      "  --verify-each     run the IR verifiers after every pass\n"
 	      "  --list-passes     list the known passes and exit\n"
 	      "  -h, --help        show this help and exit\n"
@@ -158,10 +161,11 @@ static int print_to_stdout(Program *prog)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH };
+	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_OPS };
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
 		{ "output", required_argument, NULL, 'o' },
+		{ "ops", required_argument, NULL, OPT_OPS },
 		{ "list-passes", no_argument, NULL, OPT_LIST },
 		{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
 		{ "help", no_argument, NULL, 'h' },
@@ -176,6 +180,13 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_PASSES: passes = optarg; break;
 		case 'o': output = optarg; break;
+		case OPT_OPS:
+			/* a bad registry file is an input error (located), not a usage error */
+			if (!ops_load_file(ops_default(), optarg, &pd)) {
+				pipe_options_release(&popts);
+				return 1;
+			}
+			break;
 		case OPT_VERIFY_EACH: verify_each = true; break;
 		case 'h': usage(stdout); return 0;
 		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); return 0;

@@ -119,6 +119,11 @@ static OpsConst to_const(Loader *L, yaml_node_t *n, const char *field)
 	}
 	const char *s = scalar(L, n, field);
 	char *end;
+	if (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE) {
+		c.kind = OC_STR; /* a quoted YAML string: 'fast' */
+		c.s = istr(L, s);
+		return c;
+	}
 	if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "True") || !strcmp(s, "False")) {
 		c.kind = OC_BOOL;
 		c.i = s[0] == 't' || s[0] == 'T';

@@ -167,3 +167,59 @@ bool verify_ssa(Program *p, Diag *d, const char *after_pass)
 	free(v.log);
 	return !v.failed;
 }
+
+/* ------------------------------------------------------------ outlined scopes */
+
+static const Stmt *find_scope(const Block *b, ScopeKind kind)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_SCOPE && s->scope->kind == kind)
+			return s;
+		const Stmt *in = find_scope(&s->body, kind);
+		if (!in)
+			in = find_scope(&s->orelse, kind);
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
+bool verify_incore_outlined(Program *p, Diag *d)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->type == FT_INCORE)
+			continue;
+		const Stmt *s = find_scope(&f->body, SC_INCORE);
+		if (s) {
+			diag_error(d, s->pos.line, s->pos.col,
+				   "InCore ScopeStmt found in non-InCore function (should have been outlined): function '%s'",
+				   f->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool verify_clusters_outlined(Program *p, Diag *d)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->type == FT_GROUP || f->type == FT_SPMD)
+			continue;
+		const Stmt *s = find_scope(&f->body, SC_CLUSTER);
+		const char *what = "Cluster";
+		if (!s) {
+			s = find_scope(&f->body, SC_SPMD);
+			what = "Spmd";
+		}
+		if (s) {
+			diag_error(d, s->pos.line, s->pos.col,
+				   "%s ScopeStmt found in non-Group function (should have been outlined): function '%s'",
+				   what, f->name);
+			return false;
+		}
+	}
+	return true;
+}

@@ -15,6 +15,13 @@ typedef struct OutlineConfig {
 	bool callee_lookup;   /* consult callee directions / returns (cluster runs) */
 	bool hoist_scalars;   /* move caller-computable Scalar live-outs before the call */
 	bool thread_carries;  /* turn store-target renames inside loops/ifs into carries */
+	/* when set, the suffix depends on the scope (hierarchy: level and role) */
+	const char *(*scope_suffix)(Arena *a, const Scope *sc);
+	/* Called on each new function before its call site is built; may rewrite
+	 * the function and return a launch spec over its parameters (*core_num,
+	 * *sync_start), which the call site then carries (cluster: a nested
+	 * pl.spmd).  Returns 0, or 1 after diag_error. */
+	int (*finish)(Program *p, Function *fn, Expr **core_num, bool *sync_start, Diag *d);
 } OutlineConfig;
 
 /* Outline every target scope of f.  reserved: program-wide set of taken
@@ -24,11 +31,31 @@ typedef struct OutlineConfig {
 int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *reserved, PtrVec *out,
 		     int *count, Diag *d);
 
+/* One outlining pass over a program: the program-wide reserved names (every
+ * existing function name), the functions in name order (the reference
+ * visits them so), and the functions made so far. */
+typedef struct OutlineRun {
+	PtrMap reserved;
+	Function **order; int norder;
+	PtrVec made;
+	size_t published; /* made[0..published) are in the program already */
+} OutlineRun;
+
+void outline_run_begin(OutlineRun *r, Program *p);
+/* Add the made functions to the program (before outline_run_end when later
+ * steps must look them up by name).  Idempotent. */
+void outline_run_publish(OutlineRun *r, Program *p);
+/* Publish on success (rc == 0) and release; returns rc. */
+int outline_run_end(OutlineRun *r, Program *p, int rc);
+
 /* Directions of a new function's parameters (directions.c).  inputs: the
  * captured Vars in parameter order; body: the scope body before any
  * rewriting; exported: the store targets the outliner exports (set);
  * p: non-NULL to take evidence from callees' declared directions. */
 void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, ParamDir *out);
+/* A hierarchy scope's parameters: no callee lookup, and a tile.store
+ * destination stays In (the buffer is visible to the caller already). */
+void dir_infer_hierarchy(Var **inputs, int n, const Block *body, ParamDir *out);
 
 /* Per-argument effect of a builtin op call (registry-declared; Read when the
  * op or the argument is unknown).  i >= 0: positional argument i; i < 0:

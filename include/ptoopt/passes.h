@@ -8,6 +8,8 @@
 
 int ssa_convert_program(Program *p, Diag *d);   /* convert_to_ssa.c */
 int outline_incore_program(Program *p, Diag *d); /* outline_incore.c */
+int outline_cluster_program(Program *p, Diag *d); /* outline_cluster.c */
+int outline_hierarchy_program(Program *p, Diag *d); /* outline_hierarchy.c */
 int dcd_run_program(Program *p, Diag *d);       /* derive_call_directions.c */
 
 /* Auto-generated names "base__[qualifier_][role_]vN" (convert_to_ssa.c). */

@@ -12,4 +12,10 @@
  * when not NULL) and returns false. */
 bool verify_ssa(Program *p, Diag *d, const char *after_pass);
 
+/* The properties the outline passes produce, checked after them as the
+ * reference's pass context does: no InCore scope left outside InCore
+ * functions; no Cluster / Spmd scope left outside Group / Spmd functions. */
+bool verify_incore_outlined(Program *p, Diag *d);
+bool verify_clusters_outlined(Program *p, Diag *d);
+
 #endif

@@ -62,6 +62,10 @@ typedef struct Dir {
 	PtrMap idx;    /* Var -> index + 1 (captured Vars and their aliases) */
 	PtrMap input;  /* captured Vars only -> index + 1 */
 	bool *read, *write;
+	/* A hierarchy scope exports no store targets: the caller sees the buffer
+	 * through the parameter, so a tile.store destination earns no write
+	 * (the Hierarchy exception, seed 000). */
+	bool store_not_write;
 } Dir;
 
 static int lookup(const PtrMap *m, const Expr *e)
@@ -123,7 +127,7 @@ static void scan_expr(Dir *s, const Expr *e)
 	case EX_OP_CALL:
 		for (int i = 0; i < e->nargs; i++) {
 			ArgAccess acc = dir_arg_access(e, i);
-			if (acc != ACC_READ) {
+			if (acc != ACC_READ && !(s->store_not_write && strcmp(e->str, "tile.store") == 0)) {
 				int k = lookup(&s->input, e->args[i]);
 				if (k >= 0)
 					s->write[k] = true;
@@ -235,9 +239,10 @@ static void scan_block(Dir *s, const Block *b)
 		scan_stmt(s, b->stmts[i]);
 }
 
-void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, ParamDir *out)
+static void infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported,
+		  bool store_not_write, ParamDir *out)
 {
-	Dir s = { .p = p };
+	Dir s = { .p = p, .store_not_write = store_not_write };
 	s.read = xmalloc((size_t)(n + 1) * sizeof *s.read);
 	s.write = xmalloc((size_t)(n + 1) * sizeof *s.write);
 	for (int i = 0; i < n; i++) {
@@ -254,4 +259,14 @@ void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap 
 	free(s.write);
 	pmap_release(&s.idx);
 	pmap_release(&s.input);
+}
+
+void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, ParamDir *out)
+{
+	infer(p, inputs, n, body, exported, false, out);
+}
+
+void dir_infer_hierarchy(Var **inputs, int n, const Block *body, ParamDir *out)
+{
+	infer(NULL, inputs, n, body, NULL, true, out);
 }

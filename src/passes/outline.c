@@ -546,7 +546,41 @@ typedef struct Lineage {
 	PtrMap ifret;   /* if return var -> its ST_IF; index in aux map */
 	PtrMap ifidx;
 	const PtrMap *params;
+	bool no_merges; /* a callee's returned-param map ignores if merges */
+	Program *prog;  /* callee lookup: trace through user calls, else NULL */
+	PtrMap *memo;   /* Function -> RetMap (or RETMAP_BUSY while computing) */
 } Lineage;
+
+/* Which parameter each return position of a function hands back (-1: none). */
+typedef struct RetMap {
+	int n;
+	int *idx;
+} RetMap;
+
+static RetMap retmap_none;
+#define RETMAP_BUSY (&retmap_none)
+
+static void lin_release(Lineage *l)
+{
+	pmap_release(&l->def);
+	pmap_release(&l->carry);
+	pmap_release(&l->ifret);
+	pmap_release(&l->ifidx);
+}
+
+static const RetMap *callee_retmap(Lineage *l, const Expr *call);
+
+/* The Var a user call's result position k traces to through its arguments. */
+static Var *through_call(Lineage *l, const Expr *call, int k)
+{
+	const RetMap *m = callee_retmap(l, call);
+	if (!m || k < 0 || k >= m->n || m->idx[k] < 0 || m->idx[k] >= call->nargs ||
+	    call->args[m->idx[k]]->kind != EX_VAR)
+		return NULL;
+	return call->args[m->idx[k]]->var;
+}
+
+static bool is_user_call(const Expr *e) { return e && (e->kind == EX_FN_CALL || e->kind == EX_SUBMIT); }
 
 static void lin_index(Lineage *l, const Block *b)
 {
@@ -605,7 +639,7 @@ static Var *lin_trace(Lineage *l, Var *v, int depth)
 			v = c->var;
 			continue;
 		}
-		const Stmt *is = pmap_get(&l->ifret, v);
+		const Stmt *is = l->no_merges ? NULL : pmap_get(&l->ifret, v);
 		if (is) {
 			int k = (int)(uintptr_t)pmap_get(&l->ifidx, v) - 1;
 			const Stmt *y1 = branch_yield(&is->body), *y2 = branch_yield(&is->orelse);
@@ -629,9 +663,126 @@ static Var *lin_trace(Lineage *l, Var *v, int depth)
 			v = e->args[j]->var;
 			continue;
 		}
+		if (!l->prog)
+			return NULL;
+		if (e->kind == EX_GETITEM && e->lhs->kind == EX_VAR) {
+			/* destructuring a multi-result user call */
+			const Stmt *td = pmap_get(&l->def, e->lhs->var);
+			if (!td || !is_user_call(td->value))
+				return NULL;
+			v = through_call(l, td->value, (int)e->ival);
+			continue;
+		}
+		if (is_user_call(e)) {
+			const RetMap *m = callee_retmap(l, e);
+			if (!m || m->n != 1)
+				return NULL;
+			v = through_call(l, e, 0);
+			continue;
+		}
 		return NULL;
 	}
 	return NULL;
+}
+
+static const Stmt *first_return(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_RETURN)
+			return s;
+		const Stmt *r = first_return(&s->body);
+		if (!r)
+			r = first_return(&s->orelse);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* Trace each expression to a parameter index of f (-1 when it does not). */
+static void trace_to_params(Lineage *l, Expr *const *xs, int n, int *out)
+{
+	for (int i = 0; i < n; i++) {
+		Var *r = xs[i]->kind == EX_VAR ? lin_trace(l, xs[i]->var, 0) : NULL;
+		out[i] = r ? (int)(uintptr_t)pmap_get(l->params, r) - 1 : -1;
+	}
+}
+
+/* A single returned Var holding the whole tuple of a multi-result call (or a
+ * literal tuple): each position traces on its own. */
+static bool expand_forwarded(Lineage *l, Var *t, RetMap *m)
+{
+	const Expr *e = NULL;
+	for (int steps = 0; t && steps < 10000; steps++) {
+		const Stmt *d = pmap_get(&l->def, t);
+		if (!d)
+			return false;
+		e = d->value;
+		if (e->kind != EX_VAR)
+			break;
+		t = e->var;
+	}
+	if (!e)
+		return false;
+	if (e->kind == EX_TUPLE) {
+		if (e->nargs != m->n)
+			return false;
+		trace_to_params(l, e->args, e->nargs, m->idx);
+		return true;
+	}
+	if (!is_user_call(e))
+		return false;
+	const RetMap *inner = callee_retmap(l, e);
+	if (!inner || inner->n != m->n)
+		return false;
+	for (int k = 0; k < m->n; k++) {
+		Var *a = through_call(l, e, k);
+		Var *r = a ? lin_trace(l, a, 0) : NULL;
+		m->idx[k] = r ? (int)(uintptr_t)pmap_get(l->params, r) - 1 : -1;
+	}
+	return true;
+}
+
+static const RetMap *callee_retmap(Lineage *l, const Expr *call)
+{
+	Function *f = ir_find_function(l->prog, call->str);
+	if (!f || f->abstract)
+		return NULL;
+	RetMap *m = pmap_get(l->memo, f);
+	if (m)
+		return m == RETMAP_BUSY ? NULL : m;
+	pmap_put(l->memo, f, RETMAP_BUSY);
+	PtrMap params = { 0 };
+	for (int i = 0; i < f->nparams; i++)
+		pmap_put(&params, f->params[i].var, (void *)(uintptr_t)(i + 1));
+	Lineage cl = { .params = &params, .no_merges = true, .prog = l->prog, .memo = l->memo };
+	lin_index(&cl, &f->body);
+	m = arena_alloc(l->prog->arena, sizeof *m);
+	*m = (RetMap){ 0 };
+	const Stmt *r = first_return(&f->body);
+	/* A wrapper without a return statement would map through its inner
+	 * call; outlined wrappers always return, so that shape maps to nothing. */
+	if (r && r->nvalues) {
+		m->n = r->nvalues;
+		m->idx = arena_alloc(l->prog->arena, (size_t)(f->nrets + r->nvalues) * sizeof *m->idx);
+		bool done = false;
+		if (r->nvalues == 1 && f->nrets > 1 && r->values[0]->kind == EX_VAR) {
+			Type *t = r->values[0]->var->type;
+			if (t && t->kind == TY_TUPLE && t->nelems == f->nrets) {
+				m->n = f->nrets;
+				done = expand_forwarded(&cl, r->values[0]->var, m);
+				if (!done)
+					m->n = 1;
+			}
+		}
+		if (!done)
+			trace_to_params(&cl, r->values, r->nvalues, m->idx);
+	}
+	lin_release(&cl);
+	pmap_release(&params);
+	pmap_put(l->memo, f, m);
+	return m;
 }
 
 /* ------------------------------------------------------------ store binding (§3.3-I) */
@@ -775,9 +926,10 @@ static const char *taken_fix(Ol *o, const char *n)
 
 static const char *outlined_name(Ol *o, const Scope *sc)
 {
+	const char *suffix = o->cfg->scope_suffix ? o->cfg->scope_suffix(o->a, sc) : o->cfg->suffix;
 	const char *cand = sc->name_hint
 		? sc->name_hint
-		: intern_cstr(o->a, arena_printf(o->a, "%s%s%d", o->func_name, o->cfg->suffix, o->counter));
+		: intern_cstr(o->a, arena_printf(o->a, "%s%s%d", o->func_name, suffix, o->counter));
 	o->counter++;
 	bool local = has(&o->vnames, cand) || has(&o->fnames, cand);
 	if (!local && !has(o->reserved, cand))
@@ -832,6 +984,13 @@ static Expr *mk_dict(Ol *o, PtrVec *names, PtrVec *vals)
 		d->kw[i].value = vals->items[i];
 	}
 	return d;
+}
+
+static Expr *mk_true(Ol *o)
+{
+	Expr *t = ir_expr_new(o->a, EX_BOOL, (SrcPos){ 0, 0 });
+	t->ival = 1;
+	return t;
 }
 
 static Expr *mk_list(Ol *o, Expr **xs, int n)
@@ -1007,7 +1166,10 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 
 	/* Directions, on the body before nested outlining and store binding. */
 	ParamDir *dirs = arena_alloc(a, (size_t)(nin + 1) * sizeof *dirs);
-	dir_infer(o->cfg->callee_lookup ? o->p : NULL, inputs, nin, body, &store_out, dirs);
+	if (sc->kind == SC_HIERARCHY)
+		dir_infer_hierarchy(inputs, nin, body, dirs);
+	else
+		dir_infer(o->cfg->callee_lookup ? o->p : NULL, inputs, nin, body, &store_out, dirs);
 	int npol = (int)policies.len / 2;
 	int *pol_idx = arena_alloc(a, (size_t)(npol + 1) * sizeof *pol_idx);
 	for (int k = 0; k < npol; k++) {
@@ -1094,7 +1256,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	int *pidx = arena_alloc(a, (size_t)(nout + 1) * sizeof *pidx);
 	bool sync = nout > 0;
 	{
-		Lineage ln = { .params = &params };
+		PtrMap memo = { 0 };
+		Lineage ln = { .params = &params, .prog = o->cfg->callee_lookup ? o->p : NULL, .memo = &memo };
 		lin_index(&ln, body);
 		for (int i = 0; i < nout; i++) {
 			Var *v = outs.items[i], *r = fouts[i];
@@ -1113,10 +1276,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				if (pidx[k] == pidx[i])
 					sync = false;
 		}
-		pmap_release(&ln.def);
-		pmap_release(&ln.carry);
-		pmap_release(&ln.ifret);
-		pmap_release(&ln.ifidx);
+		lin_release(&ln);
+		pmap_release(&memo);
 	}
 	/* Seed: when every return is a distinct written parameter, returns follow
 	 * parameter order (stable insertion sort keeps it linear for sorted input). */
@@ -1162,16 +1323,10 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				add_kw(&kn, &kv, "split", ir_int(a, sc->split, DT_INDEX));
 			if (sc->slot_num)
 				add_kw(&kn, &kv, "slot_num", sc->slot_num);
-			if (sc->windowize) {
-				Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
-				t->ival = 1;
-				add_kw(&kn, &kv, "windowize", t);
-			}
-			if (block_calls_defer_wait(body)) {
-				Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
-				t->ival = 1;
-				add_kw(&kn, &kv, "deferred_completion_waiter", t);
-			}
+			if (sc->windowize)
+				add_kw(&kn, &kv, "windowize", mk_true(o));
+			if (block_calls_defer_wait(body))
+				add_kw(&kn, &kv, "deferred_completion_waiter", mk_true(o));
 			SplitSum ss = { 0 };
 			split_regions(body, &ss);
 			if (ss.found) {
@@ -1184,9 +1339,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 					o->failed = true;
 					return;
 				}
-				Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
-				t->ival = 1;
-				add_kw(&kn, &kv, "split_aiv", t);
+				add_kw(&kn, &kv, "split_aiv", mk_true(o));
 				if (ss.uniform && ss.mode != SPLIT_NONE)
 					add_kw(&kn, &kv, "split", ir_int(a, ss.mode, DT_INDEX));
 			}
@@ -1218,6 +1371,30 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	vec_push(o->out, fn);
 	o->count++;
 
+	/* The launch spec the call site carries: a Spmd scope's own (evaluated
+	 * by the caller), or one the driver lifts out of the new function
+	 * (cluster: a nested pl.spmd), stated over its parameters. */
+	Expr *core_num = NULL;
+	bool sync_start = false;
+	if (sc->kind == SC_SPMD) {
+		core_num = subst(o, &o->renames, sc->core_num);
+		sync_start = sc->sync_start;
+	} else if (o->cfg->finish) {
+		Expr *cn = NULL;
+		if (o->cfg->finish(o->p, fn, &cn, &sync_start, o->d)) {
+			o->failed = true;
+			return;
+		}
+		if (cn) {
+			/* parameters are the captured Vars; the call passes their current values */
+			PtrMap to_arg = { 0 };
+			for (int i = 0; i < nin; i++)
+				pmap_put(&to_arg, inputs[i], subst_v(&o->renames, inputs[i]));
+			core_num = subst(o, &to_arg, cn);
+			pmap_release(&to_arg);
+		}
+	}
+
 	/* The call site (§3.3-M..O). */
 	for (size_t i = 0; i < hoisted_stmts.len; i++)
 		vec_push(out, hoisted_stmts.items[i]);
@@ -1225,7 +1402,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	for (int i = 0; i < nin; i++)
 		args[i] = ir_var_ref(o->a, subst_v(&o->renames, inputs[i]));
 	Var *tid = sc->tid;
-	bool submit = tid || sc->has_deps || sc->allow_early_resolve || (sc->kind != SC_SPMD && sc->predicate);
+	bool submit = tid || sc->has_deps || sc->allow_early_resolve || sc->predicate;
 	if (submit && !tid) {
 		tid = new_var(o, fresh_like(a, "tid", NULL, &o->vnames), ir_scalar_type(a, DT_TASK_ID), VK_VAR);
 	}
@@ -1270,6 +1447,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 			xs[k] = ir_int(a, ix[k], DT_INDEX);
 		add_kw(&an, &av, "arg_direction_overrides", mk_list(o, xs, sc->nno_dep_args));
 	}
+	if (core_num && !submit) {
+		add_kw(&an, &av, "core_num", core_num);
+		if (sync_start)
+			add_kw(&an, &av, "sync_start", mk_true(o));
+	}
 	int ntypes = nout + (tid ? 1 : 0);
 	Type **ctypes = arena_alloc(a, (size_t)(ntypes + 1) * sizeof *ctypes);
 	memcpy(ctypes, rtypes, (size_t)nout * sizeof *ctypes);
@@ -1277,6 +1459,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		ctypes[nout] = ir_scalar_type(a, DT_TASK_ID);
 	Type *ctype = ntypes == 0 ? NULL : (!tid && ntypes == 1) ? ctypes[0] : tuple_type(a, ctypes, ntypes);
 	Expr *call = ir_expr_new(a, submit ? EX_SUBMIT : EX_FN_CALL, s->pos);
+	call->spmd = submit && core_num;
 	call->str = name;
 	call->args = args;
 	call->nargs = nin;
@@ -1292,11 +1475,15 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				xs[k] = ir_var_ref(o->a, subst_v(&o->renames, sc->deps[k]));
 			add_kw(&kn, &kv, "deps", mk_list(o, xs, sc->ndeps));
 		}
-		if (sc->allow_early_resolve) {
-			Expr *t = ir_expr_new(a, EX_BOOL, (SrcPos){ 0, 0 });
-			t->ival = 1;
-			add_kw(&kn, &kv, "allow_early_resolve", t);
+		if (core_num) {
+			add_kw(&kn, &kv, "core_num", core_num);
+			if (sync_start)
+				add_kw(&kn, &kv, "sync_start", mk_true(o));
 		}
+		if (sc->allow_early_resolve)
+			add_kw(&kn, &kv, "allow_early_resolve", mk_true(o));
+		if (sc->predicate)
+			add_kw(&kn, &kv, "predicate", subst(o, &o->renames, sc->predicate));
 		call->nkw = (int)kn.len;
 		call->kw = arena_alloc(a, (kn.len + 1) * sizeof *call->kw);
 		for (size_t i = 0; i < kn.len; i++)
@@ -1336,7 +1523,9 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		if (r)
 			rename_set(o, deferred.items[i], r, false);
 	}
-	if (out->len)
+	/* with `as tid` the reference keeps the comments on the hidden
+	 * task_invalid() placeholder, which the call site replaces */
+	if (out->len && !sc->tid)
 		((Stmt *)out->items[0])->comments = s->comments, ((Stmt *)out->items[0])->ncomments = s->ncomments;
 
 	vec_release(&defs);
@@ -1626,4 +1815,45 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 	pmap_release(&o.renames);
 	free(o.log);
 	return o.failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ pass driver */
+
+static int cmp_fn_name(const void *a, const void *b)
+{
+	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
+}
+
+void outline_run_begin(OutlineRun *r, Program *p)
+{
+	*r = (OutlineRun){ 0 };
+	for (int i = 0; i < p->nfuncs; i++)
+		pmap_put(&r->reserved, p->funcs[i]->name, (void *)1);
+	r->norder = p->nfuncs;
+	r->order = xmalloc((size_t)(p->nfuncs + 1) * sizeof *r->order);
+	memcpy(r->order, p->funcs, (size_t)p->nfuncs * sizeof *r->order);
+	qsort(r->order, (size_t)p->nfuncs, sizeof *r->order, cmp_fn_name);
+}
+
+void outline_run_publish(OutlineRun *r, Program *p)
+{
+	size_t n = r->made.len - r->published;
+	if (!n)
+		return;
+	Function **fs = arena_alloc(p->arena, ((size_t)p->nfuncs + n) * sizeof *fs);
+	memcpy(fs, p->funcs, (size_t)p->nfuncs * sizeof *fs);
+	memcpy(fs + p->nfuncs, r->made.items + r->published, n * sizeof *fs);
+	p->funcs = fs;
+	p->nfuncs += (int)n;
+	r->published = r->made.len;
+}
+
+int outline_run_end(OutlineRun *r, Program *p, int rc)
+{
+	if (!rc)
+		outline_run_publish(r, p);
+	free(r->order);
+	vec_release(&r->made);
+	pmap_release(&r->reserved);
+	return rc;
 }

@@ -190,30 +190,23 @@ static void fold_param_dims(Program *p, Function *fn)
 
 /* ------------------------------------------------------------ the pass */
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
-}
-
 int outline_incore_program(Program *p, Diag *d)
 {
-	static const OutlineConfig cfg = { SC_INCORE, FT_INCORE, "_incore_", false, true, true };
-	PtrMap reserved = { 0 };
-	for (int i = 0; i < p->nfuncs; i++)
-		pmap_put(&reserved, p->funcs[i]->name, (void *)1);
-	Function **order = xmalloc((size_t)(p->nfuncs + 1) * sizeof *order);
-	memcpy(order, p->funcs, (size_t)p->nfuncs * sizeof *order);
-	qsort(order, (size_t)p->nfuncs, sizeof *order, cmp_name);
-	PtrVec made = { 0 };
+	static const OutlineConfig cfg = {
+		.target = SC_INCORE, .fn_type = FT_INCORE, .suffix = "_incore_",
+		.hoist_scalars = true, .thread_carries = true,
+	};
+	OutlineRun run;
+	outline_run_begin(&run, p);
 	int rc = 0;
-	for (int i = 0; i < p->nfuncs && !rc; i++) {
-		Function *f = order[i];
+	for (int i = 0; i < run.norder && !rc; i++) {
+		Function *f = run.order[i];
 		if (f->type != FT_OPAQUE && f->type != FT_ORCHESTRATION && f->type != FT_GRAPH)
 			continue;
 		if (f->type == FT_OPAQUE && has_incore(&f->body))
 			fold_param_dims(p, f);
 		int n = 0;
-		rc = outline_function(p, f, &cfg, &reserved, &made, &n, d);
+		rc = outline_function(p, f, &cfg, &run.reserved, &run.made, &n, d);
 		if (f->type == FT_OPAQUE && n > 0)
 			f->type = FT_ORCHESTRATION;
 		if (f->type == FT_ORCHESTRATION || f->type == FT_GRAPH) {
@@ -221,15 +214,5 @@ int outline_incore_program(Program *p, Diag *d)
 			f->role = RL_ORCHESTRATOR;
 		}
 	}
-	free(order);
-	if (!rc && made.len) {
-		Function **fs = arena_alloc(p->arena, (size_t)(p->nfuncs + (int)made.len) * sizeof *fs);
-		memcpy(fs, p->funcs, (size_t)p->nfuncs * sizeof *fs);
-		memcpy(fs + p->nfuncs, made.items, made.len * sizeof *fs);
-		p->funcs = fs;
-		p->nfuncs += (int)made.len;
-	}
-	vec_release(&made);
-	pmap_release(&reserved);
-	return rc;
+	return outline_run_end(&run, p, rc);
 }

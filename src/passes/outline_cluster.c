@@ -1,0 +1,193 @@
+/* outline_cluster.c - OutlineClusterScopes (passes.md §5; seed document 002).
+ *
+ * Per Opaque / Orchestration / Graph function, in name order, two runs of the
+ * shared outliner (outline.c):
+ *   1. `with pl.cluster():` scopes become Function(Group).  A pl.spmd nested
+ *      in the cluster is unwrapped into the Group body; its launch spec
+ *      (core_num, sync_start) moves to the Group's call site, translated from
+ *      the Group's parameters to the call's arguments, and the Group carries
+ *      only the spmd_unwrapped marker.
+ *   2. Standalone pl.spmd scopes become Function(Spmd); their launch spec goes
+ *      on the call (attrs) or, for a submit, on its core_num / sync_start.
+ * Both runs take parameter directions and returns through callees (the
+ * second run sees the Groups of the first).  Parents keep their type.
+ * Afterwards no Cluster or Spmd scope may remain outside Group / Spmd
+ * functions (the reference's ClusterOutlined verifier). */
+#include <string.h>
+
+#include "ptoopt/outline.h"
+#include "ptoopt/passes.h"
+
+/* ------------------------------------------------------------ unwrapping a nested pl.spmd */
+
+typedef struct Unwrap {
+	Arena *a;
+	Diag *d;
+	const Stmt *spmd;  /* the one unwrapped, NULL when none yet */
+	bool failed;
+} Unwrap;
+
+static void unwrap_block(Unwrap *u, Block *b)
+{
+	/* splice each Spmd scope's body in its place */
+	PtrVec out = ARENA_VEC(u->a);
+	bool changed = false;
+	for (int i = 0; i < b->n && !u->failed; i++) {
+		Stmt *s = b->stmts[i];
+		if (s->kind != ST_SCOPE || s->scope->kind != SC_SPMD) {
+			unwrap_block(u, &s->body);
+			unwrap_block(u, &s->orelse);
+			vec_push(&out, s);
+			continue;
+		}
+		const Scope *sc = s->scope;
+		if (u->spmd) {
+			diag_error(u->d, s->pos.line, s->pos.col,
+				   "internal error: only one pl.spmd() block is allowed per cluster scope");
+			u->failed = true;
+			return;
+		}
+		if (sc->tid || sc->has_deps || sc->allow_early_resolve || sc->predicate) {
+			diag_error(u->d, s->pos.line, s->pos.col,
+				   "internal error: a pl.spmd() nested inside pl.cluster() cannot carry a producer "
+				   "TASK_ID, dependency edges, an allow_early_resolve hint or a dispatch predicate: "
+				   "it is unwrapped into the Group function and never becomes a submit");
+			u->failed = true;
+			return;
+		}
+		u->spmd = s;
+		changed = true;
+		unwrap_block(u, &s->body);
+		for (int k = 0; k < s->body.n; k++)
+			vec_push(&out, s->body.stmts[k]);
+	}
+	if (changed && !u->failed)
+		b->stmts = (Stmt **)vec_finish(u->a, &out, &b->n);
+}
+
+typedef struct FirstFree {
+	const PtrMap *params;
+	Var *found;
+} FirstFree;
+
+static void free_var(FirstFree *f, const Expr *e)
+{
+	if (!e || f->found)
+		return;
+	if (e->kind == EX_VAR) {
+		if (!pmap_get(f->params, e->var))
+			f->found = e->var;
+		return;
+	}
+	free_var(f, e->lhs);
+	free_var(f, e->rhs);
+	for (int i = 0; i < e->nargs; i++)
+		free_var(f, e->args[i]);
+	for (int i = 0; i < e->nkw; i++)
+		free_var(f, e->kw[i].value);
+}
+
+/* OutlineConfig.finish of the cluster run. */
+static int group_finish(Program *p, Function *fn, Expr **core_num, bool *sync_start, Diag *d)
+{
+	Unwrap u = { .a = p->arena, .d = d };
+	unwrap_block(&u, &fn->body);
+	if (u.failed)
+		return 1;
+	if (!u.spmd)
+		return 0;
+	const Scope *sc = u.spmd->scope;
+	/* The count is evaluated where the Group is launched, so it may only
+	 * read what the cluster captured (the Group's parameters). */
+	PtrMap params = { 0 };
+	for (int i = 0; i < fn->nparams; i++)
+		pmap_put(&params, fn->params[i].var, (void *)1);
+	FirstFree ff = { .params = &params };
+	free_var(&ff, sc->core_num);
+	pmap_release(&params);
+	if (ff.found) {
+		diag_error(d, u.spmd->pos.line, u.spmd->pos.col,
+			   "pl.spmd() block count references '%s', which is defined inside the enclosing "
+			   "pl.cluster(). The block count is evaluated at the cluster's launch site, so it must be "
+			   "computed before `with pl.cluster():` and captured, e.g. n = "
+			   "pl.system.available_cluster_count() before the cluster, then `with pl.spmd(n):` inside it",
+			   ff.found->name);
+		return 1;
+	}
+	Kwarg *attrs = arena_alloc(p->arena, (size_t)(fn->nattrs + 1) * sizeof *attrs);
+	memcpy(attrs, fn->attrs, (size_t)fn->nattrs * sizeof *attrs);
+	Expr *t = ir_expr_new(p->arena, EX_BOOL, (SrcPos){ 0, 0 });
+	t->ival = 1;
+	attrs[fn->nattrs] = (Kwarg){ intern_cstr(p->arena, "spmd_unwrapped"), t };
+	fn->attrs = attrs;
+	fn->nattrs++;
+	*core_num = sc->core_num;
+	*sync_start = sc->sync_start;
+	return 0;
+}
+
+/* ------------------------------------------------------------ verifier */
+
+static const Stmt *find_scope(const Block *b, ScopeKind k1, ScopeKind k2)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_SCOPE && (s->scope->kind == k1 || s->scope->kind == k2))
+			return s;
+		const Stmt *r = find_scope(&s->body, k1, k2);
+		if (!r)
+			r = find_scope(&s->orelse, k1, k2);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+static int verify_outlined(Program *p, Diag *d)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->type == FT_GROUP || f->type == FT_SPMD)
+			continue;
+		const Stmt *s = find_scope(&f->body, SC_CLUSTER, SC_SPMD);
+		if (s) {
+			diag_error(d, s->pos.line, s->pos.col,
+				   "Verification failed after outline-cluster: %s ScopeStmt found in non-Group function "
+				   "'%s' (should have been outlined)", s->scope->kind == SC_CLUSTER ? "Cluster" : "Spmd",
+				   f->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the pass */
+
+int outline_cluster_program(Program *p, Diag *d)
+{
+	static const OutlineConfig groups = {
+		.target = SC_CLUSTER, .fn_type = FT_GROUP, .suffix = "_cluster_", .callee_lookup = true,
+		.thread_carries = true, .finish = group_finish,
+	};
+	static const OutlineConfig spmds = {
+		.target = SC_SPMD, .fn_type = FT_SPMD, .suffix = "_spmd_", .callee_lookup = true,
+		.thread_carries = true,
+	};
+	OutlineRun run;
+	outline_run_begin(&run, p);
+	int rc = 0;
+	for (int i = 0; i < run.norder && !rc; i++) {
+		Function *f = run.order[i];
+		if (f->type != FT_OPAQUE && f->type != FT_ORCHESTRATION && f->type != FT_GRAPH)
+			continue;
+		int n = 0;
+		rc = outline_function(p, f, &groups, &run.reserved, &run.made, &n, d);
+		/* the Spmd run looks callees up among the new Groups too */
+		outline_run_publish(&run, p);
+		if (!rc)
+			rc = outline_function(p, f, &spmds, &run.reserved, &run.made, &n, d);
+		outline_run_publish(&run, p);
+	}
+	rc = outline_run_end(&run, p, rc);
+	return rc ? rc : verify_outlined(p, d);
+}

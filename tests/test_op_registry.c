@@ -1,0 +1,216 @@
+/* test_op_registry.c - the op registry (data/ops.yaml) and the sugar it
+ * drives: the built-in file loads and every entry validates, a user file
+ * (what --ops reads) adds an op that then parses, infers and prints,
+ * malformed entries are located errors naming the field, and bad calls
+ * (wrong arity, wrong argument kind, contradictory annotation, untyped
+ * value) are located parse errors. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/diag.h"
+#include "ptoopt/ir.h"
+#include "ptoopt/op_registry.h"
+#include "ptoopt/parse.h"
+#include "ptoopt/print.h"
+#include "ptoopt/strbuf.h"
+
+static char *ERR;
+static size_t ERRLEN;
+
+/* Load YAML text into r; diagnostics go to ERR. */
+static bool load(OpRegistry *r, const char *text)
+{
+	Diag d;
+	diag_init(&d, "user.yaml", text, strlen(text));
+	free(ERR);
+	ERR = NULL;
+	FILE *f = open_memstream(&ERR, &ERRLEN);
+	d.out = f;
+	bool ok = ops_load_text(r, "user.yaml", text, strlen(text), &d);
+	fclose(f);
+	return ok;
+}
+
+/* Parse and print src; NULL (message in ERR) on a parse error. */
+static char *roundtrip(const char *src)
+{
+	Arena a;
+	arena_init(&a);
+	Diag d;
+	diag_init(&d, "t.pto", src, strlen(src));
+	free(ERR);
+	ERR = NULL;
+	FILE *f = open_memstream(&ERR, &ERRLEN);
+	d.out = f;
+	Program *p = parse_program(&a, &d, src, strlen(src));
+	fclose(f);
+	char *out = NULL;
+	if (p) {
+		StrBuf b = { 0 };
+		print_program(&b, p);
+		out = strndup(b.data, b.len);
+		sb_release(&b);
+		ir_program_release(p);
+	}
+	arena_free(&a);
+	return out;
+}
+
+#define HDR "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n"
+
+START_TEST(builtin_loads_and_validates)
+{
+	OpRegistry r;
+	ops_init(&r);
+	ck_assert_msg(load(&r, ops_builtin_yaml), "built-in registry: %s", ERR);
+	ck_assert_int_ge((int)r.all.len, 100);
+	for (size_t i = 0; i < r.all.len; i++) {
+		const OpDef *op = r.all.items[i];
+		ck_assert_ptr_nonnull(strchr(op->name, '.'));
+		ck_assert_ptr_eq(ops_find(&r, op->name), op);
+		for (int k = 0; k < op->nparams; k++)
+			ck_assert_ptr_nonnull(op->params[k].name);
+	}
+	/* the ops of the pass-test corpus the spec lists (text-format.md §10) */
+	static const char *const corpus[] = {
+		"tensor.add", "tensor.adds", "tensor.mul", "tensor.muls", "tensor.create", "tensor.full",
+		"tensor.read", "tensor.slice", "tensor.assemble", "tensor.dim", "tensor.reinterpret_view",
+		"tensor.row_sum", "tensor.reshape", "tile.add", "tile.exp", "tile.load", "tile.store",
+		"tile.full", "tile.slice", "tile.get_block_idx", "system.cacheinvalid",
+		"pld.system.defer_wait", "pld.system.notify", NULL,
+	};
+	for (int i = 0; corpus[i]; i++)
+		ck_assert_msg(ops_find(&r, corpus[i]), "%s missing", corpus[i]);
+	const SugarDef *add = ops_find_sugar(&r, "add");
+	ck_assert_ptr_nonnull(add);
+	ck_assert_int_eq(add->ncases, 5);
+	/* effects (passes.md §9) */
+	const OpDef *st = ops_find(&r, "tile.store");
+	ck_assert_int_eq(ops_arg_effect(st, 2, false, 0), EFF_WRITE);
+	ck_assert_int_eq(ops_arg_effect(st, 2, true, 1), EFF_READWRITE);
+	ck_assert_int_eq(ops_arg_effect(st, 0, false, 0), EFF_READ);
+	ops_release(&r);
+}
+END_TEST
+
+START_TEST(user_file_adds_an_op)
+{
+	/* what `ptoopt --ops my_ops.yaml` does: extend the process registry */
+	ck_assert_msg(load(ops_default(),
+			   "ops:\n"
+			   "  - op: tensor.my_scale\n"
+			   "    params: [{name: x, kind: tensor}, {name: factor, kind: scalar, coerce: elem-of-0}]\n"
+			   "    kwargs: [{name: mode, default: 'fast'}]\n"
+			   "    result: {rule: like-arg, arg: 0}\n"
+			   "sugar:\n"
+			   "  - {name: my_scale, dispatch: [{args: [tensor], op: tensor.my_scale}]}\n"),
+		      "%s", ERR);
+	char *out = roundtrip(HDR
+			      "    def f(self, x: pl.Tensor[[64], pl.FP16]) -> pl.Tensor[[64], pl.FP16]:\n"
+			      "        y = pl.my_scale(x, 2)\n"
+			      "        return y\n");
+	ck_assert_msg(out, "%s", ERR);
+	ck_assert_ptr_nonnull(strstr(out, "        y: pl.Tensor[[64], pl.FP16] = "
+					  "pl.tensor.my_scale(x, pl.const(2.0, pl.FP16), mode='fast')\n"));
+	free(out);
+}
+END_TEST
+
+START_TEST(malformed_entries_are_located)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ "ops:\n  - op: tensor.x\n    result: {rule: bogus}\n", "user.yaml:3:20: error: field 'rule': unknown result rule 'bogus'" },
+		{ "ops:\n  - op: tensor.x\n    params: [{name: a, kind: matrix}]\n    result: {rule: none}\n",
+		  "user.yaml:3:30: error: field 'kind': unknown kind 'matrix'" },
+		{ "ops:\n  - op: tensor.x\n    result: {rule: same-as-arg, arg: 3}\n", "field 'arg': argument 3 does not exist" },
+		{ "ops:\n  - op: tensor.x\n    reslt: {rule: none}\n", "user.yaml:3:5: error: unknown field 'reslt' in an op entry" },
+		{ "ops:\n  - op: tensor.x\n", "user.yaml:2:5: error: op 'tensor.x' has no 'result'" },
+		{ "sugar:\n  - {name: f, dispatch: [{op: tensor.nothere}]}\n", "field 'op': 'tensor.nothere' is not a registered op" },
+		{ "ops: [\n", "user.yaml:2:1: error: invalid YAML" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		OpRegistry r;
+		ops_init(&r);
+		ck_assert_msg(!load(&r, cases[i].text), "case %zu loaded", i);
+		ck_assert_msg(strstr(ERR, cases[i].msg), "case %zu: got %s", i, ERR);
+		ops_release(&r);
+	}
+}
+END_TEST
+
+START_TEST(sugar_lowers_with_defaults_and_types)
+{
+	char *out = roundtrip(HDR
+			      "    def f(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):\n"
+			      "        y = pl.add(x, 1)\n"
+			      "        t = pl.load(y, [0, 0], [64, 64])\n"
+			      "        u: pl.Tile[[64, 64], pl.FP32] = pl.mul(t, t)\n"
+			      "        pl.store(u, [0, 0], out)\n");
+	ck_assert_msg(out, "%s", ERR);
+	ck_assert_ptr_nonnull(strstr(out, "y: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = "
+					  "pl.tile.load(y, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.mul(t, t)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "        pl.tile.store(u, [0, 0], out)"));
+	free(out);
+}
+END_TEST
+
+START_TEST(bad_calls_are_located_errors)
+{
+	static const struct { const char *body, *msg; } cases[] = {
+		{ "        y = pl.tensor.exp(x, x)\n", "t.pto:7:13: error: pl.tensor.exp takes at most 1 argument (2 given)" },
+		{ "        y = pl.tensor.exp(t=x)\n", "pl.tensor.exp has no parameter 't'" },
+		{ "        y = pl.tile.load(x, [0], [64], [64], pl.Mem.Vec, False, 1)\n",
+		  "t.pto:7:13: error: pl.tile.load takes at most 6 arguments (7 given)" },
+		{ "        y = pl.tile.exp(x)\n", "pl.tile.exp: argument 'input' must be a Tile, got pl.Tensor[[64], pl.FP32]" },
+		{ "        y = pl.tensor.create([64])\n", "pl.tensor.create: missing required argument 'dtype'" },
+		{ "        y: pl.Tensor[[64], pl.INT32] = pl.add(x, x)\n",
+		  "t.pto:7:9: error: annotation pl.Tensor[[64], pl.INT32] contradicts the inferred type pl.Tensor[[64], pl.FP32]" },
+		{ "        y: pl.Tile[[64], pl.FP32] = pl.add(x, x)\n", "contradicts the inferred type" },
+		{ "        y = pl.tensor.frobnicate(x)\n",
+		  "t.pto:7:9: error: cannot infer the type of 'y': pl.tensor.frobnicate is not in the op registry" },
+		{ "        y = pl.add(x, pl.load(x, [0], [64]))\n", "pl.add: no form of this op takes" },
+		{ "        y = x + 1\n", "operators on tensors and tiles are not supported" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char src[1024];
+		snprintf(src, sizeof src, HDR "    def f(self, x: pl.Tensor[[64], pl.FP32]):\n%s", cases[i].body);
+		char *out = roundtrip(src);
+		ck_assert_msg(!out, "case %zu parsed", i);
+		ck_assert_msg(strstr(ERR, cases[i].msg), "case %zu: got %s", i, ERR);
+	}
+	/* an unknown op whose type is not needed prints as written */
+	char *out = roundtrip(HDR "    def f(self, x: pl.Tensor[[64], pl.FP32]):\n"
+			      "        y: pl.Tensor[[64], pl.FP32] = pl.tensor.frobnicate(x, k=1)\n");
+	ck_assert_msg(out, "%s", ERR);
+	ck_assert_ptr_nonnull(strstr(out, "= pl.tensor.frobnicate(x, k=1)"));
+	free(out);
+}
+END_TEST
+
+static Suite *registry_suite(void)
+{
+	Suite *s = suite_create("op_registry");
+	TCase *tc = tcase_create("registry");
+	tcase_add_test(tc, builtin_loads_and_validates);
+	tcase_add_test(tc, user_file_adds_an_op);
+	tcase_add_test(tc, malformed_entries_are_located);
+	tcase_add_test(tc, sugar_lowers_with_defaults_and_types);
+	tcase_add_test(tc, bad_calls_are_located_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(registry_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	free(ERR);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
