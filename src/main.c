@@ -180,13 +180,14 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_PASSES: passes = optarg; break;
 		case 'o': output = optarg; break;
-		case OPT_OPS:
+		case OPT_OPS: {
 			/* a bad registry file is an input error (located), not a usage error */
-			if (!ops_load_file(ops_default(), optarg, &pd)) {
-				pipe_options_release(&popts);
+			Diag od;
+			diag_init(&od, "ptoopt", NULL, 0);
+			if (!ops_load_file(ops_default(), optarg, &od))
 				return 1;
-			}
 			break;
+		}
 		case OPT_VERIFY_EACH: verify_each = true; break;
 		case 'h': usage(stdout); return 0;
 		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); return 0;
