@@ -1523,10 +1523,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		if (r)
 			rename_set(o, deferred.items[i], r, false);
 	}
-	/* with `as tid` the reference keeps the comments on the hidden
-	 * task_invalid() placeholder, which the call site replaces */
-	if (out->len && !sc->tid)
-		((Stmt *)out->items[0])->comments = s->comments, ((Stmt *)out->items[0])->ncomments = s->ncomments;
+	/* The scope's leading comments go with it: the reference builds the call
+	 * site from new statements that carry none. */
 
 	vec_release(&defs);
 	vec_release(&policies);
