@@ -31,6 +31,9 @@ typedef struct OutlineConfig {
 int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *reserved, PtrVec *out,
 		     int *count, Diag *d);
 
+/* Calls fn for every Var reference in e (call attrs included). */
+void outline_expr_vars(const Expr *e, void (*fn)(void *ctx, Var *v), void *ctx);
+
 /* One outlining pass over a program: the program-wide reserved names (every
  * existing function name), the functions in name order (the reference
  * visits them so), and the functions made so far. */
@@ -41,7 +44,12 @@ typedef struct OutlineRun {
 	size_t published; /* made[0..published) are in the program already */
 } OutlineRun;
 
-void outline_run_begin(OutlineRun *r, Program *p);
+/* Functions whose type is in the mask (1u << FuncType) are visited. */
+#define OUTLINE_ORCH_LIKE ((1u << FT_OPAQUE) | (1u << FT_ORCHESTRATION) | (1u << FT_GRAPH))
+void outline_run_begin(OutlineRun *r, Program *p, unsigned types);
+/* outline_function with the run's names and made list: how many scopes were
+ * outlined, or -1 after diag_error. */
+int outline_run_function(OutlineRun *r, Program *p, Function *f, const OutlineConfig *cfg, Diag *d);
 /* Add the made functions to the program (before outline_run_end when later
  * steps must look them up by name).  Idempotent. */
 void outline_run_publish(OutlineRun *r, Program *p);

@@ -145,6 +145,8 @@ static void expr_vars(const Expr *e, VarFn fn, void *ctx)
 	expr_vars(e->attrs, fn, ctx);
 }
 
+void outline_expr_vars(const Expr *e, VarFn fn, void *ctx) { expr_vars(e, fn, ctx); }
+
 static void scope_attr_vars(const Scope *sc, VarFn fn, void *ctx)
 {
 	for (int i = 0; i < sc->ndeps; i++)
@@ -1822,15 +1824,22 @@ static int cmp_fn_name(const void *a, const void *b)
 	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
 }
 
-void outline_run_begin(OutlineRun *r, Program *p)
+void outline_run_begin(OutlineRun *r, Program *p, unsigned types)
 {
 	*r = (OutlineRun){ 0 };
-	for (int i = 0; i < p->nfuncs; i++)
-		pmap_put(&r->reserved, p->funcs[i]->name, (void *)1);
-	r->norder = p->nfuncs;
 	r->order = xmalloc((size_t)(p->nfuncs + 1) * sizeof *r->order);
-	memcpy(r->order, p->funcs, (size_t)p->nfuncs * sizeof *r->order);
-	qsort(r->order, (size_t)p->nfuncs, sizeof *r->order, cmp_fn_name);
+	for (int i = 0; i < p->nfuncs; i++) {
+		pmap_put(&r->reserved, p->funcs[i]->name, (void *)1);
+		if (types & (1u << p->funcs[i]->type))
+			r->order[r->norder++] = p->funcs[i];
+	}
+	qsort(r->order, (size_t)r->norder, sizeof *r->order, cmp_fn_name);
+}
+
+int outline_run_function(OutlineRun *r, Program *p, Function *f, const OutlineConfig *cfg, Diag *d)
+{
+	int n = 0;
+	return outline_function(p, f, cfg, &r->reserved, &r->made, &n, d) ? -1 : n;
 }
 
 void outline_run_publish(OutlineRun *r, Program *p)

@@ -70,21 +70,11 @@ typedef struct FirstFree {
 	Var *found;
 } FirstFree;
 
-static void free_var(FirstFree *f, const Expr *e)
+static void free_var(void *ctx, Var *v)
 {
-	if (!e || f->found)
-		return;
-	if (e->kind == EX_VAR) {
-		if (!pmap_get(f->params, e->var))
-			f->found = e->var;
-		return;
-	}
-	free_var(f, e->lhs);
-	free_var(f, e->rhs);
-	for (int i = 0; i < e->nargs; i++)
-		free_var(f, e->args[i]);
-	for (int i = 0; i < e->nkw; i++)
-		free_var(f, e->kw[i].value);
+	FirstFree *f = ctx;
+	if (!f->found && !pmap_get(f->params, v))
+		f->found = v;
 }
 
 /* OutlineConfig.finish of the cluster run. */
@@ -103,7 +93,7 @@ static int group_finish(Program *p, Function *fn, Expr **core_num, bool *sync_st
 	for (int i = 0; i < fn->nparams; i++)
 		pmap_put(&params, fn->params[i].var, (void *)1);
 	FirstFree ff = { .params = &params };
-	free_var(&ff, sc->core_num);
+	outline_expr_vars(sc->core_num, free_var, &ff);
 	pmap_release(&params);
 	if (ff.found) {
 		diag_error(d, u.spmd->pos.line, u.spmd->pos.col,
@@ -139,18 +129,13 @@ int outline_cluster_program(Program *p, Diag *d)
 		.thread_carries = true,
 	};
 	OutlineRun run;
-	outline_run_begin(&run, p);
+	outline_run_begin(&run, p, OUTLINE_ORCH_LIKE);
 	int rc = 0;
 	for (int i = 0; i < run.norder && !rc; i++) {
-		Function *f = run.order[i];
-		if (f->type != FT_OPAQUE && f->type != FT_ORCHESTRATION && f->type != FT_GRAPH)
-			continue;
-		int n = 0;
-		rc = outline_function(p, f, &groups, &run.reserved, &run.made, &n, d);
+		rc = outline_run_function(&run, p, run.order[i], &groups, d) < 0;
 		/* the Spmd run looks callees up among the new Groups too */
 		outline_run_publish(&run, p);
-		if (!rc)
-			rc = outline_function(p, f, &spmds, &run.reserved, &run.made, &n, d);
+		rc = rc || outline_run_function(&run, p, run.order[i], &spmds, d) < 0;
 		outline_run_publish(&run, p);
 	}
 	return outline_run_end(&run, p, rc);

@@ -36,14 +36,9 @@ int outline_hierarchy_program(Program *p, Diag *d)
 		.target = SC_HIERARCHY, .fn_type = FT_OPAQUE, .scope_suffix = hier_suffix,
 	};
 	OutlineRun run;
-	outline_run_begin(&run, p);
+	outline_run_begin(&run, p, 1u << FT_OPAQUE);
 	int rc = 0;
-	for (int i = 0; i < run.norder && !rc; i++) {
-		Function *f = run.order[i];
-		if (f->type != FT_OPAQUE)
-			continue;
-		int n = 0;
-		rc = outline_function(p, f, &cfg, &run.reserved, &run.made, &n, d);
-	}
+	for (int i = 0; i < run.norder && !rc; i++)
+		rc = outline_run_function(&run, p, run.order[i], &cfg, d) < 0;
 	return outline_run_end(&run, p, rc);
 }

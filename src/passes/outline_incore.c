@@ -197,16 +197,14 @@ int outline_incore_program(Program *p, Diag *d)
 		.hoist_scalars = true, .thread_carries = true,
 	};
 	OutlineRun run;
-	outline_run_begin(&run, p);
+	outline_run_begin(&run, p, OUTLINE_ORCH_LIKE);
 	int rc = 0;
 	for (int i = 0; i < run.norder && !rc; i++) {
 		Function *f = run.order[i];
-		if (f->type != FT_OPAQUE && f->type != FT_ORCHESTRATION && f->type != FT_GRAPH)
-			continue;
 		if (f->type == FT_OPAQUE && has_incore(&f->body))
 			fold_param_dims(p, f);
-		int n = 0;
-		rc = outline_function(p, f, &cfg, &run.reserved, &run.made, &n, d);
+		int n = outline_run_function(&run, p, f, &cfg, d);
+		rc = n < 0;
 		if (f->type == FT_OPAQUE && n > 0)
 			f->type = FT_ORCHESTRATION;
 		if (f->type == FT_ORCHESTRATION || f->type == FT_GRAPH) {
