@@ -746,6 +746,45 @@ static bool expand_forwarded(Lineage *l, Var *t, RetMap *m)
 	return true;
 }
 
+/* The one user call (at statement level, any depth) whose callee returns as
+ * many values as f declares; NULL when none or ambiguous. */
+static const Expr *returning_call(Program *p, const Function *f, const Block *b, const Expr *found, bool *ambiguous)
+{
+	for (int i = 0; i < b->n && !*ambiguous; i++) {
+		const Stmt *s = b->stmts[i];
+		const Expr *e = s->value;
+		if (is_user_call(e)) {
+			Function *c = ir_find_function(p, e->str);
+			if (c && c->nrets == f->nrets) {
+				if (found)
+					*ambiguous = true;
+				found = e;
+			}
+		}
+		found = returning_call(p, f, &s->body, found, ambiguous);
+		found = returning_call(p, f, &s->orelse, found, ambiguous);
+	}
+	return found;
+}
+
+/* A Group / Spmd wrapper without a return statement hands back what its
+ * inner kernel call returns: map each position through that call's
+ * arguments to the wrapper's own parameters. */
+static void wrapper_retmap(Lineage *l, const Function *f, RetMap *m)
+{
+	bool ambiguous = false;
+	const Expr *call = returning_call(l->prog, f, &f->body, NULL, &ambiguous);
+	const RetMap *inner = call && !ambiguous ? callee_retmap(l, call) : NULL;
+	if (!inner || inner->n != f->nrets)
+		return;
+	m->n = inner->n;
+	m->idx = arena_alloc(l->prog->arena, (size_t)m->n * sizeof *m->idx);
+	for (int k = 0; k < m->n; k++) {
+		Var *a = through_call(l, call, k);
+		m->idx[k] = a ? (int)(uintptr_t)pmap_get(l->params, a) - 1 : -1;
+	}
+}
+
 static const RetMap *callee_retmap(Lineage *l, const Expr *call)
 {
 	Function *f = ir_find_function(l->prog, call->str);
@@ -763,9 +802,9 @@ static const RetMap *callee_retmap(Lineage *l, const Expr *call)
 	m = arena_alloc(l->prog->arena, sizeof *m);
 	*m = (RetMap){ 0 };
 	const Stmt *r = first_return(&f->body);
-	/* A wrapper without a return statement would map through its inner
-	 * call; outlined wrappers always return, so that shape maps to nothing. */
-	if (r && r->nvalues) {
+	if ((!r || !r->nvalues) && (f->type == FT_GROUP || f->type == FT_SPMD) && f->nrets)
+		wrapper_retmap(&cl, f, m);
+	else if (r && r->nvalues) {
 		m->n = r->nvalues;
 		m->idx = arena_alloc(l->prog->arena, (size_t)(f->nrets + r->nvalues) * sizeof *m->idx);
 		bool done = false;
@@ -1256,7 +1295,9 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		pmap_put(&params, inputs[i], (void *)(uintptr_t)(i + 1));
 	Expr **rets = arena_alloc(a, (size_t)(nout + 1) * sizeof *rets);
 	int *pidx = arena_alloc(a, (size_t)(nout + 1) * sizeof *pidx);
-	bool sync = nout > 0;
+	/* (seed 000 states the parameter-order contract for InCore functions;
+	 * Group / Spmd / hierarchy returns keep the output order) */
+	bool sync = nout > 0 && sc->kind == SC_INCORE;
 	{
 		PtrMap memo = { 0 };
 		Lineage ln = { .params = &params, .prog = o->cfg->callee_lookup ? o->p : NULL, .memo = &memo };
