@@ -40,6 +40,9 @@ static void usage(FILE *f)
 	      "  -o, --output=FILE write the result to FILE (atomically) instead of stdout\n"
 	      "  --ops=FILE.yaml   add or override op registry entries (repeatable; format:\n"
 	      "                    see data/ops.yaml)\n"
+	      "  --pass-option PASS.KEY=VALUE\n"
+	      "                    set an option of a pass (repeatable), e.g.\n"
+	      "                    infer-directions.mode=raise-only\n"
 	      "  --verify-each     run the IR verifiers after every pass\n"
 	      "  --list-passes     list the known passes and exit\n"
 	      "  -h, --help        show this help and exit\n"
@@ -161,73 +164,81 @@ static int print_to_stdout(Program *prog)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_OPS };
+	enum { OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS };
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "ops", required_argument, NULL, OPT_OPS },
 		{ "list-passes", no_argument, NULL, OPT_LIST },
 		{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
+		{ "pass-option", required_argument, NULL, OPT_PASS_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *passes = NULL, *output = NULL;
 	bool verify_each = false;
+	PipeOptions popts = { 0 };
+	Diag pd; /* usage errors: no file position */
+	diag_init(&pd, "ptoopt", NULL, 0);
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PASSES: passes = optarg; break;
 		case 'o': output = optarg; break;
-		case OPT_OPS: {
+		case OPT_OPS:
 			/* a bad registry file is an input error (located), not a usage error */
-			Diag od;
-			diag_init(&od, "ptoopt", NULL, 0);
-			if (!ops_load_file(ops_default(), optarg, &od))
+			if (!ops_load_file(ops_default(), optarg, &pd)) {
+				pipe_options_release(&popts);
 				return 1;
+			}
 			break;
-		}
 		case OPT_VERIFY_EACH: verify_each = true; break;
-		case 'h': usage(stdout); return 0;
-		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); return 0;
+		case OPT_PASS_OPTION:
+			if (!pipe_parse_option(optarg, &popts, &pd))
+				goto usage_error;
+			break;
+		case 'h': usage(stdout); pipe_options_release(&popts); return 0;
+		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); pipe_options_release(&popts); return 0;
 		case OPT_LIST: {
 			int n;
 			const PassInfo *ps = pipe_passes(&n);
 			for (int i = 0; i < n; i++)
-				printf("%-24s %s%s\n", ps[i].name, ps[i].summary, ps[i].run ? "" : " (not implemented yet)");
+				printf("%-24s %s%s\n", ps[i].name, ps[i].summary,
+				       ps[i].run || ps[i].run_opts ? "" : " (not implemented yet)");
+			pipe_options_release(&popts);
 			return 0;
 		}
 		case ':':
 			fprintf(stderr, "ptoopt: error: option '%s' needs an argument\n", argv[optind - 1]);
 			usage(stderr);
-			return 2;
+			goto usage_error;
 		default:
 			fprintf(stderr, "ptoopt: error: unknown option '%s'\n", argv[optind - 1]);
 			usage(stderr);
-			return 2;
+			goto usage_error;
 		}
 	}
 	if (argc - optind > 1) {
 		fprintf(stderr, "ptoopt: error: expected at most one input file, got %d\n", argc - optind);
 		usage(stderr);
-		return 2;
+		goto usage_error;
 	}
 	const char *path = optind < argc ? argv[optind] : "-";
 	bool from_stdin = strcmp(path, "-") == 0;
 	const char *shown = from_stdin ? "<stdin>" : path;
 
-	Diag pd;
-	diag_init(&pd, "ptoopt", NULL, 0);
 	const PassInfo **plist = NULL;
 	int npasses = 0;
 	if (passes && !pipe_parse_list(passes, &plist, &npasses, &pd))
-		return 2;
+		goto usage_error;
 
 	FILE *in = from_stdin ? stdin : fopen(path, "rb");
 	if (!in) {
 		fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
 		free(plist);
+		pipe_options_release(&popts);
 		return 1;
 	}
 	struct stat st;
@@ -235,6 +246,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptoopt: error: '%s' is a directory\n", path);
 		fclose(in);
 		free(plist);
+		pipe_options_release(&popts);
 		return 1;
 	}
 	size_t len = 0;
@@ -248,6 +260,7 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", shown, strerror(errno));
 		free(plist);
+		pipe_options_release(&popts);
 		return 1;
 	}
 
@@ -260,7 +273,7 @@ int main(int argc, char **argv)
 	if (!prog)
 		rc = 1;
 	if (!rc && npasses)
-		rc = pipe_run(prog, plist, npasses, &d, verify_each);
+		rc = pipe_run(prog, plist, npasses, &popts, &d, verify_each);
 	if (!rc)
 		rc = output ? print_to_file(prog, output) : print_to_stdout(prog);
 	if (prog)
@@ -268,5 +281,10 @@ int main(int argc, char **argv)
 	arena_free(&arena);
 	free(src);
 	free(plist);
+	pipe_options_release(&popts);
 	return rc;
+
+usage_error:
+	pipe_options_release(&popts);
+	return 2;
 }

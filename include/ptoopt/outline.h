@@ -64,6 +64,10 @@ void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap 
 /* A hierarchy scope's parameters: no callee lookup, and a tile.store
  * destination stays In (the buffer is visible to the caller already). */
 void dir_infer_hierarchy(Var **inputs, int n, const Block *body, ParamDir *out);
+/* The same rules over an existing function's whole body (infer-directions):
+ * inputs = its parameters, callees' declared directions always consulted,
+ * and returning a parameter (or a plain rename of one) is not a read. */
+void dir_infer_function(Program *p, const Function *f, ParamDir *out);
 
 /* Per-argument effect of a builtin op call (registry-declared; Read when the
  * op or the argument is unknown).  i >= 0: positional argument i; i < 0:

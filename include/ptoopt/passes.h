@@ -11,6 +11,9 @@ int outline_incore_program(Program *p, Diag *d); /* outline_incore.c */
 int outline_cluster_program(Program *p, Diag *d); /* outline_cluster.c */
 int outline_hierarchy_program(Program *p, Diag *d); /* outline_hierarchy.c */
 int dcd_run_program(Program *p, Diag *d);       /* derive_call_directions.c */
+struct PassOpts;
+/* infer_directions.c; options mode, functions, reset (pipeline.c) */
+int infer_directions_program(Program *p, const struct PassOpts *o, Diag *d);
 
 /* Auto-generated names "base__[qualifier_][role_]vN" (convert_to_ssa.c). */
 typedef struct AutoName {

@@ -62,6 +62,10 @@ typedef struct Dir {
 	PtrMap idx;    /* Var -> index + 1 (captured Vars and their aliases) */
 	PtrMap input;  /* captured Vars only -> index + 1 */
 	bool *read, *write;
+	/* A whole function body (infer-directions) rather than a scope body:
+	 * returning a parameter hands its buffer back (return lineage) and
+	 * `v = param` only renames it, so neither moves data in. */
+	bool whole_fn;
 	/* A hierarchy scope exports no store targets: the caller sees the buffer
 	 * through the parameter, so a tile.store destination earns no write
 	 * (the Hierarchy exception, seed 000). */
@@ -193,6 +197,10 @@ static void scan_stmt(Dir *s, const Stmt *st)
 	switch (st->kind) {
 	case ST_ASSIGN: {
 		int k = lookup(&s->idx, written_dest(st->value));
+		if (s->whole_fn && k < 0 && (k = lookup(&s->idx, st->value)) >= 0) {
+			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
+			return;
+		}
 		if (k >= 0)
 			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
 		scan_expr(s, st->value);
@@ -203,7 +211,8 @@ static void scan_stmt(Dir *s, const Stmt *st)
 		return;
 	case ST_RETURN: case ST_YIELD:
 		for (int i = 0; i < st->nvalues; i++)
-			scan_expr(s, st->values[i]);
+			if (!(s->whole_fn && st->kind == ST_RETURN && lookup(&s->idx, st->values[i]) >= 0))
+				scan_expr(s, st->values[i]);
 		return;
 	case ST_FOR: case ST_WHILE:
 		scan_expr(s, st->start);
@@ -239,10 +248,10 @@ static void scan_block(Dir *s, const Block *b)
 		scan_stmt(s, b->stmts[i]);
 }
 
-static void infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported,
+static void infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, bool whole_fn,
 		  bool store_not_write, ParamDir *out)
 {
-	Dir s = { .p = p, .store_not_write = store_not_write };
+	Dir s = { .p = p, .whole_fn = whole_fn, .store_not_write = store_not_write };
 	s.read = xmalloc((size_t)(n + 1) * sizeof *s.read);
 	s.write = xmalloc((size_t)(n + 1) * sizeof *s.write);
 	for (int i = 0; i < n; i++) {
@@ -263,10 +272,21 @@ static void infer(Program *p, Var **inputs, int n, const Block *body, const PtrM
 
 void dir_infer(Program *p, Var **inputs, int n, const Block *body, const PtrMap *exported, ParamDir *out)
 {
-	infer(p, inputs, n, body, exported, false, out);
+	infer(p, inputs, n, body, exported, false, false, out);
 }
 
 void dir_infer_hierarchy(Var **inputs, int n, const Block *body, ParamDir *out)
 {
-	infer(NULL, inputs, n, body, NULL, true, out);
+	infer(NULL, inputs, n, body, NULL, false, true, out);
+}
+
+void dir_infer_function(Program *p, const Function *f, ParamDir *out)
+{
+	Var **inputs = xmalloc((size_t)(f->nparams + 1) * sizeof *inputs);
+	for (int i = 0; i < f->nparams; i++)
+		inputs[i] = f->params[i].var;
+	/* No export set: a function's tile.store targets are already written
+	 * through the registry's Write slot. */
+	infer(p, inputs, f->nparams, &f->body, NULL, true, false, out);
+	free(inputs);
 }
