@@ -1185,7 +1185,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		for (size_t i = 0; i < outs.len; i++) {
 			Var *v = outs.items[i];
 			Var *t = pmap_get(&alias, v);
-			if (t && has(&storeset, t) && has(&li.seen, t)) {
+			/* A hierarchy scope exports no store target, so there is no
+			 * call-site Var to redirect the alias to: it stays a regular
+			 * output (the reference drops it and leaves the later use
+			 * unbound, passes.md §11.2). */
+			if (t && sc->kind != SC_HIERARCHY && has(&storeset, t) && has(&li.seen, t)) {
 				vec_push(&deferred, v);
 				vec_push(&deferred, t);
 				continue;
