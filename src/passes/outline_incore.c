@@ -197,7 +197,9 @@ int outline_incore_program(Program *p, Diag *d)
 		.hoist_scalars = true, .thread_carries = true,
 	};
 	OutlineRun run;
-	outline_run_begin(&run, p, OUTLINE_ORCH_LIKE);
+	/* Group / Spmd functions too: seed 002 lets InCore scopes be outlined
+	 * after outline-cluster, from inside the functions it made */
+	outline_run_begin(&run, p, OUTLINE_ORCH_LIKE | (1u << FT_GROUP) | (1u << FT_SPMD));
 	int rc = 0;
 	for (int i = 0; i < run.norder && !rc; i++) {
 		Function *f = run.order[i];
