@@ -2665,6 +2665,7 @@ static void prescan(Parser *p)
 	}
 	lex_release(&q->lx);
 	pmap_release(&q->bind);
+	pmap_release(&q->bind_idx);
 	free(q->undo);
 	vec_release(&q->carried);
 	vec_release(&q->fn_calls);
