@@ -9,6 +9,7 @@
  */
 #include "ptoopt/verify.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,4 +223,126 @@ bool verify_clusters_outlined(Program *p, Diag *d)
 		}
 	}
 	return true;
+}
+
+/* ------------------------------------------------------------ call directions */
+
+typedef struct CallCheck {
+	Program *p;
+	Diag *d;
+	const Function *fn;
+	bool failed;
+} CallCheck;
+
+static const char *adir_name(const char *sym)
+{
+	static const char *const map[][2] = {
+		{ "pl.adir.input", "Input" }, { "pl.adir.output", "Output" },
+		{ "pl.adir.output_existing", "OutputExisting" }, { "pl.adir.inout", "InOut" },
+		{ "pl.adir.no_dep", "NoDep" }, { "pl.adir.scalar", "Scalar" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(map[i][0], sym) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+static bool allowed(ParamDir pd, const char *adir)
+{
+	if (strcmp(adir, "NoDep") == 0)
+		return true;
+	switch (pd) {
+	case DIR_IN: return strcmp(adir, "Input") == 0;
+	case DIR_INOUT: return strcmp(adir, "InOut") == 0 || strcmp(adir, "OutputExisting") == 0;
+	case DIR_OUT:
+		return strcmp(adir, "Output") == 0 || strcmp(adir, "OutputExisting") == 0 || strcmp(adir, "InOut") == 0;
+	}
+	return false;
+}
+
+static void call_fail(CallCheck *c, const Expr *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void call_fail(CallCheck *c, const Expr *e, const char *fmt, ...)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	char msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_error(c->d, e->pos.line, e->pos.col, "in function '%s', call to '%s': %s", c->fn->name, e->str, msg);
+}
+
+static void check_call_expr(CallCheck *c, const Expr *e)
+{
+	if (!e || c->failed)
+		return;
+	check_call_expr(c, e->lhs);
+	check_call_expr(c, e->rhs);
+	for (int i = 0; i < e->nargs; i++)
+		check_call_expr(c, e->args[i]);
+	if ((e->kind != EX_FN_CALL && e->kind != EX_SUBMIT) || e->nargs == 0)
+		return;
+	Function *f = ir_find_function(c->p, e->str);
+	if (!f)
+		return;
+	const Expr *dirs = NULL;
+	for (int i = 0; e->attrs && i < e->attrs->nkw; i++)
+		if (strcmp(e->attrs->kw[i].name, "arg_directions") == 0)
+			dirs = e->attrs->kw[i].value;
+	if (!dirs || dirs->kind != EX_TUPLE || dirs->nargs == 0) {
+		call_fail(c, e, "arg_directions is missing after DeriveCallDirections");
+		return;
+	}
+	if (dirs->nargs != e->nargs) {
+		call_fail(c, e, "arg_directions has %d entries for %d arguments", dirs->nargs, e->nargs);
+		return;
+	}
+	for (int k = 0; k < e->nargs; k++) {
+		const char *ad = dirs->args[k]->kind == EX_SYMBOL ? adir_name(dirs->args[k]->str) : NULL;
+		if (!ad) {
+			call_fail(c, e, "argument %d has an unknown direction", k);
+			return;
+		}
+		const Type *t = ir_expr_type(e->args[k]);
+		bool tensor = t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR || t->kind == TY_TUPLE);
+		bool scalar = strcmp(ad, "Scalar") == 0;
+		if (tensor && scalar) {
+			call_fail(c, e, "tensor argument %d has direction Scalar", k);
+			return;
+		}
+		if (!tensor && !scalar) {
+			call_fail(c, e, "non-tensor argument %d has %s but must be Scalar", k, ad);
+			return;
+		}
+		if (tensor && k < f->nparams && !allowed(f->params[k].dir, ad)) {
+			static const char *const pd[] = { "In", "Out", "InOut" };
+			call_fail(c, e, "argument %d has %s but callee param direction is %s", k, ad, pd[f->params[k].dir]);
+			return;
+		}
+	}
+}
+
+static void check_call_block(CallCheck *c, const Block *b)
+{
+	for (int i = 0; i < b->n && !c->failed; i++) {
+		const Stmt *s = b->stmts[i];
+		check_call_expr(c, s->value);
+		for (int j = 0; j < s->nvalues; j++)
+			check_call_expr(c, s->values[j]);
+		check_call_block(c, &s->body);
+		check_call_block(c, &s->orelse);
+	}
+}
+
+bool verify_call_directions(Program *p, Diag *d)
+{
+	CallCheck c = { p, d, NULL, false };
+	for (int i = 0; i < p->nfuncs && !c.failed; i++) {
+		c.fn = p->funcs[i];
+		check_call_block(&c, &c.fn->body);
+	}
+	return !c.failed;
 }

@@ -18,4 +18,9 @@ bool verify_ssa(Program *p, Diag *d, const char *after_pass);
 bool verify_incore_outlined(Program *p, Diag *d);
 bool verify_clusters_outlined(Program *p, Diag *d);
 
+/* After derive-call-directions: every call of a program function carries one
+ * arg_directions entry per argument, Scalar exactly for non-tensor
+ * arguments, and each direction allowed by the callee's parameter. */
+bool verify_call_directions(Program *p, Diag *d);
+
 #endif
