@@ -21,10 +21,10 @@ static const PassInfo passes[] = {
 	  .summary = "versions re-assigned variables; loop carries and if merges via pl.yield_",
 	  .run = ssa_convert_program, .produces_ssa = true, .keeps_ssa = true },
 	{ .name = "outline-incore", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
-	  .run = outline_incore_program, .keeps_ssa = true },
+	  .run = outline_incore_program, .keeps_ssa = true, .verify_after = verify_incore_outlined },
 	{ .name = "outline-cluster",
 	  .summary = "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
-	  .run = outline_cluster_program, .keeps_ssa = true },
+	  .run = outline_cluster_program, .keeps_ssa = true, .verify_after = verify_clusters_outlined },
 	{ .name = "outline-hierarchy",
 	  .summary = "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level",
 	  .run = outline_hierarchy_program, .keeps_ssa = true },
@@ -32,7 +32,7 @@ static const PassInfo passes[] = {
 	  .keeps_ssa = true, .options = infer_directions_opts, .run_opts = infer_directions_program },
 	{ .name = "derive-call-directions",
 	  .summary = "call-site arg_directions attrs from callee directions and buffer roots",
-	  .run = dcd_run_program, .keeps_ssa = true },
+	  .run = dcd_run_program, .keeps_ssa = true, .verify_after = verify_call_directions },
 };
 
 const PassInfo *pipe_passes(int *n)
@@ -196,6 +196,8 @@ int pipe_run(Program *p, const PassInfo **ps, int n, const PipeOptions *opts, Di
 			return 1;
 		}
 		if (run_one(p, ps[i], opts, d) != 0)
+			return 1;
+		if (ps[i]->verify_after && !ps[i]->verify_after(p, d))
 			return 1;
 		ssa = ps[i]->produces_ssa || (ssa && ps[i]->keeps_ssa);
 		if (verify_each && ssa && !verify_ssa(p, d, ps[i]->name))

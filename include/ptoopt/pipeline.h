@@ -37,6 +37,9 @@ typedef struct PassInfo {
 	 * the entry point that receives them (used instead of run). */
 	const PassOptSpec *options;
 	int (*run_opts)(Program *p, const PassOpts *o, Diag *d);
+	/* The property the pass establishes, checked after it on every run (as
+	 * the reference's pass context does); NULL when none. */
+	bool (*verify_after)(Program *p, Diag *d);
 } PassInfo;
 
 /* Every --pass-option given, each tagged with its pass. */
