@@ -19,9 +19,30 @@ struct ArenaBlock {
  * thousands, which matters on virtual machines where faults are slow. */
 #define HUGE_BLOCK ((size_t)2 << 20)
 
+#ifdef PTOOPT_ALLOC_FAIL
+/* Test hook (meson -Dalloc_fail=true): with PTOOPT_FAIL_ALLOC_AT=N in the
+ * environment the N-th allocation made here (malloc, realloc, calloc or an
+ * arena block, counted from 1) fails, so tests/alloc_fail.sh can walk every
+ * out-of-memory path of a real run.  Every allocation of the program goes
+ * through this file, so the sweep covers them all. */
+static bool alloc_fails(void)
+{
+	static long count, fail_at = -1;
+	if (fail_at < 0) {
+		const char *e = getenv("PTOOPT_FAIL_ALLOC_AT");
+		fail_at = e ? strtol(e, NULL, 10) : 0;
+	}
+	return ++count == fail_at;
+}
+#else
+#define alloc_fails() false
+#endif
+
 static ArenaBlock *block_new(size_t size)
 {
 	size_t total = sizeof(ArenaBlock) + size;
+	if (alloc_fails())
+		return NULL;
 	if (total >= HUGE_BLOCK) {
 		total = (total + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
 		void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -65,7 +86,7 @@ void oom(void)
 
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = alloc_fails() ? NULL : malloc(n ? n : 1);
 	if (!p)
 		oom();
 	return p;
@@ -73,7 +94,7 @@ void *xmalloc(size_t n)
 
 void *xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
+	void *q = alloc_fails() ? NULL : realloc(p, n ? n : 1);
 	if (!q)
 		oom();
 	return q;
@@ -198,7 +219,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 {
 	if (a->nstrs * 2 >= a->capstrs) {
 		size_t ncap = a->capstrs ? a->capstrs * 2 : 1024;
-		struct InternSlot *ns = calloc(ncap, sizeof *ns);
+		struct InternSlot *ns = alloc_fails() ? NULL : calloc(ncap, sizeof *ns);
 		if (!ns)
 			oom();
 		for (size_t i = 0; i < a->capstrs; i++) {
@@ -297,7 +318,7 @@ void pmap_put(PtrMap *m, const void *key, void *val)
 {
 	if ((m->len + 1) * 2 > m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
-		const void **nk = calloc(ncap, sizeof *nk);
+		const void **nk = alloc_fails() ? NULL : calloc(ncap, sizeof *nk);
 		void **nv = calloc(ncap, sizeof *nv);
 		if (!nk || !nv) {
 			free(nk);
@@ -362,7 +383,7 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 {
 	if ((t->len + 1) * 2 > t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 256;
-		uint64_t *nh = calloc(ncap, sizeof *nh);
+		uint64_t *nh = alloc_fails() ? NULL : calloc(ncap, sizeof *nh);
 		void **nv = calloc(ncap, sizeof *nv);
 		if (!nh || !nv) {
 			free(nh);
