@@ -98,6 +98,16 @@ static char *read_all(FILE *f, size_t *len, int *too_big)
 	return buf;
 }
 
+/* The temporary output file while it exists: running out of memory while
+ * printing exits from inside oom(), which must not leave it behind. */
+static const char *tmp_output;
+
+static void remove_tmp_output(void)
+{
+	if (tmp_output)
+		unlink(tmp_output);
+}
+
 /* Print the program to `path` atomically: a temporary file in the same
  * directory, renamed over path only when everything was written. */
 static int print_to_file(Program *prog, const char *path)
@@ -105,7 +115,10 @@ static int print_to_file(Program *prog, const char *path)
 	size_t pl = strlen(path);
 	char *tmp = xmalloc(pl + 16);
 	snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+	set_oom_handler(remove_tmp_output);
 	int fd = mkstemp(tmp);
+	if (fd >= 0)
+		tmp_output = tmp;
 	if (fd < 0) {
 		fprintf(stderr, "ptoopt: error: cannot create a temporary file next to '%s': %s\n", path, strerror(errno));
 		free(tmp);
@@ -122,6 +135,7 @@ static int print_to_file(Program *prog, const char *path)
 		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
 		close(fd);
 		unlink(tmp);
+		tmp_output = NULL;
 		free(tmp);
 		return 1;
 	}
@@ -139,11 +153,10 @@ static int print_to_file(Program *prog, const char *path)
 	if (err) {
 		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(err));
 		unlink(tmp);
-		free(tmp);
-		return 1;
 	}
+	tmp_output = NULL;
 	free(tmp);
-	return 0;
+	return err ? 1 : 0;
 }
 
 static int print_to_stdout(Program *prog)
