@@ -24,6 +24,7 @@
 #include "ptoopt/types.h"
 
 #define MAX_EXPR_DEPTH 200
+#define MAX_EXPR_OPERATORS 2000
 
 typedef struct Undo {
 	const char *name;
@@ -52,6 +53,7 @@ typedef struct Parser {
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
+	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
@@ -629,6 +631,10 @@ static Type *parse_type_raw(Parser *p)
  * duplicate can be given back to the arena. */
 static Expr *mk_binary(Parser *p, BinOp op, Expr *l, Expr *r, SrcPos pos)
 {
+	/* A chain `a + b + c ...` parses iteratively but builds a tree as deep
+	 * as it is long, which every later walk recurses over: bound it. */
+	if (++p->nops > MAX_EXPR_OPERATORS)
+		perr(p, pos.line, pos.col, "expression too long (more than %d operators)", MAX_EXPR_OPERATORS);
 	ArenaMark m = arena_mark(p->a);
 	Expr *e = type_make_binary(p->a, op, l, r, pos, p->diag);
 	if (!e)
@@ -1256,6 +1262,8 @@ static Expr *parse_and(Parser *p)
 static Expr *parse_expr(Parser *p)
 {
 	const Token *t = peek(p);
+	if (p->depth == 0)
+		p->nops = 0;
 	if (++p->depth > MAX_EXPR_DEPTH)
 		PERR_AT(p, t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 	Expr *l = parse_and(p);
