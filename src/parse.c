@@ -1422,6 +1422,27 @@ static void docstring_lines(Parser *p, const char *s, size_t n)
 	}
 }
 
+/* `(` NAME (`,` NAME)* [`,`] `)` `=` within the lookahead window? */
+static bool paren_target(Parser *p)
+{
+	if (!at_op(p, "("))
+		return false;
+	int k = 1;
+	while (k + 2 < LEX_LOOKAHEAD) {
+		if (peek_at(p, k)->kind != TK_NAME)
+			return false;
+		const Token *sep = peek_at(p, k + 1);
+		if (tok_is_op(sep, ")"))
+			return tok_is_op(peek_at(p, k + 2), "=");
+		if (!tok_is_op(sep, ","))
+			return false;
+		if (tok_is_op(peek_at(p, k + 2), ")"))
+			return k + 3 < LEX_LOOKAHEAD && tok_is_op(peek_at(p, k + 3), "=");
+		k += 2;
+	}
+	return false;
+}
+
 static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	const Token *t = peek(p);
@@ -1461,25 +1482,29 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		return;
 	} else if (at_yield(p)) {
 		s = parse_yield_values(p, &first);
-	} else if (t->kind == TK_NAME && (tok_is_op(peek_at(p, 1), "=") || tok_is_op(peek_at(p, 1), ":") ||
-					  tok_is_op(peek_at(p, 1), ","))) {
-		/* assignment forms */
+	} else if ((t->kind == TK_NAME && (tok_is_op(peek_at(p, 1), "=") || tok_is_op(peek_at(p, 1), ":") ||
+					   tok_is_op(peek_at(p, 1), ","))) ||
+		   paren_target(p)) {
+		/* assignment forms; `(a, b) = ...` is the same as `a, b = ...` */
+		bool paren = accept_op(p, "(");
 		PtrVec names = ARENA_VEC(p->a);
 		Type *ann = NULL;
-		Token nt = next(p);
+		Token nt = expect_name(p, "a name in the assignment target");
 		vec_push(&names, arena_alloc(p->a, sizeof(Token)));
 		*(Token *)names.items[0] = nt;
-		if (accept_op(p, ":")) {
+		if (!paren && accept_op(p, ":")) {
 			ann = parse_type(p);
 		} else {
 			while (accept_op(p, ",")) {
-				if (at_op(p, "="))
+				if (at_op(p, "=") || at_op(p, ")"))
 					break;
 				Token n2 = expect_name(p, "a name in the assignment target");
 				Token *copy = arena_alloc(p->a, sizeof *copy);
 				*copy = n2;
 				vec_push(&names, copy);
 			}
+			if (paren)
+				expect_op(p, ")");
 		}
 		Token eq = expect_op(p, "=");
 		(void)eq;

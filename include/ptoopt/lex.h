@@ -39,7 +39,7 @@ typedef struct Comment {
 	bool taken;           /* attached or dropped by the parser */
 } Comment;
 
-#define LEX_LOOKAHEAD 4
+#define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
 
 typedef struct Lexer {
