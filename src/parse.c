@@ -1122,11 +1122,52 @@ static Expr *parse_atom(Parser *p)
 	PERR_AT(p, t, "expected an expression, found %s", describe(t));
 }
 
+/* t[i] on a tensor selects row i: pl.tensor.slice(t, [1, d1, ...],
+ * [i, 0, ...], [], [0]) (the reference's subscript sugar). */
+static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
+{
+	Type *tt = ir_expr_type(t);
+	Expr *shape = ir_expr_new(p->a, EX_TUPLE, pos), *offs = ir_expr_new(p->a, EX_TUPLE, pos);
+	shape->nargs = offs->nargs = tt->ndim;
+	shape->args = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape->args);
+	offs->args = arena_alloc(p->a, (size_t)tt->ndim * sizeof *offs->args);
+	for (int i = 0; i < tt->ndim; i++) {
+		shape->args[i] = i ? tt->shape[i] : leaf_int(p, 1, DT_INDEX, pos);
+		offs->args[i] = i ? leaf_int(p, 0, DT_INDEX, pos) : idx;
+	}
+	Expr *empty = ir_expr_new(p->a, EX_TUPLE, pos);
+	Expr *drop = ir_expr_new(p->a, EX_TUPLE, pos);
+	drop->nargs = 1;
+	drop->args = arena_alloc(p->a, sizeof *drop->args);
+	drop->args[0] = leaf_int(p, 0, DT_INDEX, pos);
+	Expr *call = ir_expr_new(p->a, EX_OP_CALL, pos);
+	call->str = intern_cstr(p->a, "tensor.slice");
+	call->nargs = 5;
+	call->args = arena_alloc(p->a, 5 * sizeof *call->args);
+	call->args[0] = t;
+	call->args[1] = shape;
+	call->args[2] = offs;
+	call->args[3] = empty;
+	call->args[4] = drop;
+	Expr *r = sugar_lower_call(&p->sugar, call);
+	if (!r)
+		longjmp(p->fail, 1);
+	return r;
+}
+
 static Expr *parse_postfix(Parser *p)
 {
 	Expr *e = parse_atom(p);
 	while (at_op(p, "[")) {
-		next(p); /* [ */
+		Token open = next(p); /* [ */
+		Type *et = ir_expr_type(e);
+		if (et && et->kind == TY_TENSOR && et->ndim >= 1) {
+			Expr *idx = parse_expr(p);
+			expect_op(p, "]");
+			p->lit = false;
+			e = tensor_index(p, e, idx, pos_of(&open));
+			continue;
+		}
 		const Token *it = peek(p);
 		bool neg = false;
 		if (tok_is_op(it, "-")) {
