@@ -1053,6 +1053,14 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	add(&o->fnames, name);
 	add(o->reserved, name);
 	Block *body = &s->body;
+	/* everything released at `done`, so an error can leave from anywhere */
+	PtrVec defs = { 0 }, hoisted_stmts = { 0 }, stores = { 0 };
+	PtrVec outs = { 0 };      /* Var: regular output or store target */
+	PtrVec deferred = { 0 };  /* post-store alias, target pairs */
+	PtrMap defset = { 0 }, storeset = { 0 }, used = { 0 }, params = { 0 };
+	PtrMap store_out = { 0 }; /* exported store targets */
+	LiveIn li = { 0 };
+	StoreBind sb = { .o = o, .used = &used };
 
 	/* pl.set_cache_policy(t, policy) in the scope body is a declaration about
 	 * a captured tensor, not a use: take it out before the analysis. */
@@ -1074,15 +1082,12 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		}
 		body->n = k;
 	}
-	PtrVec defs = { 0 };
 	defs_block(body, &defs);
-	PtrMap defset = { 0 };
 	for (size_t i = 0; i < defs.len; i++)
 		add(&defset, defs.items[i]);
 
 	/* Seed: a Scalar live-out has no way back from the device; hoist the
 	 * caller-computable ones (and only the chain they need) before the call. */
-	PtrVec hoisted_stmts = { 0 };
 	if (o->cfg->hoist_scalars) {
 		PtrMap top = { 0 }, hoisted = { 0 }, moved = { 0 };
 		for (int i = 0; i < body->n; i++)
@@ -1103,7 +1108,12 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 					   "with pl.tensor.read(t, [0]), or move the computation out of the scope",
 					   name, v->name);
 				o->failed = true;
-				return;
+				pmap_release(&tryh);
+				pmap_release(&trym);
+				pmap_release(&top);
+				pmap_release(&hoisted);
+				pmap_release(&moved);
+				goto done;
 			}
 			for (size_t k = 0; k < trym.cap; k++)
 				if (trym.keys[k] && trym.vals[k])
@@ -1132,11 +1142,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		pmap_release(&moved);
 	}
 
-	PtrVec stores = { 0 };
-	PtrMap storeset = { 0 };
 	stores_block(body, &stores, &storeset);
 
-	LiveIn li = { 0 };
 	li_block(&li, body);
 	int nin = (int)li.order.len;
 	Var **inputs = arena_alloc(a, (size_t)(nin + 1) * sizeof *inputs);
@@ -1150,13 +1157,10 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				   "tile.store; the outlining passes require SSA form - run convert-to-ssa first",
 				   name, inputs[i]->name);
 			o->failed = true;
-			return;
+			goto done;
 		}
 
 	/* Outputs (§3.3-D). */
-	PtrVec outs = { 0 };      /* Var: regular output or store target */
-	PtrMap store_out = { 0 }; /* exported store targets */
-	PtrVec deferred = { 0 };  /* post-store alias, target pairs */
 	for (size_t i = 0; i < defs.len; i++) {
 		Var *v = defs.items[i];
 		if (used_after(ua, v))
@@ -1228,7 +1232,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				   "pl.set_cache_policy names tensor '%s', which is not captured by the scope body (neither "
 				   "read nor written inside it), so no parameter can carry the policy", t->name);
 			o->failed = true;
-			return;
+			goto done;
 		}
 		if ((intptr_t)policies.items[2 * k + 1] == 1 && dirs[pol_idx[k]] != DIR_IN) {
 			diag_error(o->d, s->pos.line, s->pos.col,
@@ -1236,7 +1240,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				   "bypass read of bytes the kernel itself writes is incoherent", t->name,
 				   dirs[pol_idx[k]] == DIR_OUT ? "Out" : "InOut");
 			o->failed = true;
-			return;
+			goto done;
 		}
 	}
 
@@ -1264,17 +1268,15 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		o->req = sreq;
 		pmap_release(&req);
 		if (o->failed)
-			return;
+			goto done;
 	}
 
 	/* Output Vars inside the function and the store binding. */
-	PtrMap used = { 0 };
 	for (int i = 0; i < nin; i++)
 		add(&used, inputs[i]->name);
 	block_vars(body, collect_name, &used);
 	Var **fouts = arena_alloc(a, (size_t)(nout + 1) * sizeof *fouts);
 	Type **rtypes = arena_alloc(a, (size_t)(nout + 1) * sizeof *rtypes);
-	StoreBind sb = { .o = o, .used = &used };
 	for (int i = 0; i < nout; i++) {
 		Var *v = outs.items[i];
 		rtypes[i] = v->type;
@@ -1294,7 +1296,6 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		bind_block(&sb, body);
 
 	/* Return values: store targets return their parameter; tensors trace to one. */
-	PtrMap params = { 0 };
 	for (int i = 0; i < nin; i++)
 		pmap_put(&params, inputs[i], (void *)(uintptr_t)(i + 1));
 	Expr **rets = arena_alloc(a, (size_t)(nout + 1) * sizeof *rets);
@@ -1364,7 +1365,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		fn->body.n = body->n + 1;
 	}
 	{
-		PtrVec kn = { 0 }, kv = { 0 };
+		PtrVec kn = ARENA_VEC(a), kv = ARENA_VEC(a); /* an error may leave before release */
 		if (sc->kind == SC_INCORE) {
 			if (sc->split != SPLIT_NONE)
 				add_kw(&kn, &kv, "split", ir_int(a, sc->split, DT_INDEX));
@@ -1384,7 +1385,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 						   "Remove optimizations=[pl.split(...)] or the pl.split_aiv region(s), or use "
 						   "optimizations=[pl.cross_core_slot(slot_num=N)] to pin a slot count");
 					o->failed = true;
-					return;
+					goto done;
 				}
 				add_kw(&kn, &kv, "split_aiv", mk_true(o));
 				if (ss.uniform && ss.mode != SPLIT_NONE)
@@ -1430,7 +1431,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		Expr *cn = NULL;
 		if (o->cfg->finish(o->p, fn, &cn, &sync_start, o->d)) {
 			o->failed = true;
-			return;
+			goto done;
 		}
 		if (cn) {
 			/* parameters are the captured Vars; the call passes their current values */
@@ -1453,7 +1454,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	if (submit && !tid) {
 		tid = new_var(o, fresh_like(a, "tid", NULL, &o->vnames), ir_scalar_type(a, DT_TASK_ID), VK_VAR);
 	}
-	PtrVec an = { 0 }, av = { 0 };
+	PtrVec an = ARENA_VEC(a), av = ARENA_VEC(a); /* an error may leave before release */
 	if (sc->ndumps) {
 		PtrVec d = { 0 };
 		for (int i = 0; i < nin; i++) {
@@ -1484,7 +1485,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 					   "scope body. Only tensors actually read or written inside `with pl.at(...):` can "
 					   "appear in no_dep_args=.", sc->no_dep_args[k]->name);
 				o->failed = true;
-				return;
+				goto done;
 			}
 			for (int j = k; j > 0 && ix[j - 1] > ix[j]; j--) {
 				int t = ix[j]; ix[j] = ix[j - 1]; ix[j - 1] = t;
@@ -1573,6 +1574,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	/* The scope's leading comments go with it: the reference builds the call
 	 * site from new statements that carry none. */
 
+done:
 	vec_release(&defs);
 	vec_release(&policies);
 	vec_release(&stores);
