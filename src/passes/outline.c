@@ -54,6 +54,7 @@ typedef struct Ol {
 	PtrVec *out;
 	int count;
 	bool failed;
+	PtrMap retmaps;       /* callee -> RetMap: callees do not change during a run */
 } Ol;
 
 /* ------------------------------------------------------------ helpers */
@@ -1304,8 +1305,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	 * Group / Spmd / hierarchy returns keep the output order) */
 	bool sync = nout > 0 && sc->kind == SC_INCORE;
 	{
-		PtrMap memo = { 0 };
-		Lineage ln = { .params = &params, .prog = o->cfg->callee_lookup ? o->p : NULL, .memo = &memo };
+		Lineage ln = { .params = &params, .prog = o->cfg->callee_lookup ? o->p : NULL, .memo = &o->retmaps };
 		lin_index(&ln, body);
 		for (int i = 0; i < nout; i++) {
 			Var *v = outs.items[i], *r = fouts[i];
@@ -1325,7 +1325,6 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 					sync = false;
 		}
 		lin_release(&ln);
-		pmap_release(&memo);
 	}
 	/* Seed: when every return is a distinct written parameter, returns follow
 	 * parameter order (stable insertion sort keeps it linear for sorted input). */
@@ -1860,6 +1859,7 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 	pmap_release(&o.vnames);
 	pmap_release(&o.fnames);
 	pmap_release(&o.renames);
+	pmap_release(&o.retmaps);
 	free(o.log);
 	return o.failed ? 1 : 0;
 }
