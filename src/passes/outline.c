@@ -375,28 +375,29 @@ static void li_block(LiveIn *l, const Block *b)
 
 /* ------------------------------------------------------------ renaming uses */
 
-static Expr *subst(Ol *o, const PtrMap *m, Expr *e)
+Expr *outline_subst(const OutlineSubst *sb, Expr *e)
 {
 	if (!e)
 		return NULL;
 	switch (e->kind) {
 	case EX_VAR: {
-		Var *n = pmap_get(m, e->var);
-		return n ? ir_var_ref(o->a, n) : e;
+		Var *n = pmap_get(sb->vars, e->var);
+		return n ? ir_var_ref(sb->a, n) : e;
 	}
 	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
 		return e;
 	default:
 		break;
 	}
-	Expr *lhs = subst(o, m, e->lhs), *rhs = subst(o, m, e->rhs), *attrs = subst(o, m, e->attrs);
-	bool changed = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs;
+	Expr *lhs = outline_subst(sb, e->lhs), *rhs = outline_subst(sb, e->rhs), *attrs = outline_subst(sb, e->attrs);
+	Type *type = sb->type ? sb->type(sb->ctx, e->type) : e->type;
+	bool changed = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs || type != e->type;
 	Expr **args = e->args;
 	for (int i = 0; i < e->nargs; i++) {
-		Expr *x = subst(o, m, e->args[i]);
+		Expr *x = outline_subst(sb, e->args[i]);
 		if (x != e->args[i]) {
 			if (args == e->args) {
-				args = arena_alloc(o->a, (size_t)e->nargs * sizeof *args);
+				args = arena_alloc(sb->a, (size_t)e->nargs * sizeof *args);
 				memcpy(args, e->args, (size_t)e->nargs * sizeof *args);
 			}
 			args[i] = x;
@@ -405,10 +406,10 @@ static Expr *subst(Ol *o, const PtrMap *m, Expr *e)
 	}
 	Kwarg *kw = e->kw;
 	for (int i = 0; i < e->nkw; i++) {
-		Expr *x = subst(o, m, e->kw[i].value);
+		Expr *x = outline_subst(sb, e->kw[i].value);
 		if (x != e->kw[i].value) {
 			if (kw == e->kw) {
-				kw = arena_alloc(o->a, (size_t)e->nkw * sizeof *kw);
+				kw = arena_alloc(sb->a, (size_t)e->nkw * sizeof *kw);
 				memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
 			}
 			kw[i].value = x;
@@ -417,14 +418,20 @@ static Expr *subst(Ol *o, const PtrMap *m, Expr *e)
 	}
 	if (!changed)
 		return e;
-	Expr *n = ir_expr_new(o->a, (ExprKind)e->kind, e->pos);
+	Expr *n = ir_expr_new(sb->a, (ExprKind)e->kind, e->pos);
 	*n = *e;
 	n->lhs = lhs;
 	n->rhs = rhs;
 	n->attrs = attrs;
+	n->type = type;
 	n->args = args;
 	n->kw = kw;
 	return n;
+}
+
+static Expr *subst(Ol *o, const PtrMap *m, Expr *e)
+{
+	return outline_subst(&(OutlineSubst){ .a = o->a, .vars = m }, e);
 }
 
 static Var *subst_v(const PtrMap *m, Var *v)

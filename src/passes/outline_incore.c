@@ -51,57 +51,11 @@ static Type *fold_type(Fold *f, Type *t)
 	return n;
 }
 
+static Type *fold_type_cb(void *ctx, Type *t) { return fold_type(ctx, t); }
+
 static Expr *fold_expr(Fold *f, Expr *e)
 {
-	if (!e)
-		return e;
-	switch (e->kind) {
-	case EX_VAR: {
-		Var *s = pmap_get(&f->map, e->var);
-		return s ? ir_var_ref(f->a, s) : e;
-	}
-	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
-		return e;
-	default:
-		break;
-	}
-	Expr *lhs = fold_expr(f, e->lhs), *rhs = fold_expr(f, e->rhs), *attrs = fold_expr(f, e->attrs);
-	Type *type = fold_type(f, e->type);
-	bool c = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs || type != e->type;
-	Expr **args = e->args;
-	if (e->nargs) {
-		Expr **na = arena_alloc(f->a, (size_t)e->nargs * sizeof *na);
-		bool ac = false;
-		for (int i = 0; i < e->nargs; i++) {
-			na[i] = fold_expr(f, e->args[i]);
-			ac |= na[i] != e->args[i];
-		}
-		if (ac)
-			args = na, c = true;
-	}
-	Kwarg *kw = e->kw;
-	if (e->nkw) {
-		Kwarg *nk = arena_alloc(f->a, (size_t)e->nkw * sizeof *nk);
-		bool kc = false;
-		for (int i = 0; i < e->nkw; i++) {
-			nk[i] = e->kw[i];
-			nk[i].value = fold_expr(f, e->kw[i].value);
-			kc |= nk[i].value != e->kw[i].value;
-		}
-		if (kc)
-			kw = nk, c = true;
-	}
-	if (!c)
-		return e;
-	Expr *n = ir_expr_new(f->a, (ExprKind)e->kind, e->pos);
-	*n = *e;
-	n->lhs = lhs;
-	n->rhs = rhs;
-	n->attrs = attrs;
-	n->type = type;
-	n->args = args;
-	n->kw = kw;
-	return n;
+	return outline_subst(&(OutlineSubst){ .a = f->a, .vars = &f->map, .type = fold_type_cb, .ctx = f }, e);
 }
 
 static void fold_exprs(Fold *f, Expr **xs, int n)
