@@ -1158,8 +1158,12 @@ static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
 static Expr *parse_postfix(Parser *p)
 {
 	Expr *e = parse_atom(p);
+	int chain = 0;
 	while (at_op(p, "[")) {
 		Token open = next(p); /* [ */
+		/* x[0][0]... builds a nested tree like a deep expression */
+		if (++chain > MAX_EXPR_DEPTH)
+			PERR_AT(p, &open, "subscripts nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 		Type *et = ir_expr_type(e);
 		if (et && et->kind == TY_TENSOR && et->ndim >= 1) {
 			Expr *idx = parse_expr(p);

@@ -997,16 +997,26 @@ static void build_rename_map(Printer *pr, Function *f)
 			any_dup = true;
 	}
 	if (any_dup) {
+		/* next suffix to try per name: later Vars of a name never retry the
+		 * suffixes earlier ones took (linear, not quadratic, in the sharers) */
+		PtrMap next_k = { 0 };
 		for (size_t i = 0; i < c.order.len; i++) {
 			Var *v = c.order.items[i];
 			if ((uintptr_t)pmap_get(&count, v->name) == 1)
 				continue;
 			const char *cand = v->name;
-			for (int k = 1; pmap_get(&used, cand); k++)
+			int k = (int)(uintptr_t)pmap_get(&next_k, v->name);
+			if (k)
 				cand = intern_cstr(pr->a, arena_printf(pr->a, "%s_%d", v->name, k));
+			else
+				k = 1;
+			while (pmap_get(&used, cand))
+				cand = intern_cstr(pr->a, arena_printf(pr->a, "%s_%d", v->name, k++));
+			pmap_put(&next_k, v->name, (void *)(uintptr_t)k);
 			pmap_put(&used, cand, (void *)1);
 			v->print_name = cand;
 		}
+		pmap_release(&next_k);
 	}
 	pmap_release(&count);
 	pmap_release(&used);
@@ -1307,27 +1317,55 @@ typedef struct TopoState {
 	bool cycle;
 } TopoState;
 
-static void topo_visit(TopoState *ts, int i)
+/* Depth-first post-order with an explicit stack: a chain of thousands of
+ * calls must not overflow the C stack. */
+typedef struct TopoFrame {
+	int fn;
+	Function **callees;  /* sorted by name */
+	int ncallees, next;
+} TopoFrame;
+
+static void topo_push(TopoState *ts, PtrVec *stack, int i)
 {
-	if (ts->state[i] == 2 || ts->cycle)
-		return;
-	if (ts->state[i] == 1) {
-		ts->cycle = true;
-		return;
-	}
 	ts->state[i] = 1;
+	TopoFrame *fr = xmalloc(sizeof *fr);
 	PtrVec cs = { 0 };
 	callees_block(&cs, ts->p, &ts->sorted[i]->body);
 	if (cs.len > 1)
 		qsort(cs.items, cs.len, sizeof *cs.items, cmp_fn_name);
-	for (size_t k = 0; k < cs.len && !ts->cycle; k++) {
-		int j = (int)(uintptr_t)pmap_get(&ts->index, cs.items[k]) - 1;
-		if (j >= 0)
-			topo_visit(ts, j);
+	fr->fn = i;
+	fr->callees = (Function **)cs.items;
+	fr->ncallees = (int)cs.len;
+	fr->next = 0;
+	vec_push(stack, fr);
+}
+
+static void topo_visit(TopoState *ts, int root)
+{
+	if (ts->state[root] == 2 || ts->cycle)
+		return;
+	PtrVec stack = { 0 };
+	topo_push(ts, &stack, root);
+	while (stack.len) {
+		TopoFrame *fr = stack.items[stack.len - 1];
+		if (!ts->cycle && fr->next < fr->ncallees) {
+			int j = (int)(uintptr_t)pmap_get(&ts->index, fr->callees[fr->next++]) - 1;
+			if (j < 0 || ts->state[j] == 2)
+				continue;
+			if (ts->state[j] == 1) {
+				ts->cycle = true;
+				continue;
+			}
+			topo_push(ts, &stack, j);
+			continue;
+		}
+		ts->state[fr->fn] = 2;
+		ts->out[ts->nout++] = ts->sorted[fr->fn];
+		free(fr->callees);
+		free(fr);
+		stack.len--;
 	}
-	vec_release(&cs);
-	ts->state[i] = 2;
-	ts->out[ts->nout++] = ts->sorted[i];
+	vec_release(&stack);
 }
 
 static Function **function_order(Program *p)
