@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# Command-line behaviour of ptoopt: options, exit codes (0 ok, 1 input or
+# pass error, 2 usage error), standard input, and the atomic -o output.
+#
+# usage: cli.sh PTOOPT
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 PTOOPT" >&2
+    exit 2
+fi
+tool=$1
+case $tool in /*) ;; *) tool="$PWD/$tool" ;; esac
+
+# a sanitizer report must never look like an ordinary exit code
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptoopt-cli.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 2
+umask 022
+
+pass=0
+fail=0
+failed=()
+current=""
+
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    failed+=("$current")
+    echo "FAIL $current: $*"
+    if [ -s err ]; then
+        head -n 3 err | cut -c1-200 | sed 's/^/    stderr: /'
+    fi
+}
+# run ARGS...: runs the tool with stdin from /dev/null unless redirected by
+# the caller; sets rc, leaves stdout in ./out and stderr in ./err
+run() {
+    "$tool" "$@" > out 2> err < /dev/null
+    rc=$?
+}
+run_stdin() { # run_stdin FILE ARGS...
+    local f=$1
+    shift
+    "$tool" "$@" > out 2> err < "$f"
+    rc=$?
+}
+expect_rc() { # expect_rc N: exit code N, and no crash
+    if grep -aqE 'Sanitizer|runtime error:' err 2>/dev/null; then
+        bad "sanitizer report (exit code $rc)"
+        return 1
+    fi
+    if [ "$rc" -ne "$1" ]; then
+        bad "exit code $rc, expected $1"
+        return 1
+    fi
+    return 0
+}
+
+cat > in.pto <<'EOF'
+import pypto.language as pl
+
+@pl.program
+class Cli:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y: pl.Tensor[[64], pl.FP32] = self.k(x)  # call
+        return y
+EOF
+# text-format.md §1, §2.1, §4.11
+cat > expected.pto <<'EOF'
+# pypto.program: Cli
+import pypto.language as pl
+
+@pl.program
+class Cli:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def k(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        return x
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        # call
+        y: pl.Tensor[[64], pl.FP32] = self.k(x)
+        return y
+EOF
+printf 'import pypto.language as pl\n\n@pl.program\nclass B:\n    @pl.function\n    def f(self):\n        y = $\n' > bad.pto
+
+only_files() { # only_files NAME...: the working directory holds exactly these (plus the fixtures)
+    local want=" in.pto expected.pto bad.pto out err $* " f
+    for f in * .[!.]*; do
+        [ -e "$f" ] || continue
+        case "$want" in *" $f "*) ;; *) echo "$f"; return 1 ;; esac
+    done
+    return 0
+}
+
+# ---------------------------------------------------------------- info options
+current=help
+run --help
+if expect_rc 0; then
+    if ! grep -q '^usage: ptoopt' out; then bad "no usage line on stdout"
+    elif [ -s err ]; then bad "stderr not empty"
+    else ok; fi
+fi
+
+current=help-short
+run -h
+expect_rc 0 && { grep -q '^usage: ptoopt' out && ok || bad "no usage line"; }
+
+current=help-mentions-options
+run --help
+missing=""
+for o in --passes -o --output --list-passes --help --version; do
+    grep -q -- "$o" out || missing="$missing $o"
+done
+[ -z "$missing" ] && ok || bad "help does not mention:$missing"
+
+current=version
+run --version
+if expect_rc 0; then
+    if grep -Eq '^ptoopt [0-9]+\.[0-9]+\.[0-9]+$' out && [ "$(wc -l < out)" -eq 1 ]; then ok
+    else bad "unexpected version output: $(head -c 100 out)"; fi
+fi
+
+current=list-passes
+run --list-passes
+if expect_rc 0; then
+    if ! grep -q '^convert-to-ssa ' out; then bad "convert-to-ssa not listed"
+    elif grep -Eqv '^[a-z][a-z0-9-]* +[^ ]' out; then bad "a line does not start with a pass name"
+    elif [ "$(wc -l < out)" -lt 2 ]; then bad "fewer than two passes listed"
+    else ok; fi
+fi
+
+# ---------------------------------------------------------------- usage errors: exit 2
+current=unknown-long-option
+run --bogus in.pto
+if expect_rc 2; then
+    if [ -s out ]; then bad "stdout not empty"
+    elif ! grep -q -- '--bogus' err; then bad "the message does not name --bogus"
+    else ok; fi
+fi
+
+current=unknown-short-option
+run -x in.pto
+expect_rc 2 && { [ -s out ] && bad "stdout not empty" || ok; }
+
+current=output-needs-argument
+run in.pto -o
+expect_rc 2 && { [ -s out ] && bad "stdout not empty" || ok; }
+
+current=passes-needs-argument
+run in.pto --passes
+expect_rc 2 && ok
+
+current=two-input-files
+run in.pto in.pto
+if expect_rc 2; then
+    [ -s out ] && bad "stdout not empty" || ok
+fi
+
+current=file-and-stdin
+run in.pto -
+expect_rc 2 && ok
+
+current=unknown-pass
+run --passes=nope in.pto
+if expect_rc 2; then
+    if [ -s out ]; then bad "stdout not empty"
+    elif ! grep -q "nope" err; then bad "the message does not name the unknown pass"
+    elif ! grep -q "convert-to-ssa" err || ! grep -q "outline-incore" err; then bad "the message does not list the known passes"
+    else ok; fi
+fi
+
+current=unknown-pass-in-list
+run --passes=convert-to-ssa,nope in.pto
+expect_rc 2 && { grep -q "nope" err && ok || bad "the message does not name the unknown pass"; }
+
+current=unknown-pass-checked-before-input
+run --passes=nope does-not-exist.pto
+expect_rc 2 && ok
+
+# ---------------------------------------------------------------- input errors: exit 1
+current=missing-file
+run does-not-exist.pto
+if expect_rc 1; then
+    if [ -s out ]; then bad "stdout not empty"
+    elif ! grep -q "does-not-exist.pto" err; then bad "the message does not name the file"
+    else ok; fi
+fi
+
+current=directory-as-input
+mkdir adir
+run adir
+expect_rc 1 && { grep -q "adir" err && ok || bad "the message does not name the directory"; }
+rmdir adir
+
+current=empty-input
+: > empty.pto
+run empty.pto
+if expect_rc 1; then
+    grep -q '^empty.pto:1:1: error: ' err && ok || bad "no located message"
+fi
+rm -f empty.pto
+
+current=parse-error-names-file-as-given
+mkdir -p sub
+run ./sub/../bad.pto
+if expect_rc 1; then
+    if [ -s out ]; then bad "stdout not empty"
+    elif ! grep -q '^\./sub/\.\./bad\.pto:7:13: error: ' err; then bad "expected './sub/../bad.pto:7:13: error: ...'"
+    else ok; fi
+fi
+rmdir sub
+
+current=error-shows-line-and-caret
+run bad.pto
+if expect_rc 1; then
+    if ! grep -qx '          y = \$' err; then bad "the source line is not quoted"
+    elif ! grep -qx '              ^' err; then bad "no caret under column 13"
+    else ok; fi
+fi
+
+# ---------------------------------------------------------------- success and stdin
+current=file-to-stdout
+run in.pto
+if expect_rc 0; then
+    if ! cmp -s out expected.pto; then bad "output differs from the expected canonical text"
+    elif [ -s err ]; then bad "stderr not empty"
+    else ok; fi
+fi
+
+current=output-is-a-fixpoint
+run expected.pto
+expect_rc 0 && { cmp -s out expected.pto && ok || bad "the canonical text does not print back unchanged"; }
+
+current=stdin-dash
+run_stdin in.pto -
+expect_rc 0 && { cmp -s out expected.pto && ok || bad "output differs"; }
+
+current=stdin-no-argument
+run_stdin in.pto
+expect_rc 0 && { cmp -s out expected.pto && ok || bad "output differs"; }
+
+current=stdin-from-pipe
+cat in.pto | "$tool" > out 2> err
+rc=$?
+expect_rc 0 && { cmp -s out expected.pto && ok || bad "output differs"; }
+
+current=stdin-error-named-stdin
+run_stdin bad.pto -
+if expect_rc 1; then
+    if [ -s out ]; then bad "stdout not empty"
+    elif ! grep -q '^<stdin>:7:13: error: ' err; then bad "expected '<stdin>:7:13: error: ...'"
+    else ok; fi
+fi
+
+current=stdin-empty
+run_stdin /dev/null
+expect_rc 1 && { grep -q '^<stdin>:1:1: error: ' err && ok || bad "no located message for empty stdin"; }
+
+current=options-after-file
+run in.pto --output=opt.pto
+if expect_rc 0; then
+    cmp -s opt.pto expected.pto && ok || bad "-o after the file name was not honoured"
+fi
+rm -f opt.pto
+
+# ---------------------------------------------------------------- -o
+current=output-file
+run -o o1.pto in.pto
+if expect_rc 0; then
+    if [ -s out ]; then bad "stdout not empty with -o"
+    elif ! cmp -s o1.pto expected.pto; then bad "the file differs from the stdout output"
+    elif left=$(only_files o1.pto); [ $? -ne 0 ]; then bad "left behind: $left"
+    else ok; fi
+fi
+
+current=output-long-and-attached
+run --output=o2.pto in.pto
+r1=$rc
+run -oo3.pto in.pto
+r2=$rc
+if [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then bad "exit codes $r1 / $r2"
+elif ! cmp -s o2.pto expected.pto || ! cmp -s o3.pto expected.pto; then bad "output differs"
+else ok; fi
+rm -f o2.pto o3.pto
+
+current=output-permissions
+perm=$(stat -c %a o1.pto 2>/dev/null)
+[ "$perm" = 644 ] && ok || bad "a new output file has mode $perm, expected 644 under umask 022"
+
+current=output-replaces-existing
+echo "OLD CONTENT" > o1.pto
+chmod 600 o1.pto
+run -o o1.pto in.pto
+if expect_rc 0; then
+    if ! cmp -s o1.pto expected.pto; then bad "not replaced"
+    elif left=$(only_files o1.pto); [ $? -ne 0 ]; then bad "left behind: $left"
+    else ok; fi
+fi
+
+current=output-untouched-on-error
+echo "OLD CONTENT" > o1.pto
+run -o o1.pto bad.pto
+if expect_rc 1; then
+    if [ "$(cat o1.pto)" != "OLD CONTENT" ]; then bad "the existing output file was changed"
+    elif left=$(only_files o1.pto); [ $? -ne 0 ]; then bad "left behind: $left"
+    elif [ -s out ]; then bad "stdout not empty"
+    else ok; fi
+fi
+rm -f o1.pto
+
+current=output-not-created-on-error
+run -o o4.pto bad.pto
+if expect_rc 1; then
+    if [ -e o4.pto ]; then bad "output file created"
+    elif left=$(only_files); [ $? -ne 0 ]; then bad "left behind: $left"
+    else ok; fi
+fi
+
+current=output-missing-directory
+run -o no/such/dir/o.pto in.pto
+if expect_rc 1; then
+    if [ -e no ]; then bad "created a directory"
+    elif [ -s out ]; then bad "stdout not empty"
+    elif ! grep -q "no/such/dir/o.pto" err; then bad "the message does not name the output path"
+    else ok; fi
+fi
+
+current=output-over-input
+cp in.pto self.pto
+run -o self.pto self.pto
+if expect_rc 0; then
+    cmp -s self.pto expected.pto && ok || bad "the input was not replaced by its canonical text"
+fi
+rm -f self.pto
+
+current=output-to-device-node
+# `-o /dev/null` must write to the device, not replace it with a regular file
+# (checked on a private node: needs root for mknod; skipped otherwise)
+if mknod nulldev c 1 3 2>/dev/null; then
+    run -o nulldev in.pto
+    if [ "$rc" -ne 0 ]; then bad "exit code $rc writing to a character device"
+    elif [ ! -c nulldev ]; then bad "the character device was replaced by a regular file"
+    elif left=$(only_files nulldev); [ $? -ne 0 ]; then bad "left behind: $left"
+    else ok; fi
+    rm -f nulldev
+else
+    echo "SKIP $current (mknod not permitted)"
+fi
+
+current=stdout-write-error
+if [ -w /dev/full ]; then
+    "$tool" in.pto > /dev/full 2> err
+    rc=$?
+    if [ "$rc" -ne 1 ]; then bad "exit code $rc when stdout cannot be written, expected 1"
+    elif ! grep -qi "write" err; then bad "no write error message"
+    else ok; fi
+else
+    echo "SKIP $current (no /dev/full)"
+fi
+
+current=large-output
+# a canonical program of ~3 MB (more than the output chunk size): stdout and
+# -o give the input back unchanged
+{
+    printf '# pypto.program: Big\nimport pypto.language as pl\n\n@pl.program\nclass Big:\n'
+    printf '    @pl.function\n    def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n'
+    awk 'BEGIN { for (i = 0; i < 60000; i++) printf "        v%d: pl.Scalar[pl.INDEX] = n + %d\n", i, i }'
+    printf '        return n\n'
+} > big.pto
+run big.pto
+r1=$rc
+cp out big-stdout.pto
+run -o big-o.pto big.pto
+if [ $r1 -ne 0 ] || [ $rc -ne 0 ]; then bad "exit codes $r1 / $rc"
+elif ! cmp -s big-stdout.pto big.pto; then bad "stdout output differs from the canonical input"
+elif ! cmp -s big-o.pto big.pto; then bad "-o output differs from the canonical input"
+else ok; fi
+rm -f big.pto big-stdout.pto big-o.pto
+
+echo "cli: $pass passed, $fail failed"
+if [ $fail -gt 0 ]; then
+    echo "failed: ${failed[*]}"
+    exit 1
+fi
+exit 0

@@ -1,0 +1,219 @@
+"""Writes the bad-input cases of testdata/bad/ (NAME.pto + NAME.err).
+
+usage: python3 tests/make_bad_inputs.py testdata/bad
+
+Each case is a malformed (or, for the truncations, cut-off) program and the
+substring its error message must contain; tests/bad_inputs.sh checks them.
+Inputs the reference accepts do not belong here.
+"""
+import os, sys
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+BASE = '''import pypto.language as pl
+
+N = pl.dynamic("N")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(x: pl.Tensor[[N, 64], pl.FP32], out: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[N, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        out = pl.tile.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[N, 64], pl.FP32], out: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[N, 64], pl.FP32]:
+        for i in pl.range(0, N, 16):
+            out = self.k(x, out)
+        return out
+'''
+
+H = '''import pypto.language as pl
+
+@pl.program
+class P:
+'''
+M = '''    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+'''
+K2 = '''    @pl.function(type=pl.FunctionType.InCore)
+    def k(x: pl.Tensor[[64], pl.FP32]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+        return x, x
+'''
+
+def body(*lines, ret='        return x\n'):
+    return H + M + ''.join('        ' + l + '\n' for l in lines) + ret
+
+cases = {}
+def case(name, text, err):
+    assert name not in cases, name
+    cases[name] = (text if isinstance(text, bytes) else text.encode(), err)
+
+def trunc(marker, after=True, extra=''):
+    i = BASE.index(marker)
+    if after:
+        i += len(marker)
+    return BASE[:i] + extra
+
+# ---- truncations of a valid program at statement boundaries
+case('trunc_after_import', trunc('import pypto.language as pl\n'), '@pl.program')
+case('trunc_after_dynamic', trunc('N = pl.dynamic("N")\n'), '@pl.program')
+case('trunc_after_program_decorator', trunc('@pl.program\n'), 'class')
+case('trunc_after_class_line', trunc('class P:\n'), 'indented')
+case('trunc_after_function_decorator', trunc('    @pl.function(type=pl.FunctionType.InCore)\n'), 'def')
+case('trunc_mid_signature', trunc('out: pl.Out[pl.Tensor[[N, 64]'), 'end of file')
+case('trunc_after_signature', trunc('-> pl.Tensor[[N, 64], pl.FP32]:\n'), 'indented')
+case('trunc_before_colon', trunc('-> pl.Tensor[[N, 64], pl.FP32]'), "':'")
+case('trunc_mid_call', trunc('pl.tile.load(x, [0, 0],'), 'end of file')
+case('trunc_after_assign_eq', trunc('        out = '), 'expected an expression')
+case('trunc_after_dot', trunc('        out = pl.'), 'name')
+case('trunc_after_for_header', trunc('        for i in pl.range(0, N, 16):\n'), 'indented')
+case('trunc_for_without_colon', trunc('        for i in pl.range(0, N, 16)'), "':'")
+case('trunc_mid_for_target', trunc('        for i'), "'in'")
+case('trunc_after_second_decorator', trunc('    @pl.function(type=pl.FunctionType.Orchestration)\n'), 'def')
+
+# ---- indentation
+case('unindent_mismatch', body('y: pl.Tensor[[64], pl.FP32] = x', ret='      return y\n'), 'unindent does not match any outer indentation level')
+case('unexpected_indent', body('y: pl.Tensor[[64], pl.FP32] = x', '    z: pl.Tensor[[64], pl.FP32] = y'), 'unexpected indent')
+case('missing_block_after_if', body('if n > 0:', ret='        return x\n'), 'indented block')
+case('class_body_not_indented', 'import pypto.language as pl\n\n@pl.program\nclass P:\n@pl.function\ndef f(self):\n    pass\n', 'indented')
+case('function_body_not_indented', H + '    @pl.function\n    def f(self):\n    pass\n', 'indented')
+case('tab_after_spaces_same_level', body('y: pl.Tensor[[64], pl.FP32] = x', ret='\treturn y\n'), 'inconsistent use of tabs and spaces')
+case('tab_spaces_ambiguous_block', H + M + '        if n > 0:\n  \ty: pl.Tensor[[64], pl.FP32] = x\n                z: pl.Tensor[[64], pl.FP32] = x\n        return x\n', 'inconsistent use of tabs and spaces')
+
+# ---- bytes
+case('nul_byte', body('y: pl.Tensor[[64], pl.FP32] = x\0') , 'NUL byte')
+case('nul_byte_in_comment', body('# a \0 comment'), 'NUL byte')
+case('nul_byte_in_string', body('"""a\0b"""'), 'NUL byte')
+case('nul_byte_at_line_start', H + M + '\0       return x\n', 'NUL byte')
+case('nul_byte_first', '\0' + BASE, 'NUL byte')
+case('invalid_utf8_code', body('y = x \xff'.encode('latin-1').decode('latin-1')).encode('latin-1'), 'invalid UTF-8')
+case('invalid_utf8_comment', (H + M).encode() + b'        # stray continuation \x80 byte\n        return x\n', 'invalid UTF-8')
+case('invalid_utf8_string', (H + M).encode() + b'        """truncated \xe2\x82"""\n        return x\n', 'invalid UTF-8')
+case('invalid_utf8_overlong', (H + M).encode() + b'        # overlong \xc0\xaf slash\n        return x\n', 'invalid UTF-8')
+case('invalid_utf8_surrogate', (H + M).encode() + b'        """surrogate \xed\xa0\x80"""\n        return x\n', 'invalid UTF-8')
+case('invalid_utf8_at_line_start', (H + M).encode() + b'\xff       return x\n', 'invalid UTF-8')
+case('latin1_file', b'# caf\xe9\n' + BASE.encode(), 'invalid UTF-8')
+case('unexpected_char_dollar', body('y = x $ 1'), "unexpected character '$'")
+case('unexpected_char_backtick', body('y = `x`'), 'unexpected character')
+case('unexpected_char_question', body('y = x ? 1'), "unexpected character '?'")
+case('control_char', body('y = x\x07'), 'unexpected character')
+case('unterminated_string', body('y = "abc'), 'unterminated string')
+case('unterminated_triple_string', H + M + '        """never closed\n        return x\n', 'unterminated string')
+case('eof_inside_brackets', H + M + '        y = pl.tensor.adds(x,\n', 'end of file')
+case('bad_number_suffix', body('y: pl.Scalar[pl.INDEX] = 12abc'), 'invalid number literal')
+
+# ---- numbers
+case('int_2_pow_70', body('y: pl.Scalar[pl.INDEX] = 1180591620717411303424'), 'too large')
+case('int_2_pow_64', body('y: pl.Scalar[pl.INDEX] = 18446744073709551616'), 'too large')
+case('int64_max_plus_1', body('y: pl.Scalar[pl.INDEX] = 9223372036854775808'), 'too large')
+case('int_2_pow_70_in_shape', H + '    @pl.function\n    def f(self, x: pl.Tensor[[1180591620717411303424], pl.FP32]):\n        pass\n', 'too large')
+case('float_out_of_range', body('y: pl.Scalar[pl.FP32] = 1e400'), 'out of range')
+case('leading_zero_int', body('y: pl.Scalar[pl.INDEX] = 007'), 'leading zeros')
+case('hex_without_digits', body('y: pl.Scalar[pl.INDEX] = 0x'), 'invalid')
+case('int_trailing_underscore', body('y: pl.Scalar[pl.INDEX] = 1_'), 'invalid')
+case('int_double_underscore', body('y: pl.Scalar[pl.INDEX] = 1__0'), 'invalid')
+case('tuple_index_too_large', H + K2 + M + '        t: pl.Tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]] = self.k(x)\n        y: pl.Tensor[[64], pl.FP32] = t[5]\n        return y\n', 'out of range')
+case('index_2_pow_70', body('y = n[1180591620717411303424]'), 'too large')
+
+# ---- types and enums
+case('unknown_type', body('y: pl.Foo[[64], pl.FP32] = x'), "pl.Foo")
+case('bare_dtype_annotation', body('y: pl.INT64 = 1'), 'pl.INT64')
+case('unknown_dtype', body('y: pl.Scalar[pl.FP33] = 1.0'), 'data type')
+case('unknown_mem_space_in_type', body('y: pl.Tile[[64], pl.FP32, pl.Mem.Nope] = x'), 'pl.Mem.Nope')
+case('unknown_enum_in_op_kwarg', body('t: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Nope)'), 'pl.Mem.Nope')
+case('unknown_dtype_in_op_kwarg', body('t: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=pl.FP33, layout=pl.TensorLayout.ND)'), 'pl.FP33')
+case('unknown_level', body('with pl.at(level=pl.Level.NOPE):', '    y: pl.Tensor[[64], pl.FP32] = x'), 'pl.Level')
+case('unknown_function_type', H + '    @pl.function(type=pl.FunctionType.Kernel)\n    def f(self):\n        pass\n', 'pl.FunctionType')
+case('unknown_role', H + '    @pl.function(role=pl.Role.Boss)\n    def f(self):\n        pass\n', 'pl.Role')
+case('unknown_split_mode', body('with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.DIAGONAL)]):', '    y: pl.Tensor[[64], pl.FP32] = x'), 'pl.SplitMode')
+case('unknown_scope_mode', body('with pl.scope(mode=pl.ScopeMode.LAZY):', '    y: pl.Tensor[[64], pl.FP32] = x'), 'pl.ScopeMode')
+case('unknown_layout_shorthand', H + '    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP16, pl.XY]):\n        pass\n', 'pl.XY')
+case('unknown_view_field', H + '    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP16, pl.TensorView(foo=1)]):\n        pass\n', 'foo')
+case('ptr_parameter', H + '    @pl.function\n    def f(self, x: pl.Ptr):\n        pass\n', 'pl.Ptr')
+case('tensor_without_dtype', H + '    @pl.function\n    def f(self, x: pl.Tensor[[64]]):\n        pass\n', "','")
+case('undefined_dim_in_class', H + '    @pl.function\n    def f(self, x: pl.Tensor[[M, 64], pl.FP32]):\n        pass\n', "'M'")
+case('float_annotation_int_value', body('s: pl.Scalar[pl.FP32] = 1'), 'FP32')
+
+# ---- decorators and structure
+case('unknown_decorator_kwarg', H + '    @pl.function(typo=1)\n    def f(self):\n        pass\n', 'typo')
+case('unknown_program_kwarg', 'import pypto.language as pl\n\n@pl.program(fast=True)\nclass P:\n    @pl.function\n    def f(self):\n        pass\n', 'fast')
+case('not_pl_function_decorator', H + '    @staticmethod\n    def f(self):\n        pass\n', '@pl.function')
+case('duplicate_function', H + '    @pl.function\n    def f(self):\n        pass\n    @pl.function\n    def f(self):\n        pass\n', "uplicate function")
+case('duplicate_parameter', H + '    @pl.function\n    def f(self, x: pl.Scalar[pl.INDEX], x: pl.Scalar[pl.INDEX]):\n        pass\n', "'x'")
+case('level_mismatch_incore', H + '    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP)\n    def f(x: pl.Scalar[pl.INDEX]):\n        pass\n', 'CHIP')
+case('level_mismatch_aiv', H + '    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIC)\n    def f(x: pl.Scalar[pl.INDEX]):\n        pass\n', 'AIC')
+case('role_mismatch_orchestration', H + '    @pl.function(type=pl.FunctionType.Orchestration, role=pl.Role.SubWorker)\n    def f(self, x: pl.Scalar[pl.INDEX]):\n        pass\n', 'SubWorker')
+case('role_mismatch_group', H + '    @pl.function(type=pl.FunctionType.Group, role=pl.Role.Orchestrator)\n    def f(self, x: pl.Scalar[pl.INDEX]):\n        pass\n', 'Orchestrator')
+case('ellipsis_body_ordinary', body('...', ret=''), '...')
+case('self_in_host_subworker', H + '    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n    def w(self, x: pl.Scalar[pl.INDEX]):\n        ...\n', 'self')
+case('statement_in_class_body', H + '    x = 1\n', '@pl.function')
+case('two_programs', BASE + '\n@pl.program\nclass Q:\n    @pl.function\n    def f(self):\n        pass\n', 'unexpected')
+case('unsupported_import', 'import numpy as np\n' + BASE, 'import')
+case('module_level_non_constant', 'import pypto.language as pl\n\nX = [1, 2]\n' + BASE[len('import pypto.language as pl\n'):], "'X'")
+case('empty_file', '', '@pl.program')
+case('only_comments', '# just a comment\n\n# another\n', '@pl.program')
+
+# ---- names
+case('undefined_variable', body('y = zz'), "'zz'")
+case('undefined_self_callee', body('y = self.nothere(x)'), 'nothere')
+case('undefined_submit_callee', body('a, a_tid = pl.submit(self.nothere, x)'), 'nothere')
+case('self_callee_not_called', H + K2 + M + '        y = self.k\n        return y\n', 'called')
+case('submit_without_self', H + K2 + M + '        a, b = pl.submit(k, x)\n        return x\n', 'self.')
+case('reassign_different_type', body('y: pl.Tensor[[64], pl.FP32] = x', 'y = n', ret='        return y\n'), "Cannot reassign 'y' with a different type")
+case('carried_loop_body_not_visible', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(a, 1.0)', '    r: pl.Tensor[[64], pl.FP32] = pl.yield_(t)', ret='        return t\n'), "'t'")
+case('strict_ssa_redefinition', 'import pypto.language as pl\n\n@pl.program(strict_ssa=True)\nclass P:\n' + M + '        y: pl.Tensor[[64], pl.FP32] = x\n        y: pl.Tensor[[64], pl.FP32] = x\n        return y\n', 'is already defined')
+case('deps_not_a_variable', body('with pl.at(level=pl.Level.CORE_GROUP, deps=[1]):', '    y: pl.Tensor[[64], pl.FP32] = x'), 'variable')
+
+# ---- statements and expressions
+case('chained_comparison', body('c: pl.Scalar[pl.BOOL] = n < 1 < 2'), 'chain')
+case('power_operator', body('c: pl.Scalar[pl.INDEX] = n ** 2'), '**')
+case('bitwise_and', body('c: pl.Scalar[pl.INDEX] = n & 2'), "'&'")
+case('bitwise_or', body('c: pl.Scalar[pl.INDEX] = n | 2'), "'|'")
+case('bitwise_xor', body('c: pl.Scalar[pl.INDEX] = n ^ 2'), "'^'")
+case('conditional_expression', body('c: pl.Scalar[pl.INDEX] = n if n > 0 else 0'), 'conditional')
+case('python_range', body('for i in range(4):', '    pass'), 'pl.range')
+case('assert_statement', body('assert n > 0'), 'assert')
+case('import_in_body', body('import os'), 'import')
+case('for_missing_in', body('for i pl.range(4):', '    pass'), "'in'")
+case('pipeline_without_stage', body('for i in pl.pipeline(4):', '    pass'), 'stage')
+case('range_four_arguments', body('for i in pl.range(0, 8, 1, 2):', '    pass'), 'positional')
+case('while_without_cond', body('for (k,) in pl.while_(init_values=(0,)):', '    k2: pl.Scalar[pl.INDEX] = k + 1', '    kr: pl.Scalar[pl.INDEX] = pl.yield_(k2)'), 'pl.cond')
+case('while_with_loop_var', body('for i, (k,) in pl.while_(init_values=(0,)):', '    pl.cond(k < n)', '    kr: pl.Scalar[pl.INDEX] = pl.yield_(k)'), 'pl.while_')
+case('yield_count_mismatch', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    r, s = pl.yield_(a)'), 'yield')
+case('init_values_count_mismatch', body('for i, (a, b) in pl.range(n, init_values=(x,)):', '    r, s = pl.yield_(a, b)'), 'init_values')
+case('if_else_yield_count_mismatch', body('if n > 0:', '    a: pl.Tensor[[64], pl.FP32] = pl.yield_(x)', 'else:', '    a, b = pl.yield_(x, x)'), 'yield')
+case('bare_yield_in_carried_loop', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(a, 1.0)', '    pl.yield_(t)'), 'yield')
+case('else_without_if', body('else:', '    pass'), "'else'")
+case('elif_without_if', body('elif n > 0:', '    pass'), "'elif'")
+case('positional_after_keyword', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, scalar=1.0, 2)'), 'positional argument follows keyword argument')
+case('repeated_keyword', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=pl.FP32, dtype=pl.FP16)'), 'repeated')
+case('unpack_non_call', body('a, b = x'), 'call')
+case('unpack_count_mismatch', H + K2 + M + '        a, b, c = self.k(x)\n        return a\n', 'unpack')
+case('negative_index_non_tuple', body('y = n[-1]'), 'negative index')
+case('expression_statement_no_effect', body('x'), 'no effect')
+case('pl_const_non_literal', body('c: pl.Scalar[pl.INT32] = pl.const(n, pl.INT32)'), 'pl.const')
+case('pl_const_float_for_int', body('c: pl.Scalar[pl.INT32] = pl.const(1.5, pl.INT32)'), 'pl.const')
+case('scalar_plus_tensor', body('c = n + x'), 'ScalarType')
+case('int_times_float', body('c = n * 1.5'), 'pl.cast')
+case('bool_arithmetic', body('c = True + 1'), 'BOOL')
+case('as_on_cluster', body('with pl.cluster() as t:', '    y: pl.Tensor[[64], pl.FP32] = x'), 'task id')
+case('role_on_core_group_scope', body('with pl.at(level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker):', '    y: pl.Tensor[[64], pl.FP32] = x'), 'role')
+case('spmd_for_two_targets', body('for a, b in pl.spmd(4):', '    pass'), 'one loop variable')
+case('spmd_for_with_deps', body('y: pl.Tensor[[64], pl.FP32] = x', 'for b in pl.spmd(4, deps=[y]):', '    pass'), 'deps')
+case('split_aiv_without_mode', body('for v in pl.split_aiv(2):', '    pass'), "expected ','")
+case('split_aiv_nested', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    for w in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '        pass'), 'split_aiv')
+case('break_in_split_aiv', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    break'), 'break')
+case('unknown_scope', body('with pl.foo():', '    pass'), 'pl.foo')
+case('with_not_pl', body('with open(x):', '    pass'), 'scope')
+case('unknown_loop_iterator', body('for i in pl.foreach(4):', '    pass'), 'foreach')
+case('unknown_scope_kwarg', body('with pl.at(level=pl.Level.CORE_GROUP, speed=3):', '    pass'), 'speed')
+case('unknown_for_kwarg', body('for i in pl.range(4, chunk=2):', '    pass'), 'chunk')
+
+for name, (text, err) in cases.items():
+    with open(os.path.join(out, name + '.pto'), 'wb') as f:
+        f.write(text)
+    with open(os.path.join(out, name + '.err'), 'w') as f:
+        f.write(err + '\n')
+print(len(cases))

@@ -1,0 +1,453 @@
+/* test_arena.c - arena allocation, interning, PtrVec, PtrMap, HashTab, StrBuf. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/strbuf.h"
+
+/* ------------------------------------------------------------ arena_alloc */
+
+START_TEST(alloc_zeroed_aligned)
+{
+	Arena a;
+	arena_init(&a);
+	for (size_t n = 1; n < 200; n += 7) {
+		unsigned char *p = arena_alloc(&a, n);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq((uintptr_t)p % 8, 0);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_uint_eq(p[i], 0);
+		memset(p, 0xAB, n); /* must not disturb other allocations */
+	}
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(alloc_distinct_and_persistent)
+{
+	Arena a;
+	arena_init(&a);
+	/* many small blocks across several arena blocks keep their contents */
+	enum { N = 20000 };
+	int **ps = malloc(N * sizeof *ps);
+	for (int i = 0; i < N; i++) {
+		ps[i] = arena_alloc(&a, 3 * sizeof(int));
+		ps[i][0] = i;
+		ps[i][1] = -i;
+		ps[i][2] = i * 7;
+	}
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(ps[i][0], i);
+		ck_assert_int_eq(ps[i][1], -i);
+		ck_assert_int_eq(ps[i][2], i * 7);
+		if (i)
+			ck_assert_ptr_ne(ps[i], ps[i - 1]);
+	}
+	free(ps);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(alloc_large)
+{
+	Arena a;
+	arena_init(&a);
+	char *small = arena_alloc(&a, 16);
+	strcpy(small, "before");
+	/* larger than any default block: must get its own, zeroed */
+	size_t big = (size_t)80 << 20;
+	unsigned char *p = arena_alloc(&a, big);
+	ck_assert_uint_eq(p[0], 0);
+	ck_assert_uint_eq(p[big / 2], 0);
+	ck_assert_uint_eq(p[big - 1], 0);
+	p[0] = 1;
+	p[big - 1] = 2;
+	char *after = arena_alloc(&a, 16);
+	strcpy(after, "after");
+	ck_assert_str_eq(small, "before");
+	ck_assert_str_eq(after, "after");
+	ck_assert_uint_eq(p[0], 1);
+	ck_assert_uint_eq(p[big - 1], 2);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(mark_reset_reuses_and_zeroes)
+{
+	Arena a;
+	arena_init(&a);
+	int *keep = arena_alloc(&a, sizeof(int));
+	*keep = 42;
+	ArenaMark m = arena_mark(&a);
+	int *tmp = arena_alloc(&a, 4 * sizeof(int));
+	tmp[0] = tmp[3] = 99;
+	arena_reset(&a, m);
+	int *again = arena_alloc(&a, 4 * sizeof(int));
+	/* same block: the memory after the mark is handed out again, zeroed */
+	ck_assert_ptr_eq(again, tmp);
+	ck_assert_int_eq(again[0], 0);
+	ck_assert_int_eq(again[3], 0);
+	ck_assert_int_eq(*keep, 42);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(mark_reset_across_blocks_is_safe)
+{
+	Arena a;
+	arena_init(&a);
+	char *keep = arena_alloc(&a, 8);
+	strcpy(keep, "keep");
+	ArenaMark m = arena_mark(&a);
+	/* force new blocks */
+	for (int i = 0; i < 100; i++)
+		memset(arena_alloc(&a, 32 * 1024), 0x5A, 32 * 1024);
+	arena_reset(&a, m); /* a different block: must keep (not corrupt) */
+	char *x = arena_alloc(&a, 8);
+	strcpy(x, "new");
+	ck_assert_str_eq(keep, "keep");
+	ck_assert_str_eq(x, "new");
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(strndup_and_printf)
+{
+	Arena a;
+	arena_init(&a);
+	char *s = arena_strndup(&a, "hello world", 5);
+	ck_assert_str_eq(s, "hello");
+	char *e = arena_strndup(&a, "", 0);
+	ck_assert_str_eq(e, "");
+	char *p = arena_printf(&a, "%s_%d", "x", 12);
+	ck_assert_str_eq(p, "x_12");
+	/* longer than any internal small buffer */
+	char big[1000];
+	memset(big, 'q', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	char *q = arena_printf(&a, "<%s>", big);
+	ck_assert_uint_eq(strlen(q), sizeof big + 1);
+	ck_assert_int_eq(q[0], '<');
+	ck_assert_int_eq(q[sizeof big], '>');
+	ck_assert_int_eq(q[500], 'q');
+	arena_free(&a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ interning */
+
+START_TEST(intern_identity)
+{
+	Arena a;
+	arena_init(&a);
+	const char *x1 = intern_cstr(&a, "x");
+	const char *x2 = intern(&a, "xyz", 1);
+	char buf[] = { 'x', 0 };
+	const char *x3 = intern_cstr(&a, buf);
+	ck_assert_ptr_eq(x1, x2);
+	ck_assert_ptr_eq(x1, x3);
+	ck_assert_ptr_ne(x1, buf); /* a copy, not the caller's buffer */
+	ck_assert_str_eq(x1, "x");
+	const char *xyz = intern_cstr(&a, "xyz");
+	ck_assert_ptr_ne(xyz, x1);
+	ck_assert_str_eq(xyz, "xyz");
+	ck_assert_ptr_eq(intern(&a, "xyzw", 3), xyz);
+	/* prefixes and case are distinct strings */
+	ck_assert_ptr_ne(intern_cstr(&a, "xy"), xyz);
+	ck_assert_ptr_ne(intern_cstr(&a, "X"), x1);
+	/* the empty string interns too */
+	const char *e1 = intern(&a, "abc", 0), *e2 = intern_cstr(&a, "");
+	ck_assert_ptr_eq(e1, e2);
+	ck_assert_str_eq(e1, "");
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(intern_survives_growth)
+{
+	Arena a;
+	arena_init(&a);
+	enum { N = 50000 };
+	const char **first = malloc(N * sizeof *first);
+	char buf[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof buf, "name_%d", i);
+		first[i] = intern_cstr(&a, buf);
+	}
+	/* after many table growths every string still maps to its first pointer */
+	for (int i = N - 1; i >= 0; i--) {
+		snprintf(buf, sizeof buf, "name_%d", i);
+		const char *again = intern_cstr(&a, buf);
+		ck_assert_ptr_eq(again, first[i]);
+		ck_assert_str_eq(again, buf);
+	}
+	for (int i = 1; i < N; i++)
+		ck_assert_ptr_ne(first[i], first[i - 1]);
+	free(first);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(intern_per_arena)
+{
+	Arena a, b;
+	arena_init(&a);
+	arena_init(&b);
+	const char *ia = intern_cstr(&a, "shared");
+	const char *ib = intern_cstr(&b, "shared");
+	ck_assert_ptr_ne(ia, ib);
+	ck_assert_str_eq(ia, ib);
+	arena_free(&a);
+	/* b is unaffected by freeing a */
+	ck_assert_ptr_eq(intern_cstr(&b, "shared"), ib);
+	arena_free(&b);
+}
+END_TEST
+
+/* ------------------------------------------------------------ PtrVec */
+
+START_TEST(vec_malloc_backed)
+{
+	Arena a;
+	arena_init(&a);
+	PtrVec v = { 0 };
+	static int objs[1000];
+	for (int i = 0; i < 1000; i++)
+		vec_push(&v, &objs[i]);
+	ck_assert_uint_eq(v.len, 1000);
+	int n = -1;
+	void **items = vec_finish(&a, &v, &n);
+	ck_assert_int_eq(n, 1000);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_ptr_eq(items[i], &objs[i]);
+	/* the vector is emptied and reusable */
+	ck_assert_uint_eq(v.len, 0);
+	ck_assert_ptr_null(v.items);
+	vec_push(&v, &objs[0]);
+	ck_assert_uint_eq(v.len, 1);
+	vec_release(&v);
+	ck_assert_ptr_null(v.items);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(vec_arena_backed)
+{
+	Arena a;
+	arena_init(&a);
+	PtrVec v = ARENA_VEC(&a);
+	static int objs[100];
+	for (int i = 0; i < 100; i++)
+		vec_push(&v, &objs[99 - i]);
+	int n = 0;
+	void **items = vec_finish(&a, &v, &n);
+	ck_assert_int_eq(n, 100);
+	for (int i = 0; i < 100; i++)
+		ck_assert_ptr_eq(items[i], &objs[99 - i]);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(vec_finish_empty)
+{
+	Arena a;
+	arena_init(&a);
+	PtrVec v = { 0 };
+	int n = 123;
+	void **items = vec_finish(&a, &v, &n);
+	ck_assert_int_eq(n, 0);
+	ck_assert_ptr_null(items);
+	PtrVec w = ARENA_VEC(&a);
+	n = 5;
+	items = vec_finish(&a, &w, &n);
+	ck_assert_int_eq(n, 0);
+	ck_assert_ptr_null(items);
+	arena_free(&a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ PtrMap */
+
+START_TEST(pmap_basic)
+{
+	PtrMap m = { 0 };
+	static int k1, k2, v1, v2;
+	ck_assert_ptr_null(pmap_get(&m, &k1));
+	pmap_put(&m, &k1, &v1);
+	ck_assert_ptr_eq(pmap_get(&m, &k1), &v1);
+	ck_assert_ptr_null(pmap_get(&m, &k2));
+	pmap_put(&m, &k2, &v2);
+	ck_assert_ptr_eq(pmap_get(&m, &k2), &v2);
+	ck_assert_uint_eq(m.len, 2);
+	/* overwrite keeps the size */
+	pmap_put(&m, &k1, &v2);
+	ck_assert_ptr_eq(pmap_get(&m, &k1), &v2);
+	ck_assert_uint_eq(m.len, 2);
+	pmap_release(&m);
+	ck_assert_ptr_null(pmap_get(&m, &k1));
+}
+END_TEST
+
+START_TEST(pmap_many_and_clear)
+{
+	PtrMap m = { 0 };
+	enum { N = 30000 };
+	char *keys = malloc(N);
+	for (int i = 0; i < N; i++)
+		pmap_put(&m, &keys[i], (void *)(uintptr_t)(i + 1));
+	ck_assert_uint_eq(m.len, N);
+	for (int i = 0; i < N; i++)
+		ck_assert_uint_eq((uintptr_t)pmap_get(&m, &keys[i]), (uintptr_t)(i + 1));
+	pmap_clear(&m);
+	ck_assert_uint_eq(m.len, 0);
+	for (int i = 0; i < N; i += 97)
+		ck_assert_ptr_null(pmap_get(&m, &keys[i]));
+	/* usable again after clear */
+	pmap_put(&m, &keys[5], &keys[6]);
+	ck_assert_ptr_eq(pmap_get(&m, &keys[5]), &keys[6]);
+	ck_assert_ptr_null(pmap_get(&m, &keys[6]));
+	pmap_release(&m);
+	free(keys);
+}
+END_TEST
+
+START_TEST(pmap_interned_keys)
+{
+	/* the parser maps interned names to Vars: equal text = same key */
+	Arena a;
+	arena_init(&a);
+	PtrMap m = { 0 };
+	int v;
+	pmap_put(&m, intern_cstr(&a, "x"), &v);
+	char buf[] = "x";
+	ck_assert_ptr_eq(pmap_get(&m, intern_cstr(&a, buf)), &v);
+	ck_assert_ptr_null(pmap_get(&m, intern_cstr(&a, "y")));
+	pmap_release(&m);
+	arena_free(&a);
+}
+END_TEST
+
+/* ------------------------------------------------------------ HashTab */
+
+static bool int_eq(const void *val, const void *key) { return *(const int *)val == *(const int *)key; }
+
+START_TEST(htab_find_add)
+{
+	HashTab t = { 0 };
+	static int vals[5000];
+	int key = 3;
+	ck_assert_ptr_null(htab_find(&t, 3, int_eq, &key));
+	for (int i = 0; i < 5000; i++) {
+		vals[i] = i;
+		/* deliberately poor hash: many collisions */
+		htab_add(&t, (uint64_t)(i % 17), &vals[i]);
+	}
+	ck_assert_uint_eq(t.len, 5000);
+	for (int i = 0; i < 5000; i += 13) {
+		key = i;
+		ck_assert_ptr_eq(htab_find(&t, (uint64_t)(i % 17), int_eq, &key), &vals[i]);
+		/* right value, wrong hash: not found */
+		ck_assert_ptr_null(htab_find(&t, (uint64_t)(i % 17) + 100, int_eq, &key));
+	}
+	key = 5000;
+	ck_assert_ptr_null(htab_find(&t, 5000 % 17, int_eq, &key));
+	htab_release(&t);
+}
+END_TEST
+
+/* ------------------------------------------------------------ StrBuf */
+
+START_TEST(strbuf_ops)
+{
+	StrBuf b = { 0 };
+	sb_puts(&b, "ab");
+	sb_putc(&b, 'c');
+	sb_putn(&b, "defgh", 2);
+	sb_indent(&b, 3);
+	sb_printf(&b, "%d|%s", 42, "z");
+	ck_assert_uint_eq(b.len, strlen("abcde   42|z"));
+	ck_assert_str_eq(b.data, "abcde   42|z");
+	/* a formatted piece longer than any small internal buffer */
+	char big[700];
+	memset(big, 'w', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	sb_printf(&b, "[%s]", big);
+	ck_assert_uint_eq(b.len, strlen("abcde   42|z") + sizeof big + 1);
+	ck_assert_int_eq(b.data[b.len - 1], ']');
+	ck_assert_int_eq(b.data[b.len], 0);
+	sb_indent(&b, 0);
+	ck_assert_uint_eq(b.len, strlen("abcde   42|z") + sizeof big + 1);
+	sb_release(&b);
+	ck_assert_ptr_null(b.data);
+	ck_assert_uint_eq(b.len, 0);
+}
+END_TEST
+
+START_TEST(strbuf_sink)
+{
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	StrBuf b = { 0 };
+	b.sink = f;
+	/* more than one chunk's worth, so the sink is written while growing */
+	for (int i = 0; i < 1500000; i++)
+		sb_printf(&b, "%d\n", i % 10);
+	ck_assert_int_eq(sb_flush(&b), 0);
+	sb_release(&b);
+	fclose(f);
+	ck_assert_uint_eq(memlen, 3000000);
+	ck_assert_int_eq(mem[0], '0');
+	ck_assert_int_eq(mem[2999998], '9');
+	ck_assert_int_eq(mem[2999999], '\n');
+	size_t bad = 0;
+	for (size_t i = 0; i < memlen; i += 2)
+		bad += mem[i] != '0' + (int)((i / 2) % 10) || mem[i + 1] != '\n';
+	ck_assert_uint_eq(bad, 0);
+	free(mem);
+}
+END_TEST
+
+static Suite *arena_suite(void)
+{
+	Suite *s = suite_create("arena");
+	TCase *tc = tcase_create("alloc");
+	tcase_add_test(tc, alloc_zeroed_aligned);
+	tcase_add_test(tc, alloc_distinct_and_persistent);
+	tcase_add_test(tc, alloc_large);
+	tcase_add_test(tc, mark_reset_reuses_and_zeroes);
+	tcase_add_test(tc, mark_reset_across_blocks_is_safe);
+	tcase_add_test(tc, strndup_and_printf);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("intern");
+	tcase_add_test(tc, intern_identity);
+	tcase_add_test(tc, intern_survives_growth);
+	tcase_add_test(tc, intern_per_arena);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("containers");
+	tcase_add_test(tc, vec_malloc_backed);
+	tcase_add_test(tc, vec_arena_backed);
+	tcase_add_test(tc, vec_finish_empty);
+	tcase_add_test(tc, pmap_basic);
+	tcase_add_test(tc, pmap_many_and_clear);
+	tcase_add_test(tc, pmap_interned_keys);
+	tcase_add_test(tc, htab_find_add);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("strbuf");
+	tcase_add_test(tc, strbuf_ops);
+	tcase_add_test(tc, strbuf_sink);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(arena_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
