@@ -159,21 +159,23 @@ static int print_to_file(Program *prog, const char *path)
 	return err ? 1 : 0;
 }
 
-static int print_to_stdout(Program *prog)
+static int print_to_stream(Program *prog, FILE *f, const char *what)
 {
 	StrBuf out = { 0 };
-	out.sink = stdout;
+	out.sink = f;
 	print_program(&out, prog);
 	int err = sb_flush(&out);
 	sb_release(&out);
-	if (!err && fflush(stdout) != 0)
+	if (!err && fflush(f) != 0)
 		err = errno;
 	if (err) {
-		fprintf(stderr, "ptoopt: error: cannot write to standard output: %s\n", strerror(err));
+		fprintf(stderr, "ptoopt: error: cannot write to %s: %s\n", what, strerror(err));
 		return 1;
 	}
 	return 0;
 }
+
+static int print_to_stdout(Program *prog) { return print_to_stream(prog, stdout, "standard output"); }
 
 int main(int argc, char **argv)
 {
@@ -287,8 +289,25 @@ int main(int argc, char **argv)
 		rc = 1;
 	if (!rc && npasses)
 		rc = pipe_run(prog, plist, npasses, &popts, &d, verify_each);
-	if (!rc)
-		rc = output ? print_to_file(prog, output) : print_to_stdout(prog);
+	if (!rc) {
+		struct stat ost;
+		if (output && stat(output, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+			/* a device, FIFO or similar is written to, never replaced */
+			FILE *f = fopen(output, "wb");
+			if (!f) {
+				fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", output, strerror(errno));
+				rc = 1;
+			} else {
+				rc = print_to_stream(prog, f, output);
+				if (fclose(f) != 0 && !rc) {
+					fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", output, strerror(errno));
+					rc = 1;
+				}
+			}
+		} else {
+			rc = output ? print_to_file(prog, output) : print_to_stdout(prog);
+		}
+	}
 	if (prog)
 		ir_program_release(prog);
 	arena_free(&arena);

@@ -1301,6 +1301,16 @@ static void callees_block(PtrVec *out, Program *p, const Block *b)
 		callees_expr(out, p, s->value);
 		for (int j = 0; j < s->nvalues; j++)
 			callees_expr(out, p, s->values[j]);
+		/* calls also hide in loop bounds, init values and scope arguments */
+		callees_expr(out, p, s->start);
+		callees_expr(out, p, s->stop);
+		callees_expr(out, p, s->step);
+		for (int j = 0; j < s->niter; j++)
+			callees_expr(out, p, s->inits[j]);
+		if (s->scope) {
+			callees_expr(out, p, s->scope->core_num);
+			callees_expr(out, p, s->scope->predicate);
+		}
 		callees_block(out, p, &s->body);
 		callees_block(out, p, &s->orelse);
 	}
