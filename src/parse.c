@@ -892,7 +892,8 @@ static Type *call_type_generic(Parser *p, const char *name, bool submit)
 		Type *t = ir_type_new(p->a, TY_TUPLE);
 		t->nelems = s->nrets + submit;
 		t->elems = arena_alloc(p->a, (size_t)(t->nelems + 1) * sizeof *t->elems);
-		memcpy(t->elems, s->rets, (size_t)s->nrets * sizeof *t->elems);
+		if (s->nrets)
+			memcpy(t->elems, s->rets, (size_t)s->nrets * sizeof *t->elems);
 		if (submit)
 			t->elems[s->nrets] = ir_scalar_type(p->a, DT_TASK_ID);
 		*slot = t;

@@ -1641,7 +1641,8 @@ static Stmt *trailing_yield(Ol *o, Block *b, bool create)
 static void push_expr(Ol *o, Expr ***xs, int *n, Expr *x)
 {
 	Expr **nx = arena_alloc(o->a, (size_t)(*n + 1) * sizeof *nx);
-	memcpy(nx, *xs, (size_t)*n * sizeof *nx);
+	if (*n)
+		memcpy(nx, *xs, (size_t)*n * sizeof *nx);
 	nx[(*n)++] = x;
 	*xs = nx;
 }
@@ -1649,7 +1650,8 @@ static void push_expr(Ol *o, Expr ***xs, int *n, Expr *x)
 static void push_var(Ol *o, Var ***vs, int *n, Var *v)
 {
 	Var **nv = arena_alloc(o->a, (size_t)(*n + 1) * sizeof *nv);
-	memcpy(nv, *vs, (size_t)*n * sizeof *nv);
+	if (*n)
+		memcpy(nv, *vs, (size_t)*n * sizeof *nv);
 	nv[(*n)++] = v;
 	*vs = nv;
 }
