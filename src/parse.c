@@ -334,11 +334,13 @@ static int parse_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *),
 }
 
 /* [d1, d2, ...] as a dim array */
-static Expr **parse_shape(Parser *p, int *n)
+/* `[e, ...]` or `(e, ...)` (trailing comma allowed) as an array of exprs;
+ * `what` names the expected form in the error. */
+static Expr **parse_expr_list(Parser *p, int *n, const char *what)
 {
 	const Token *t = peek(p);
 	if (!tok_is_op(t, "[") && !tok_is_op(t, "("))
-		PERR_AT(p, t, "expected a shape list '[...]', found %s", describe(t));
+		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
 	const char *close = tok_is_op(t, "[") ? "]" : ")";
 	next(p);
 	PtrVec v = ARENA_VEC(p->a);
@@ -347,11 +349,11 @@ static Expr **parse_shape(Parser *p, int *n)
 		if (!accept_op(p, ","))
 			break;
 	}
-	if (!at_op(p, close))
-		vec_release(&v);
 	expect_op(p, close);
 	return (Expr **)vec_finish(p->a, &v, n);
 }
+
+static Expr **parse_shape(Parser *p, int *n) { return parse_expr_list(p, n, "a shape list '[...]'"); }
 
 static Expr *parse_kwval(Parser *p);
 
@@ -1689,25 +1691,8 @@ static void header_end(Parser *p, Stmt *s, PtrVec *cm)
 	attach(p, s, cm);
 }
 
-static Expr **parse_tuple_values(Parser *p, int *n)
-{
-	/* (a, b) or (a,) or [a, b] */
-	const Token *t = peek(p);
-	if (!tok_is_op(t, "(") && !tok_is_op(t, "["))
-		PERR_AT(p, t, "expected a tuple '(...)', found %s", describe(t));
-	const char *close = tok_is_op(t, "(") ? ")" : "]";
-	next(p);
-	PtrVec v = ARENA_VEC(p->a);
-	while (!at_op(p, close)) {
-		vec_push(&v, parse_expr(p));
-		if (!accept_op(p, ","))
-			break;
-	}
-	if (!at_op(p, close))
-		vec_release(&v);
-	expect_op(p, close);
-	return (Expr **)vec_finish(p->a, &v, n);
-}
+/* (a, b) or (a,) or [a, b] */
+static Expr **parse_tuple_values(Parser *p, int *n) { return parse_expr_list(p, n, "a tuple '(...)'"); }
 
 /* Var-name list `[a, b]` for deps= / no_dep_args= / dumps=. */
 static Var **parse_var_list(Parser *p, int *n)
