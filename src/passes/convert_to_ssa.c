@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptoopt/outline.h"
 #include "ptoopt/passes.h"
 #include "ptoopt/types.h"
 
@@ -203,62 +204,13 @@ static Type *subst_type(Ssa *s, Type *t)
 	return n;
 }
 
-/* Copy-on-change: the node itself when nothing in it refers to a renamed Var. */
+static Type *subst_type_cb(void *ctx, Type *t) { return subst_type(ctx, t); }
+
+/* Copy-on-change (the outliners' substitution, with this pass's map and
+ * types substituted too). */
 static Expr *subst(Ssa *s, Expr *e)
 {
-	if (!e)
-		return NULL;
-	switch (e->kind) {
-	case EX_VAR: {
-		Var *n = subst_var(s, e->var);
-		return n == e->var ? e : ir_var_ref(s->a, n);
-	}
-	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
-		return e;
-	default:
-		break;
-	}
-	Expr *lhs = subst(s, e->lhs), *rhs = subst(s, e->rhs), *attrs = subst(s, e->attrs);
-	Type *type = subst_type(s, e->type);
-	bool changed = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs || type != e->type;
-	Expr **args = e->args;
-	if (e->nargs) {
-		Expr **na = arena_alloc(s->a, (size_t)e->nargs * sizeof *na);
-		bool ac = false;
-		for (int i = 0; i < e->nargs; i++) {
-			na[i] = subst(s, e->args[i]);
-			ac |= na[i] != e->args[i];
-		}
-		if (ac) {
-			args = na;
-			changed = true;
-		}
-	}
-	Kwarg *kw = e->kw;
-	if (e->nkw) {
-		Kwarg *nk = arena_alloc(s->a, (size_t)e->nkw * sizeof *nk);
-		bool kc = false;
-		for (int i = 0; i < e->nkw; i++) {
-			nk[i].name = e->kw[i].name;
-			nk[i].value = subst(s, e->kw[i].value);
-			kc |= nk[i].value != e->kw[i].value;
-		}
-		if (kc) {
-			kw = nk;
-			changed = true;
-		}
-	}
-	if (!changed)
-		return e;
-	Expr *n = ir_expr_new(s->a, (ExprKind)e->kind, e->pos);
-	*n = *e;
-	n->lhs = lhs;
-	n->rhs = rhs;
-	n->attrs = attrs;
-	n->type = type;
-	n->args = args;
-	n->kw = kw;
-	return n;
+	return outline_subst(&(OutlineSubst){ .a = s->a, .vars = &s->cur, .type = subst_type_cb, .ctx = s }, e);
 }
 
 static Expr **subst_list(Ssa *s, Expr **xs, int n)
