@@ -1,7 +1,11 @@
-/* pipeline.c - the pass registry (one table) and the pass runner. */
+/* pipeline.c - the pass registry (one table), pass contracts, pipelines
+ * with per-step options (--passes with {k=v}, --pass-option) and the
+ * runner. */
 #include "ptoopt/pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "ptoopt/arena.h"
@@ -15,77 +19,95 @@ static const PassOptSpec infer_directions_opts[] = {
 	{ NULL, NULL },
 };
 
-/* Designated fields: a pass without options leaves options / run_opts NULL. */
+/* Designated fields: a pass without options leaves options / run_opts NULL.
+ * The contracts follow the reference's pass properties (pass_properties.h);
+ * infer-directions, which the reference does not have, rewrites parameter
+ * directions only and needs nothing. */
 static const PassInfo passes[] = {
-	{ .name = "convert-to-ssa",
+	{ .name = "convert-to-ssa", .ref_name = "ConvertToSSA",
 	  .summary = "versions re-assigned variables; loop carries and if merges via pl.yield_",
-	  .run = ssa_convert_program, .produces_ssa = true, .keeps_ssa = true },
-	{ .name = "outline-incore", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
-	  .run = outline_incore_program, .keeps_ssa = true, .verify_after = verify_incore_outlined },
-	{ .name = "outline-cluster",
+	  .run = ssa_convert_program, .produces = PROP_SSA },
+	{ .name = "outline-incore", .ref_name = "OutlineIncoreScopes", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
+	  .run = outline_incore_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_INCORE_OUTLINED,
+	  .verify_after = verify_incore_outlined },
+	{ .name = "outline-cluster", .ref_name = "OutlineClusterScopes",
 	  .summary = "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
-	  .run = outline_cluster_program, .keeps_ssa = true, .verify_after = verify_clusters_outlined },
-	{ .name = "outline-hierarchy",
+	  .run = outline_cluster_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_CLUSTERS_OUTLINED,
+	  .verify_after = verify_clusters_outlined },
+	{ .name = "outline-hierarchy", .ref_name = "OutlineHierarchyScopes",
 	  .summary = "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level",
-	  .run = outline_hierarchy_program, .keeps_ssa = true },
-	{ .name = "infer-directions", .summary = "recomputes In / Out / InOut of kernel parameters from their bodies",
-	  .keeps_ssa = true, .options = infer_directions_opts, .run_opts = infer_directions_program },
-	{ .name = "derive-call-directions",
+	  .run = outline_hierarchy_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_HIERARCHY_OUTLINED },
+	{ .name = "infer-directions", .ref_name = "InferDirections", .summary = "recomputes In / Out / InOut of kernel parameters from their bodies",
+	  .options = infer_directions_opts, .run_opts = infer_directions_program },
+	{ .name = "derive-call-directions", .ref_name = "DeriveCallDirections",
 	  .summary = "call-site arg_directions attrs from callee directions and buffer roots",
-	  .run = dcd_run_program, .keeps_ssa = true, .verify_after = verify_call_directions },
+	  .run = dcd_run_program, .requires = PROP_INCORE_OUTLINED, .produces = PROP_CALL_DIRECTIONS,
+	  .verify_after = verify_call_directions },
 };
+
+#define NPASSES ((int)(sizeof passes / sizeof passes[0]))
+
+static bool check_ssa(Program *p, Diag *d) { return verify_ssa_ref(p, d, NULL); }
+
+/* What each property is called, the pass that establishes it, and the
+ * verifier that decides it on a program (NULL: not decidable here, never
+ * assumed of an input). */
+static const struct {
+	unsigned bit;
+	const char *name, *words, *producer;
+	bool (*check)(Program *p, Diag *d);
+} props[PROP_COUNT] = {
+	{ PROP_SSA, "SSAForm", "SSA form", "convert-to-ssa", check_ssa },
+	{ PROP_INCORE_OUTLINED, "SplitIncoreOrch", "outlined InCore scopes", "outline-incore", verify_incore_outlined },
+	{ PROP_CLUSTERS_OUTLINED, "ClusterOutlined", "outlined cluster scopes", "outline-cluster",
+	  verify_clusters_outlined },
+	{ PROP_HIERARCHY_OUTLINED, "HierarchyOutlined", "outlined hierarchy scopes", "outline-hierarchy", NULL },
+	{ PROP_CALL_DIRECTIONS, "CallDirectionsResolved", "resolved call directions", "derive-call-directions",
+	  verify_call_directions },
+};
+
+static int prop_index(unsigned bit)
+{
+	for (int i = 0; i < PROP_COUNT; i++)
+		if (props[i].bit == bit)
+			return i;
+	return 0;
+}
+
+const char *pipe_property_name(unsigned bit) { return props[prop_index(bit)].name; }
+const char *pipe_property_words(unsigned bit) { return props[prop_index(bit)].words; }
+
+const char *pipe_pass_names(void)
+{
+	static char known[512];
+	if (!*known)
+		for (int i = 0; i < NPASSES; i++) {
+			strcat(known, i ? ", " : "");
+			strcat(known, passes[i].name);
+		}
+	return known;
+}
 
 const PassInfo *pipe_passes(int *n)
 {
-	*n = (int)(sizeof passes / sizeof passes[0]);
+	*n = NPASSES;
 	return passes;
 }
 
 const PassInfo *pipe_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+	for (int i = 0; i < NPASSES; i++)
 		if (strcmp(passes[i].name, name) == 0)
 			return &passes[i];
 	return NULL;
 }
 
-bool pipe_parse_list(const char *list, const PassInfo ***out, int *n, Diag *d)
+static const PassInfo *find_n(const char *name, size_t l)
 {
-	size_t len = strlen(list);
-	const PassInfo **v = xmalloc((len / 2 + 2) * sizeof *v);
-	int k = 0;
-	const char *s = list;
-	while (*s) {
-		const char *e = strchr(s, ',');
-		size_t l = e ? (size_t)(e - s) : strlen(s);
-		char name[128];
-		if (l == 0) {
-			s = e ? e + 1 : s + l;
-			continue;
-		}
-		if (l >= sizeof name)
-			l = sizeof name - 1;
-		memcpy(name, s, l);
-		name[l] = 0;
-		const PassInfo *pi = pipe_find(name);
-		if (!pi) {
-			int np;
-			const PassInfo *all = pipe_passes(&np);
-			char known[512] = "";
-			for (int i = 0; i < np; i++) {
-				strcat(known, i ? ", " : "");
-				strcat(known, all[i].name);
-			}
-			diag_error(d, 0, 0, "unknown pass '%s' (known passes: %s)", name, known);
-			free(v);
-			return false;
-		}
-		v[k++] = pi;
-		s = e ? e + 1 : s + l;
-	}
-	*out = v;
-	*n = k;
-	return true;
+	for (int i = 0; i < NPASSES; i++)
+		if (strlen(passes[i].name) == l && strncmp(passes[i].name, name, l) == 0)
+			return &passes[i];
+	return NULL;
 }
 
 /* "a|b|c" -> is v one of them? */
@@ -102,33 +124,19 @@ static bool one_of(const char *choices, const char *v)
 	return false;
 }
 
-bool pipe_parse_option(const char *arg, PipeOptions *o, Diag *d)
+const char *pipe_check_option(const PassInfo *pi, const char *key, size_t kl, const char *val)
 {
-	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
-	if (!dot || !eq || eq < dot) {
-		diag_error(d, 0, 0, "--pass-option expects PASS.KEY=VALUE, got '%s'", arg);
-		return false;
-	}
-	char name[128];
-	size_t l = (size_t)(dot - arg);
-	if (l >= sizeof name)
-		l = sizeof name - 1;
-	memcpy(name, arg, l);
-	name[l] = 0;
-	const PassInfo *pi = pipe_find(name);
-	if (!pi || !pi->options) {
+	static char msg[512];
+	if (!pi->options) {
 		char with[256] = "";
-		for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		for (int i = 0; i < NPASSES; i++)
 			if (passes[i].options) {
 				strcat(with, *with ? ", " : "");
 				strcat(with, passes[i].name);
 			}
-		diag_error(d, 0, 0, "--pass-option: %s '%s' (passes with options: %s)",
-			   pi ? "no options for pass" : "unknown pass", name, with);
-		return false;
+		snprintf(msg, sizeof msg, "pass '%s' has no options (passes with options: %s)", pi->name, with);
+		return msg;
 	}
-	const char *key = dot + 1, *val = eq + 1;
-	size_t kl = (size_t)(eq - key);
 	const PassOptSpec *sp = NULL;
 	char known[256] = "";
 	for (const PassOptSpec *q = pi->options; q->key; q++) {
@@ -138,14 +146,182 @@ bool pipe_parse_option(const char *arg, PipeOptions *o, Diag *d)
 		strcat(known, q->key);
 	}
 	if (!sp) {
-		diag_error(d, 0, 0, "--pass-option: pass '%s' has no option '%.*s' (valid: %s)", name, (int)kl, key, known);
-		return false;
+		snprintf(msg, sizeof msg, "pass '%s' has no option '%.*s' (valid: %s)", pi->name, (int)(kl > 100 ? 100 : kl),
+			 key, known);
+		return msg;
 	}
 	if (sp->values ? !one_of(sp->values, val) : !*val) {
-		diag_error(d, 0, 0, "--pass-option: invalid value '%s' for %s.%s (valid: %s)", val, name, sp->key,
-			   sp->values ? sp->values : "a comma-separated list of names");
+		snprintf(msg, sizeof msg, "invalid value '%.100s' for %s.%s (valid: %s)", val, pi->name, sp->key,
+			 sp->values ? sp->values : "a comma-separated list of names");
+		return msg;
+	}
+	return NULL;
+}
+
+PipeStep *pipe_add_step(Pipeline *pl, const PassInfo *pi)
+{
+	if (pl->n == pl->cap) {
+		pl->cap = pl->cap ? 2 * pl->cap : 8;
+		pl->steps = xrealloc(pl->steps, (size_t)pl->cap * sizeof *pl->steps);
+	}
+	PipeStep *s = &pl->steps[pl->n++];
+	*s = (PipeStep){ .pass = pi };
+	return s;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *r = xmalloc(n + 1);
+	memcpy(r, s, n);
+	r[n] = 0;
+	return r;
+}
+
+void pipe_step_set(PipeStep *s, const char *key, const char *value)
+{
+	if (s->nopts == s->capopts) {
+		s->capopts = s->capopts ? 2 * s->capopts : 4;
+		s->opts = xrealloc(s->opts, (size_t)s->capopts * sizeof *s->opts);
+	}
+	s->opts[s->nopts++] = (PassOpt){ dup_n(key, strlen(key)), dup_n(value, strlen(value)) };
+}
+
+void pipe_release(Pipeline *pl)
+{
+	for (int i = 0; i < pl->n; i++) {
+		for (int k = 0; k < pl->steps[i].nopts; k++) {
+			free((char *)pl->steps[i].opts[k].key);
+			free((char *)pl->steps[i].opts[k].value);
+		}
+		free(pl->steps[i].opts);
+	}
+	free(pl->steps);
+	*pl = (Pipeline){ 0 };
+}
+
+/* Parse "k=v,k2=v2" (the text between braces) into step s. */
+static bool parse_inline_opts(PipeStep *s, const char *t, size_t n, Diag *d)
+{
+	char *buf = dup_n(t, n);
+	char *key = NULL;
+	StrBuf val = { 0 };
+	bool ok = true;
+	char *p = buf;
+	for (;;) {
+		char *e = strchr(p, ',');
+		if (e)
+			*e = 0;
+		char *eq = strchr(p, '=');
+		if (eq) {
+			if (key) {
+				sb_putc(&val, 0);
+				pipe_step_set(s, key, val.data);
+			}
+			*eq = 0;
+			key = p;
+			val.len = 0;
+			sb_puts(&val, eq + 1);
+		} else if (key) {
+			sb_putc(&val, ',');
+			sb_puts(&val, p);
+		} else if (*p || e) {
+			diag_error(d, 0, 0, "pass '%s': option '%s' needs KEY=VALUE", s->pass->name, p);
+			ok = false;
+			break;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (ok && key) {
+		sb_putc(&val, 0);
+		pipe_step_set(s, key, val.data);
+	}
+	for (int i = 0; ok && i < s->nopts; i++) {
+		const char *err = pipe_check_option(s->pass, s->opts[i].key, strlen(s->opts[i].key), s->opts[i].value);
+		if (err) {
+			diag_error(d, 0, 0, "--passes: %s", err);
+			ok = false;
+		}
+	}
+	sb_release(&val);
+	free(buf);
+	return ok;
+}
+
+bool pipe_parse_list(const char *list, Pipeline *pl, Diag *d)
+{
+	const char *s = list;
+	while (*s) {
+		size_t l = strcspn(s, ",{");
+		if (l == 0 && *s == ',') {
+			s++;
+			continue;
+		}
+		const PassInfo *pi = find_n(s, l);
+		if (!pi) {
+			diag_error(d, 0, 0, "unknown pass '%.*s' (known passes: %s)", (int)(l > 100 ? 100 : l), s,
+				   pipe_pass_names());
+			return false;
+		}
+		PipeStep *st = pipe_add_step(pl, pi);
+		s += l;
+		if (*s == '{') {
+			const char *close = strchr(s, '}');
+			if (!close) {
+				diag_error(d, 0, 0, "--passes: missing '}' after the options of '%s'", pi->name);
+				return false;
+			}
+			if (!parse_inline_opts(st, s + 1, (size_t)(close - s - 1), d))
+				return false;
+			s = close + 1;
+			if (*s && *s != ',') {
+				diag_error(d, 0, 0, "--passes: expected ',' after '}', got '%c'", *s);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+void pipe_format_inline(StrBuf *b, const Pipeline *pl)
+{
+	for (int i = 0; i < pl->n; i++) {
+		const PipeStep *s = &pl->steps[i];
+		sb_puts(b, i ? "," : "");
+		sb_puts(b, s->pass->name);
+		for (int k = 0; k < s->nopts; k++) {
+			sb_puts(b, k ? "," : "{");
+			sb_printf(b, "%s=%s", s->opts[k].key, s->opts[k].value);
+		}
+		if (s->nopts)
+			sb_putc(b, '}');
+	}
+}
+
+bool pipe_parse_option(const char *arg, PipeOptions *o, Diag *d)
+{
+	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
+	if (!dot || !eq || eq < dot) {
+		diag_error(d, 0, 0, "--pass-option expects PASS.KEY=VALUE, got '%s'", arg);
 		return false;
 	}
+	const PassInfo *pi = find_n(arg, (size_t)(dot - arg));
+	if (!pi) {
+		diag_error(d, 0, 0, "--pass-option: unknown pass '%.*s' (known passes: %s)", (int)(dot - arg), arg,
+			   pipe_pass_names());
+		return false;
+	}
+	const char *key = dot + 1, *val = eq + 1;
+	size_t kl = (size_t)(eq - key);
+	const char *err = pipe_check_option(pi, key, kl, val);
+	if (err) {
+		diag_error(d, 0, 0, "--pass-option: %s", err);
+		return false;
+	}
+	const PassOptSpec *sp = pi->options;
+	while (strlen(sp->key) != kl || strncmp(sp->key, key, kl) != 0)
+		sp++;
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 8;
 		o->pass = xrealloc(o->pass, (size_t)o->cap * sizeof *o->pass);
@@ -163,6 +339,14 @@ void pipe_options_release(PipeOptions *o)
 	*o = (PipeOptions){ 0 };
 }
 
+void pipe_apply_options(Pipeline *pl, const PipeOptions *o)
+{
+	for (int i = 0; i < pl->n; i++)
+		for (int k = 0; k < o->n; k++)
+			if (o->pass[k] == pl->steps[i].pass)
+				pipe_step_set(&pl->steps[i], o->opt[k].key, o->opt[k].value);
+}
+
 const char *pipe_opt(const PassOpts *o, const char *key)
 {
 	const char *v = NULL;
@@ -172,35 +356,175 @@ const char *pipe_opt(const PassOpts *o, const char *key)
 	return v;
 }
 
-static int run_one(Program *p, const PassInfo *pi, const PipeOptions *opts, Diag *d)
+/* ------------------------------------------------------------ contracts */
+
+/* Does the input program have property i?  Decided on the IR once, quietly;
+ * *why receives the verifier's message (malloc'd) when it does not. */
+static bool input_has(Program *p, int i, signed char *memo, char **why, Diag *d)
 {
-	if (!pi->run_opts)
-		return pi->run(p, d);
-	int n = 0;
-	PassOpt *mine = xmalloc((size_t)((opts ? opts->n : 0) + 1) * sizeof *mine);
-	for (int i = 0; opts && i < opts->n; i++)
-		if (opts->pass[i] == pi)
-			mine[n++] = opts->opt[i];
-	PassOpts po = { mine, n };
-	int rc = pi->run_opts(p, &po, d);
-	free(mine);
-	return rc;
+	if (memo[i] < 0) {
+		memo[i] = 0;
+		if (props[i].check) {
+			Diag q = *d;
+			size_t n = 0;
+			q.out = open_memstream(why, &n);
+			if (!q.out) {
+				*why = NULL;
+				return false;
+			}
+			memo[i] = props[i].check(p, &q) ? 1 : 0;
+			fclose(q.out);
+		}
+	}
+	return memo[i] == 1;
 }
 
-int pipe_run(Program *p, const PassInfo **ps, int n, const PipeOptions *opts, Diag *d, bool verify_each)
+/* The first step (from 0) whose requirement fails; -1 when none.  *bit is
+ * the missing property. */
+static int first_violation(Program *p, const PassInfo **ps, int n, signed char *memo, char **why, unsigned *bit, Diag *d)
 {
-	bool ssa = false;
-	for (int i = 0; i < n; i++) {
-		if (!ps[i]->run && !ps[i]->run_opts) {
-			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", ps[i]->name);
+	unsigned known = 0, held = 0; /* known: decided by an earlier pass */
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < PROP_COUNT; i++) {
+			unsigned b = props[i].bit;
+			if (!(ps[k]->requires & b))
+				continue;
+			bool ok = (known & b) ? (held & b) != 0 : input_has(p, i, memo, &why[i], d);
+			if (!ok) {
+				*bit = b;
+				return k;
+			}
+		}
+		known |= ps[k]->produces | ps[k]->invalidates;
+		held = (held & ~ps[k]->invalidates) | ps[k]->produces;
+	}
+	return -1;
+}
+
+bool pipe_check_contracts(Program *p, const Pipeline *pl, Diag *d)
+{
+	signed char memo[PROP_COUNT];
+	char *why[PROP_COUNT] = { 0 };
+	memset(memo, -1, sizeof memo);
+	unsigned bit = 0;
+	const PassInfo **ps = xmalloc((size_t)(pl->n + 1) * sizeof *ps);
+	for (int i = 0; i < pl->n; i++)
+		ps[i] = pl->steps[i].pass;
+	int bad = first_violation(p, ps, pl->n, memo, why, &bit, d);
+	if (bad < 0) {
+		free(ps);
+		return true;
+	}
+	int i = prop_index(bit);
+	const PassInfo *fail = ps[bad];
+	/* The fix: insert the producer of each missing property before the pass
+	 * that needs it, until nothing is missing (bounded: every insertion adds
+	 * a producer, and there are few properties). */
+	Pipeline fixed = { 0 };
+	for (int k = 0; k < pl->n; k++) {
+		PipeStep *s = pipe_add_step(&fixed, pl->steps[k].pass);
+		for (int o = 0; o < pl->steps[k].nopts; o++)
+			pipe_step_set(s, pl->steps[k].opts[o].key, pl->steps[k].opts[o].value);
+	}
+	bool fixable = true;
+	for (int round = 0; round < 4 * PROP_COUNT; round++) {
+		const PassInfo **fps = xmalloc((size_t)(fixed.n + 1) * sizeof *fps);
+		for (int k = 0; k < fixed.n; k++)
+			fps[k] = fixed.steps[k].pass;
+		unsigned b = 0;
+		int at = first_violation(p, fps, fixed.n, memo, why, &b, d);
+		free(fps);
+		if (at < 0)
+			break;
+		const PassInfo *prod = pipe_find(props[prop_index(b)].producer);
+		if (!prod || (at > 0 && fixed.steps[at - 1].pass == prod) || round == 4 * PROP_COUNT - 1) {
+			fixable = false;
+			break;
+		}
+		pipe_add_step(&fixed, prod);
+		memmove(&fixed.steps[at + 1], &fixed.steps[at], (size_t)(fixed.n - 1 - at) * sizeof *fixed.steps);
+		fixed.steps[at] = (PipeStep){ .pass = prod };
+	}
+	if (fixable) {
+		StrBuf sb = { 0 };
+		pipe_format_inline(&sb, &fixed);
+		sb_putc(&sb, 0);
+		diag_error(d, 0, 0, "%s requires %s; run %s first (--passes=%s)", fail->name, props[i].words,
+			   props[i].producer, sb.data);
+		sb_release(&sb);
+	} else {
+		diag_error(d, 0, 0, "%s requires %s; run %s first", fail->name, props[i].words, props[i].producer);
+	}
+	/* where the input falls short, when that was decided on the input: the
+	 * verifier's message (with its source line and caret) as a note */
+	const char *m = why[i] ? strstr(why[i], "error: ") : NULL;
+	if (m) {
+		size_t len = strlen(m + 7);
+		fprintf(d->out, "%.*snote: the input lacks %s: %.*s", (int)(m - why[i]), why[i], props[i].words,
+			(int)(len > 2000 ? 2000 : len), m + 7);
+	}
+	for (int k = 0; k < PROP_COUNT; k++)
+		free(why[k]);
+	pipe_release(&fixed);
+	free(ps);
+	return false;
+}
+
+/* ------------------------------------------------------------ running */
+
+static int run_one(Program *p, const PipeStep *s, Diag *d)
+{
+	if (!s->pass->run_opts)
+		return s->pass->run(p, d);
+	PassOpts po = { s->opts, s->nopts };
+	return s->pass->run_opts(p, &po, d);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
+{
+	static const PipeHooks none = { 0 };
+	if (!hooks)
+		hooks = &none;
+	unsigned held = 0; /* established by a pass of this run */
+	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
+	for (int i = 0; i < pl->n; i++) {
+		const PassInfo *pi = pl->steps[i].pass;
+		if (!pi->run && !pi->run_opts) {
+			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
 		}
-		if (run_one(p, ps[i], opts, d) != 0)
+		double t0 = now_seconds();
+		if (run_one(p, &pl->steps[i], d) != 0)
 			return 1;
-		if (ps[i]->verify_after && !ps[i]->verify_after(p, d))
+		double dt = now_seconds() - t0;
+		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
-		ssa = ps[i]->produces_ssa || (ssa && ps[i]->keeps_ssa);
-		if (verify_each && ssa && !verify_ssa(p, d, ps[i]->name))
+		held = (held & ~pi->invalidates) | pi->produces;
+		strict_ssa = (pi->produces & PROP_SSA) && !(pi->requires & PROP_SSA) ? true : strict_ssa && (held & PROP_SSA);
+		if (hooks->verify_each) {
+			for (int k = 0; k < PROP_COUNT; k++) {
+				if (!(held & props[k].bit) || !props[k].check)
+					continue;
+				/* after convert-to-ssa proper SSA (parameters included);
+				 * else the reference's notion, which the input had */
+				bool ok = props[k].bit != PROP_SSA ? props[k].check(p, d)
+					  : strict_ssa ? verify_ssa(p, d, pi->name) : verify_ssa_ref(p, d, pi->name);
+				if (!ok) {
+					if (props[k].bit != PROP_SSA)
+						diag_note(d, 0, 0, "%s (%s) no longer holds after pass '%s'", props[k].name,
+							  props[k].words, pi->name);
+					return 1;
+				}
+			}
+		}
+		if (hooks->after_pass && hooks->after_pass(hooks->ctx, i, &pl->steps[i], p, dt) != 0)
 			return 1;
 	}
 	return 0;

@@ -25,6 +25,7 @@ typedef struct Printer {
 	unsigned epoch;    /* Var.mark value of the function being printed */
 	PtrMap dyn_names;  /* dyn Var -> printed name (program-wide) */
 	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
+	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 } Printer;
 
 static void print_expr(Printer *pr, const Expr *e);
@@ -460,6 +461,8 @@ void print_type(StrBuf *out, const Type *t)
 
 static void put_comments(Printer *pr, const Stmt *s, int indent)
 {
+	if (pr->canonical)
+		return;
 	for (int i = 0; i < s->ncomments; i++) {
 		sb_puts(pr->out, "# ");
 		sb_puts(pr->out, s->comments[i]);
@@ -982,6 +985,16 @@ static void build_rename_map(Printer *pr, Function *f)
 			v->mark = c.def_epoch; /* printed by name, counted like the others */
 		}
 	}
+	if (pr->canonical) {
+		/* names by first appearance: parameters, then definitions in order */
+		for (size_t i = 0; i < c.order.len; i++) {
+			Var *v = c.order.items[i];
+			v->print_name = intern_cstr(pr->a, arena_printf(pr->a, "v%zu", i));
+		}
+		vec_release(&c.order);
+		vec_release(&c.uses);
+		return;
+	}
 	PtrMap count = { 0 };
 	for (size_t i = 0; i < c.order.len; i++) {
 		Var *v = c.order.items[i];
@@ -1401,14 +1414,18 @@ static Function **function_order(Program *p)
 	return ts.cycle ? sorted : ts.out;
 }
 
-void print_program(StrBuf *out, Program *p)
+static void print_program_with(StrBuf *out, Program *p, bool canonical)
 {
 	Printer pr = { 0 };
+	pr.canonical = canonical;
 	pr.out = out;
 	pr.prog = p;
 	pr.a = p->arena;
 	pr.in_program = p->name != NULL;
-	pr.epoch = 2;
+	/* Var.mark values left by an earlier print of the same program (dumps
+	 * after each pass, golden comparisons) must not look current */
+	static unsigned last_epoch = 2;
+	pr.epoch = last_epoch;
 	Function **order = function_order(p);
 	if (pr.in_program) {
 		sb_printf(out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
@@ -1423,4 +1440,9 @@ void print_program(StrBuf *out, Program *p)
 	sb_putc(out, '\n');
 	pmap_release(&pr.dyn_names);
 	pmap_release(&pr.free_vars);
+	last_epoch = pr.epoch + 2;
 }
+
+void print_program(StrBuf *out, Program *p) { print_program_with(out, p, false); }
+
+void print_program_canonical(StrBuf *out, Program *p) { print_program_with(out, p, true); }

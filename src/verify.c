@@ -23,6 +23,7 @@ typedef struct Verifier {
 	Var **log;           /* visible-set undo log */
 	size_t nlog, clog;
 	bool failed;
+	bool ref_rules;      /* verify_ssa_ref: only assignments count as definitions */
 } Verifier;
 
 static void fail(Verifier *v, SrcPos pos, const char *fmt, const char *name)
@@ -39,6 +40,11 @@ static void fail(Verifier *v, SrcPos pos, const char *fmt, const char *name)
 		diag_error(v->d, pos.line, pos.col, "SSA verification failed in function '%s': %s", v->fn->name, msg);
 }
 
+/* A binding that is not an assignment (parameter, loop variable, iter
+ * arg): under the reference's rules it makes the variable visible without
+ * counting as one of its definitions. */
+static void bind(Verifier *v, Var *x, SrcPos pos);
+
 static void define(Verifier *v, Var *x, SrcPos pos)
 {
 	if (!x)
@@ -46,6 +52,20 @@ static void define(Verifier *v, Var *x, SrcPos pos)
 	if (pmap_get(&v->defined, x))
 		fail(v, pos, "variable '%s' is defined more than once", x->name);
 	pmap_put(&v->defined, x, x);
+	if (v->nlog == v->clog) {
+		v->clog = v->clog ? v->clog * 2 : 64;
+		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
+	}
+	v->log[v->nlog++] = x;
+	pmap_put(&v->visible, x, x);
+}
+
+static void bind(Verifier *v, Var *x, SrcPos pos)
+{
+	if (!x || !v->ref_rules) {
+		define(v, x, pos);
+		return;
+	}
 	if (v->nlog == v->clog) {
 		v->clog = v->clog ? v->clog * 2 : 64;
 		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
@@ -106,9 +126,9 @@ static void check_stmt(Verifier *v, const Stmt *s)
 		for (int i = 0; i < s->niter; i++)
 			use_expr(v, s->inits[i], s->pos);
 		size_t mark = v->nlog;
-		define(v, s->var, s->pos);
+		bind(v, s->var, s->pos);
 		for (int i = 0; i < s->niter; i++)
-			define(v, s->iter_args[i], s->pos);
+			bind(v, s->iter_args[i], s->pos);
 		if (s->kind == ST_WHILE)
 			use_expr(v, s->value, s->pos);
 		check_block(v, &s->body);
@@ -146,11 +166,12 @@ static void check_block(Verifier *v, const Block *b)
 		check_stmt(v, b->stmts[i]);
 }
 
-bool verify_ssa(Program *p, Diag *d, const char *after_pass)
+static bool check_ssa(Program *p, Diag *d, const char *after_pass, bool ref_rules)
 {
 	Verifier v = { 0 };
 	v.d = d;
 	v.after = after_pass;
+	v.ref_rules = ref_rules;
 	for (int i = 0; i < p->nfuncs && !v.failed; i++) {
 		Function *f = p->funcs[i];
 		if (f->role == RL_SUBWORKER && f->level >= LV_HOST)
@@ -160,7 +181,7 @@ bool verify_ssa(Program *p, Diag *d, const char *after_pass)
 		pmap_release(&v.visible);
 		v.nlog = 0;
 		for (int j = 0; j < f->nparams; j++)
-			define(&v, f->params[j].var, f->pos);
+			bind(&v, f->params[j].var, f->pos);
 		check_block(&v, &f->body);
 	}
 	pmap_release(&v.defined);
@@ -168,6 +189,10 @@ bool verify_ssa(Program *p, Diag *d, const char *after_pass)
 	free(v.log);
 	return !v.failed;
 }
+
+bool verify_ssa(Program *p, Diag *d, const char *after_pass) { return check_ssa(p, d, after_pass, false); }
+
+bool verify_ssa_ref(Program *p, Diag *d, const char *after_pass) { return check_ssa(p, d, after_pass, true); }
 
 /* ------------------------------------------------------------ outlined scopes */
 

@@ -158,15 +158,11 @@ current=passes-needs-argument
 run in.pto --passes
 expect_rc 2 && ok
 
-current=two-input-files
-run in.pto in.pto
+current=stdin-twice
+run - -
 if expect_rc 2; then
     [ -s out ] && bad "stdout not empty" || ok
 fi
-
-current=file-and-stdin
-run in.pto -
-expect_rc 2 && ok
 
 current=unknown-pass
 run --passes=nope in.pto

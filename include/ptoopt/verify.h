@@ -11,6 +11,11 @@
  * definition is visible.  Reports the first violation (naming after_pass
  * when not NULL) and returns false. */
 bool verify_ssa(Program *p, Diag *d, const char *after_pass);
+/* SSA form as the reference's SSAForm verifier decides it (whether an input
+ * may skip convert-to-ssa): only assignments (and loop / if results) count
+ * as definitions, so a parameter may be assigned once; uses must be
+ * visible. */
+bool verify_ssa_ref(Program *p, Diag *d, const char *after_pass);
 
 /* The properties the outline passes produce, checked after them as the
  * reference's pass context does: no InCore scope left outside InCore

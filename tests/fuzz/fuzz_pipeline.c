@@ -56,10 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			passes = DEFAULT_PASSES;
 	}
 
-	const PassInfo **plist = NULL;
-	int npasses = 0;
-	if (!pipe_parse_list(passes, &plist, &npasses, &pd))
+	Pipeline pl = { 0 };
+	if (!pipe_parse_list(passes, &pl, &pd)) {
+		pipe_release(&pl);
 		goto out;
+	}
+	pipe_apply_options(&pl, &popts);
 
 	Diag d;
 	fuzz_diag(&d, "fuzz.pto", src, size);
@@ -67,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arena_init(&a);
 	Program *p = parse_program(&a, &d, src, size);
 	if (p) {
-		if (pipe_run(p, plist, npasses, &popts, &d, verify_each) == 0) {
+		PipeHooks hooks = { .verify_each = verify_each };
+		if (pipe_check_contracts(p, &pl, &d) && pipe_run(p, &pl, &hooks, &d) == 0) {
 			StrBuf out = { 0 };
 			print_program(&out, p);
 			sb_release(&out);
@@ -75,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ir_program_release(p);
 	}
 	arena_free(&a);
-	free(plist);
+	pipe_release(&pl);
 out:
 	pipe_options_release(&popts);
 	return 0;

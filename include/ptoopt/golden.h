@@ -1,0 +1,14 @@
+/* golden.h - golden-file comparison (--expect, --expect-mode, --update). */
+#ifndef PTOOPT_GOLDEN_H
+#define PTOOPT_GOLDEN_H
+
+#include "ptoopt/driver.h"
+#include "ptoopt/ir.h"
+
+/* Compare the result prog (of the input shown as `shown`) with c->expect:
+ * 0 when equal (byte for byte, or in structural mode up to variable
+ * names), otherwise 1 with a unified diff on stdout.  With c->update the
+ * file is rewritten (atomically) instead, unless it already matches. */
+int golden_check(const DriverConfig *c, Program *prog, const char *shown);
+
+#endif

@@ -1,0 +1,445 @@
+/* driver.c - one ptoopt run over its input files (see driver.h).
+ *
+ * Each input is independent: read, parse, check the pass contracts, run the
+ * pipeline, then one of: print the program (stdout, -o FILE, -o DIR/NAME,
+ * or back into the file with --in-place), print a unified diff of input
+ * against result (--diff), or compare with a golden file (--expect, text or
+ * structural; --update rewrites it).  Every file written is written to a
+ * temporary file in the same directory and renamed over the target, so a
+ * failed run never leaves a partial or truncated file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "ptoopt/driver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/diff.h"
+#include "ptoopt/golden.h"
+#include "ptoopt/parse.h"
+#include "ptoopt/print.h"
+
+/* Inputs beyond this are rejected up front rather than risking the machine. */
+#define MAX_INPUT_BYTES ((size_t)2000 * 1000 * 1000)
+
+const char *driver_keep(DriverConfig *c, const char *s)
+{
+	size_t n = strlen(s);
+	char *k = xmalloc(n + 1);
+	memcpy(k, s, n + 1);
+	c->owned = xrealloc(c->owned, (size_t)(c->nowned + 1) * sizeof *c->owned);
+	c->owned[c->nowned++] = k;
+	return k;
+}
+
+void driver_config_release(DriverConfig *c)
+{
+	pipe_release(&c->pipeline);
+	pipe_options_release(&c->pass_options);
+	for (int i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	free(c->ops_files);
+	free(c->inputs);
+	*c = (DriverConfig){ 0 };
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* Read all of f; NULL with errno set on failure. */
+static char *read_all(FILE *f, size_t *len, int *too_big)
+{
+	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	/* a regular file is read into a buffer of its size (plus one byte to see EOF) */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((size_t)st.st_size > MAX_INPUT_BYTES) {
+			*too_big = 1;
+			return NULL;
+		}
+		cap = (size_t)st.st_size + 1;
+	}
+	*too_big = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= MAX_INPUT_BYTES) {
+				*too_big = 1;
+				free(buf);
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				int e = errno;
+				free(buf);
+				errno = e ? e : EIO;
+				return NULL;
+			}
+			break;
+		}
+	}
+	if (n > MAX_INPUT_BYTES) {
+		*too_big = 1;
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+/* The whole of path ("-": standard input); NULL after a message. */
+static char *read_input(const char *path, size_t *len)
+{
+	bool from_stdin = strcmp(path, "-") == 0;
+	const char *shown = from_stdin ? "<stdin>" : path;
+	FILE *in = from_stdin ? stdin : fopen(path, "rb");
+	if (!in) {
+		fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (!from_stdin && fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "ptoopt: error: '%s' is a directory\n", path);
+		fclose(in);
+		return NULL;
+	}
+	int too_big;
+	char *src = read_all(in, len, &too_big);
+	if (!from_stdin)
+		fclose(in);
+	if (!src) {
+		if (too_big)
+			fprintf(stderr, "ptoopt: error: '%s' is larger than the %zu-byte input limit\n", shown, MAX_INPUT_BYTES);
+		else
+			fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", shown, strerror(errno));
+	}
+	return src;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The temporary output file while it exists: running out of memory while
+ * printing exits from inside oom(), which must not leave it behind. */
+static const char *tmp_output;
+
+static void remove_tmp_output(void)
+{
+	if (tmp_output)
+		unlink(tmp_output);
+}
+
+/* Write the program (prog != NULL, streamed) or data to path through a
+ * temporary file in the same directory, renamed over path only when
+ * everything was written.  A device, FIFO or similar is written to
+ * directly, never replaced. */
+static int write_out(const char *path, Program *prog, const char *data, size_t len)
+{
+	struct stat ost;
+	bool direct = stat(path, &ost) == 0 && !S_ISREG(ost.st_mode);
+	size_t pl = strlen(path);
+	char *tmp = xmalloc(pl + 16);
+	FILE *f;
+	if (direct) {
+		f = fopen(path, "wb");
+		if (!f) {
+			fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
+			free(tmp);
+			return 1;
+		}
+	} else {
+		snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+		set_oom_handler(remove_tmp_output);
+		int fd = mkstemp(tmp);
+		if (fd < 0) {
+			fprintf(stderr, "ptoopt: error: cannot create a temporary file next to '%s': %s\n", path,
+				strerror(errno));
+			free(tmp);
+			return 1;
+		}
+		tmp_output = tmp;
+		/* keep the usual permissions of a new file, or the replaced file's */
+		mode_t um = umask(0);
+		umask(um);
+		mode_t mode = 0666 & ~um;
+		if (stat(path, &ost) == 0)
+			mode = ost.st_mode & 07777;
+		if (fchmod(fd, mode) != 0) {
+			/* not fatal: the file keeps mkstemp's 0600 */
+		}
+		f = fdopen(fd, "wb");
+		if (!f) {
+			fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			tmp_output = NULL;
+			free(tmp);
+			return 1;
+		}
+	}
+	int err = 0;
+	if (prog) {
+		StrBuf out = { 0 };
+		out.sink = f;
+		print_program(&out, prog);
+		err = sb_flush(&out);
+		sb_release(&out);
+	} else if (len && fwrite(data, 1, len, f) != len) {
+		err = errno ? errno : EIO;
+	}
+	if (fflush(f) != 0 && !err)
+		err = errno;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (!direct && !err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(err));
+		if (!direct)
+			unlink(tmp);
+	}
+	tmp_output = NULL;
+	free(tmp);
+	return err ? 1 : 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len) { return write_out(path, NULL, data, len); }
+
+static int write_stdout(Program *prog, const char *data, size_t len)
+{
+	int err = 0;
+	if (prog) {
+		StrBuf out = { 0 };
+		out.sink = stdout;
+		print_program(&out, prog);
+		err = sb_flush(&out);
+		sb_release(&out);
+	} else if (len && fwrite(data, 1, len, stdout) != len) {
+		err = errno ? errno : EIO;
+	}
+	if (!err && fflush(stdout) != 0)
+		err = errno;
+	if (err) {
+		fprintf(stderr, "ptoopt: error: cannot write to standard output: %s\n", strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ observers */
+
+typedef struct RunCtx {
+	DriverConfig *c;
+	const char *shown;   /* the input's name in messages */
+	const char *dumps;   /* the dump directory of this input */
+	StrBuf last;         /* --print-changed: the previous program text */
+	double *seconds;     /* --time-passes: per step */
+	int failed;
+} RunCtx;
+
+static void program_text(StrBuf *b, Program *p)
+{
+	b->len = 0;
+	print_program(b, p);
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+	size_t n = strlen(dir);
+	char *d = xmalloc(n + 1);
+	memcpy(d, dir, n + 1);
+	for (char *p = d + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(d, 0777) != 0 && errno != EEXIST)
+			break;
+		*p = '/';
+	}
+	int rc = 0;
+	struct stat st;
+	if (mkdir(d, 0777) != 0 && !(errno == EEXIST && stat(d, &st) == 0 && S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "ptoopt: error: cannot create directory '%s': %s\n", d, strerror(errno));
+		rc = 1;
+	}
+	free(d);
+	return rc;
+}
+
+static int after_pass(void *ctx, int i, const PipeStep *s, Program *p, double seconds)
+{
+	RunCtx *r = ctx;
+	DriverConfig *c = r->c;
+	if (r->seconds)
+		r->seconds[i] = seconds;
+	if (c->print_after_all) {
+		StrBuf b = { 0 };
+		program_text(&b, p);
+		fprintf(stderr, "# *** IR Dump After %s (%s) ***\n", s->pass->name, r->shown);
+		fwrite(b.data, 1, b.len, stderr);
+		sb_release(&b);
+	}
+	if (c->print_changed) {
+		StrBuf b = { 0 };
+		program_text(&b, p);
+		if (b.len == r->last.len && memcmp(b.data, r->last.data, b.len) == 0) {
+			fprintf(stderr, "# *** IR Dump After %s (%s) omitted because no change ***\n", s->pass->name, r->shown);
+		} else {
+			fprintf(stderr, "# *** IR Dump After %s (%s) ***\n", s->pass->name, r->shown);
+			fwrite(b.data, 1, b.len, stderr);
+		}
+		sb_release(&r->last);
+		r->last = b;
+	}
+	if (r->dumps) {
+		if (i == 0 && make_dirs(r->dumps) != 0)
+			return 1;
+		StrBuf name = { 0 };
+		sb_printf(&name, "%s/%02d_after_%s.pto", r->dumps, i + 1, s->pass->ref_name);
+		sb_putc(&name, 0);
+		StrBuf b = { 0 };
+		program_text(&b, p);
+		int rc = write_file_atomic(name.data, b.data, b.len);
+		sb_release(&b);
+		sb_release(&name);
+		if (rc)
+			return 1;
+	}
+	return 0;
+}
+
+static void time_report(const RunCtx *r, const Pipeline *pl)
+{
+	double total = 0;
+	for (int i = 0; i < pl->n; i++)
+		total += r->seconds[i];
+	fprintf(stderr, "# pass wall times for %s\n#  seconds      %%  pass\n", r->shown);
+	for (int i = 0; i < pl->n; i++)
+		fprintf(stderr, "%10.6f %6.1f  %s\n", r->seconds[i], total > 0 ? 100.0 * r->seconds[i] / total : 0.0,
+			pl->steps[i].pass->name);
+	fprintf(stderr, "%10.6f %6.1f  total\n", total, 100.0);
+}
+
+/* ------------------------------------------------------------ one input */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int process(DriverConfig *c, const char *path)
+{
+	bool from_stdin = strcmp(path, "-") == 0;
+	const char *shown = from_stdin ? "<stdin>" : path;
+	/* where the program goes */
+	const char *dest = NULL;
+	StrBuf dest_buf = { 0 };
+	if (c->in_place) {
+		dest = path;
+	} else if (c->output && (c->ninputs > 1 || is_dir(c->output))) {
+		if (from_stdin) {
+			fprintf(stderr, "ptoopt: error: standard input has no file name to write under '%s'\n", c->output);
+			return 1;
+		}
+		sb_printf(&dest_buf, "%s/%s", c->output, base_name(path));
+		sb_putc(&dest_buf, 0);
+		dest = dest_buf.data;
+	} else {
+		dest = c->output;
+	}
+
+	size_t len = 0;
+	char *src = read_input(path, &len);
+	if (!src) {
+		sb_release(&dest_buf);
+		return 1;
+	}
+	Diag d;
+	diag_init(&d, shown, src, len);
+	Arena arena;
+	arena_init(&arena);
+	int rc = 0;
+	RunCtx r = { .c = c, .shown = shown };
+	StrBuf dumps = { 0 };
+	Program *prog = parse_program(&arena, &d, src, len);
+	if (!prog)
+		rc = 1;
+	if (!rc && c->pipeline.n && !pipe_check_contracts(prog, &c->pipeline, &d))
+		rc = 1;
+	if (!rc && c->pipeline.n) {
+		if (c->dump_dir) {
+			/* several inputs: one subdirectory each */
+			if (c->ninputs > 1)
+				sb_printf(&dumps, "%s/%s", c->dump_dir, from_stdin ? "stdin" : base_name(path));
+			else
+				sb_puts(&dumps, c->dump_dir);
+			sb_putc(&dumps, 0);
+			r.dumps = dumps.data;
+		}
+		if (c->time_passes)
+			r.seconds = xmalloc((size_t)c->pipeline.n * sizeof *r.seconds);
+		if (c->print_changed) {
+			program_text(&r.last, prog);
+			fprintf(stderr, "# *** IR Dump At Start (%s) ***\n", shown);
+			fwrite(r.last.data, 1, r.last.len, stderr);
+		}
+		PipeHooks hooks = { c->verify_each, after_pass, &r };
+		rc = pipe_run(prog, &c->pipeline, &hooks, &d);
+		if (!rc && c->time_passes)
+			time_report(&r, &c->pipeline);
+	}
+	if (!rc) {
+		if (c->expect) {
+			rc = golden_check(c, prog, shown);
+		} else if (c->output_mode == OUT_DIFF) {
+			StrBuf result = { 0 }, diff = { 0 };
+			print_program(&result, prog);
+			diff_unified(&diff, shown, src, len, shown, result.data, result.len, 3, c->color);
+			if (c->in_place)
+				rc = write_out(path, prog, NULL, 0);
+			if (!rc)
+				rc = (dest && !c->in_place) ? write_file_atomic(dest, diff.data, diff.len)
+							     : write_stdout(NULL, diff.data, diff.len);
+			sb_release(&result);
+			sb_release(&diff);
+		} else {
+			rc = dest ? write_out(dest, prog, NULL, 0) : write_stdout(prog, NULL, 0);
+		}
+	}
+	if (prog)
+		ir_program_release(prog);
+	arena_free(&arena);
+	free(src);
+	free(r.seconds);
+	sb_release(&r.last);
+	sb_release(&dumps);
+	sb_release(&dest_buf);
+	return rc;
+}
+
+int driver_run(DriverConfig *c)
+{
+	int rc = 0;
+	for (int i = 0; i < c->ninputs; i++)
+		if (process(c, c->inputs[i]) != 0)
+			rc = 1;
+	return rc;
+}

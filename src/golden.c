@@ -1,0 +1,122 @@
+/* golden.c - golden files: compare a result with an expected program, or
+ * rewrite the expected file (--update).
+ *
+ * Text mode compares bytes.  Structural mode compares up to variable names
+ * (alpha-equivalence, as the reference's structural equality): the expected
+ * file is parsed, and both programs are printed with every function's
+ * variables renamed v0, v1, ... in order of first appearance and without
+ * comments (print_program_canonical).  Function names, ops, constants,
+ * types, attributes and the order of statements still have to match, and
+ * since renaming follows appearance, swapping which variable is used where
+ * is still a difference.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "ptoopt/golden.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/diff.h"
+#include "ptoopt/parse.h"
+#include "ptoopt/print.h"
+
+/* The whole file, or NULL (errno set). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	StrBuf b = { 0 };
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sb_putn(&b, chunk, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		sb_release(&b);
+		errno = EIO;
+		return NULL;
+	}
+	sb_putc(&b, 0);
+	*len = b.len - 1;
+	return b.data;
+}
+
+static int report(const DriverConfig *c, const char *shown, const char *la, const char *a, size_t alen,
+		  const char *lb, const char *b, size_t blen)
+{
+	StrBuf diff = { 0 };
+	diff_unified(&diff, la, a, alen, lb, b, blen, 3, c->color);
+	fwrite(diff.data, 1, diff.len, stdout);
+	fflush(stdout);
+	sb_release(&diff);
+	fprintf(stderr, "ptoopt: %s: the result differs from '%s'%s\n", shown, c->expect,
+		c->expect_mode == EXPECT_STRUCTURAL ? " (structurally)" : "");
+	return 1;
+}
+
+int golden_check(const DriverConfig *c, Program *prog, const char *shown)
+{
+	StrBuf result = { 0 };
+	print_program(&result, prog);
+	size_t elen = 0;
+	char *expected = slurp(c->expect, &elen);
+	int rc = 0;
+	if (!expected && !(c->update && errno == ENOENT)) {
+		fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", c->expect, strerror(errno));
+		sb_release(&result);
+		return 1;
+	}
+	if (!expected) {
+		rc = write_file_atomic(c->expect, result.data, result.len); /* a new golden file */
+	} else if (c->expect_mode == EXPECT_TEXT) {
+		bool same = elen == result.len && memcmp(expected, result.data, elen) == 0;
+		if (same)
+			rc = 0;
+		else if (c->update)
+			rc = write_file_atomic(c->expect, result.data, result.len);
+		else
+			rc = report(c, shown, c->expect, expected, elen, shown, result.data, result.len);
+	} else {
+		Diag d;
+		diag_init(&d, c->expect, expected, elen);
+		Arena a;
+		arena_init(&a);
+		Program *want = parse_program(&a, &d, expected, elen);
+		if (!want && !c->update) {
+			rc = 1;
+		} else {
+			StrBuf cw = { 0 }, cr = { 0 };
+			if (want)
+				print_program_canonical(&cw, want);
+			print_program_canonical(&cr, prog);
+			bool same = want && cw.len == cr.len && memcmp(cw.data, cr.data, cw.len) == 0;
+			if (same)
+				rc = 0; /* a renamed golden file stays as it is */
+			else if (c->update)
+				rc = write_file_atomic(c->expect, result.data, result.len);
+			else {
+				StrBuf la = { 0 }, lb = { 0 };
+				sb_printf(&la, "%s (variables renamed)", c->expect);
+				sb_printf(&lb, "%s (variables renamed)", shown);
+				sb_putc(&la, 0);
+				sb_putc(&lb, 0);
+				rc = report(c, shown, la.data, cw.data, cw.len, lb.data, cr.data, cr.len);
+				sb_release(&la);
+				sb_release(&lb);
+			}
+			sb_release(&cw);
+			sb_release(&cr);
+		}
+		if (want)
+			ir_program_release(want);
+		arena_free(&a);
+	}
+	free(expected);
+	sb_release(&result);
+	return rc;
+}
