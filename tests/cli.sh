@@ -116,7 +116,7 @@ expect_rc 0 && { grep -q '^usage: ptoopt' out && ok || bad "no usage line"; }
 current=help-mentions-options
 run --help
 missing=""
-for o in --passes -o --output --list-passes --help --version; do
+for o in --passes -o --output --list-passes --help --version --config --print-pipeline --pass-option --ops --verify-each --in-place --diff --color --expect --expect-mode --update --print-after-all --print-changed --dump-dir --time-passes; do
     grep -q -- "$o" out || missing="$missing $o"
 done
 [ -z "$missing" ] && ok || bad "help does not mention:$missing"
