@@ -412,6 +412,8 @@ bool pipe_check_contracts(Program *p, const Pipeline *pl, Diag *d)
 		ps[i] = pl->steps[i].pass;
 	int bad = first_violation(p, ps, pl->n, memo, why, &bit, d);
 	if (bad < 0) {
+		for (int k = 0; k < PROP_COUNT; k++)
+			free(why[k]);
 		free(ps);
 		return true;
 	}
