@@ -36,7 +36,7 @@ void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size
 	lx->end = src + len;
 	lx->line = 1;
 	lx->at_line_start = true;
-	lx->indents[0] = 0;
+	lx->indents[0] = lx->alt_indents[0] = 0;
 	lx->nindents = 1;
 	/* a UTF-8 byte order mark is allowed, as in Python */
 	if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
@@ -263,15 +263,25 @@ static void read_number(Lexer *lx, Token *t)
 		hex = true;
 		q += 2;
 		while (q < lx->end && (is_hex((unsigned char)*q) || *q == '_')) {
+			/* Python: '_' after the prefix or between two hex digits */
+			if (*q == '_' && !(q + 1 < lx->end && is_hex((unsigned char)q[1])))
+				lex_error(lx, t->line, col_of(lx, q), "invalid number literal: '_' must be followed by a digit");
 			if (*q != '_' && n < sizeof buf - 1)
 				buf[n++] = *q;
 			q++;
 		}
+		if (n == 0)
+			lex_error(lx, t->line, t->col, "invalid hexadecimal literal: no digits after '0x'");
 	} else {
 		while (q < lx->end) {
 			char c = *q;
-			if (is_digit((unsigned char)c) || c == '_') {
+			if (is_digit((unsigned char)c)) {
 				/* digits */
+			} else if (c == '_') {
+				/* Python: only between two digits */
+				if (q == lx->p || !is_digit((unsigned char)q[-1]) ||
+				    !(q + 1 < lx->end && is_digit((unsigned char)q[1])))
+					lex_error(lx, t->line, col_of(lx, q), "invalid number literal: '_' must be between two digits");
 			} else if (c == '.' && !is_float) {
 				is_float = true;
 			} else if ((c == 'e' || c == 'E') && q + 1 < lx->end &&
@@ -302,6 +312,9 @@ static void read_number(Lexer *lx, Token *t)
 		if (isinf(t->fval))
 			lex_error(lx, t->line, t->col, "float literal out of range");
 	} else {
+		/* Python reads 010 neither as octal nor as ten: an error */
+		if (!hex && buf[0] == '0' && strspn(buf, "0") != n)
+			lex_error(lx, t->line, t->col, "invalid number literal: leading zeros are not allowed in a decimal integer");
 		t->kind = TK_INT;
 		errno = 0;
 		t->ival = strtoull(buf, NULL, hex ? 16 : 10);
@@ -310,6 +323,14 @@ static void read_number(Lexer *lx, Token *t)
 	lx->p = q;
 }
 
+
+/* Indentation whose tabs make it deeper with 8-column tabs but not with
+ * 1-column ones (or the other way round): its meaning depends on the tab
+ * width, so Python refuses it, and so do we. */
+static void tab_error(Lexer *lx, const char *q)
+{
+	lex_error(lx, lx->line, col_of(lx, q), "inconsistent use of tabs and spaces in indentation");
+}
 
 /* Produce the next raw token (INDENT/DEDENT handled here too). */
 static void scan(Lexer *lx, Token *t)
@@ -326,18 +347,25 @@ static void scan(Lexer *lx, Token *t)
 	for (;;) {
 		if (lx->at_line_start && lx->depth == 0) {
 			/* measure indentation; skip blank and comment-only lines */
-			int width = 0;
+			int width = 0, alt = 0;
 			const char *q = lx->p;
 			while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f')) {
-				if (*q == ' ')
+				if (*q == ' ') {
 					width++;
-				else if (*q == '\t')
+					alt++;
+				} else if (*q == '\t') {
 					width = (width / 8 + 1) * 8;
-				else
-					width = 0;
+					alt++;
+				} else {
+					width = alt = 0;
+				}
 				q++;
 			}
 			lx->p = q;
+			/* a NUL or a stray byte as the first thing on a line is
+			 * reported as such, not as a dedent */
+			if (q < lx->end && (*q == 0 || (unsigned char)*q >= 0x80))
+				check_text(lx, q);
 			if (q < lx->end && *q == '#') {
 				read_comment(lx);
 				if (!eat_eol(lx) && lx->p >= lx->end)
@@ -355,9 +383,13 @@ static void scan(Lexer *lx, Token *t)
 				goto at_eof;
 			lx->at_line_start = false;
 			int cur = lx->indents[lx->nindents - 1];
+			int alt_cur = lx->alt_indents[lx->nindents - 1];
 			if (width > cur) {
 				if (lx->nindents > LEX_MAX_INDENT)
 					lex_error(lx, lx->line, col_of(lx, q), "too many levels of indentation (limit %d)", LEX_MAX_INDENT);
+				if (alt <= alt_cur)
+					tab_error(lx, q);
+				lx->alt_indents[lx->nindents] = alt;
 				lx->indents[lx->nindents++] = width;
 				t->kind = TK_INDENT;
 				t->line = t->end_line = lx->line;
@@ -372,12 +404,16 @@ static void scan(Lexer *lx, Token *t)
 				}
 				if (lx->indents[lx->nindents - 1] != width)
 					lex_error(lx, lx->line, col_of(lx, q), "unindent does not match any outer indentation level");
+				if (lx->alt_indents[lx->nindents - 1] != alt)
+					tab_error(lx, q);
 				lx->pending_dedents = k - 1;
 				t->kind = TK_DEDENT;
 				t->line = t->end_line = lx->line;
 				t->col = col_of(lx, q);
 				return;
 			}
+			if (alt != alt_cur)
+				tab_error(lx, q);
 		}
 		/* inside a line */
 		const char *q = lx->p;

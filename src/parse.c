@@ -956,6 +956,36 @@ static void sort_submit_kwargs(Expr *e)
 		}
 }
 
+/* A member of an enum whose members ptoopt knows (pl.Mem, pl.Level,
+ * pl.Role, pl.FunctionType, pl.SplitMode) or a name spelled like a data type
+ * (pl.FP33) must exist: Python would fail on the attribute lookup, and an
+ * op keyword would otherwise carry the typo into the output unnoticed.
+ * Other enum families are passed through as written. */
+static void check_enum_symbol(Parser *p, const Token *at, const char *d)
+{
+	static const struct {
+		const char *family;
+		int (*parse)(const char *);
+	} known[] = {
+		{ "Mem.", ir_mem_parse }, { "Level.", ir_level_parse }, { "Role.", ir_role_parse },
+		{ "FunctionType.", ir_functype_parse }, { "SplitMode.", ir_split_parse },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		size_t n = strlen(known[i].family);
+		if (!strncmp(d, known[i].family, n)) {
+			if (known[i].parse(d + n) < 0)
+				PERR_AT(p, at, "unknown enum value pl.%s", d);
+			return;
+		}
+	}
+	/* FP.., BF.., HF.., INT.., UINT.. followed by digits only */
+	size_t k = strspn(d, "ABFHINPTU");
+	if (k >= 2 && d[k] && strspn(d + k, "0123456789") == strlen(d + k) && ir_dtype_parse(d) < 0 &&
+	    (!strncmp(d, "FP", 2) || !strncmp(d, "BF", 2) || !strncmp(d, "HF", 2) ||
+	     !strncmp(d, "INT", 3) || !strncmp(d, "UINT", 4)))
+		PERR_AT(p, at, "unknown data type pl.%s", d);
+}
+
 /* pl.<...> in expression position: special forms, enum symbols, op calls. */
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
@@ -971,6 +1001,8 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 			snprintf(buf, sizeof buf, "%s.Mem.%s", prefix, d + 12);
 		else
 			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
+		if (!pld)
+			check_enum_symbol(p, &first, buf + 3);
 		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
 	}
 	Token open = *peek(p);
@@ -1589,6 +1621,11 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (value->kind != EX_FN_CALL && value->kind != EX_OP_CALL && !submit) {
 				vec_release(&names);
 				PERR_AT(p, &first, "tuple unpacking needs a call on the right-hand side");
+			}
+			if (!vt && (value->kind == EX_FN_CALL || submit) && !pmap_get(p->sigs, value->str)) {
+				SrcPos at = submit && value->lhs ? value->lhs->pos : value->pos; /* the callee */
+				vec_release(&names);
+				perr(p, at.line, at.col, "call to undefined function 'self.%s'", value->str);
 			}
 			if (vt && vt->kind == TY_TUPLE && vt->nelems != (int)names.len) {
 				int ne = vt->nelems;

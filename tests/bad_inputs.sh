@@ -77,10 +77,11 @@ generate() {
       awk 'BEGIN { ind = "        "; for (i = 0; i < 10000; i++) { print ind "if n > 0:"; ind = ind " " } print ind "n = n + 1" }'
       echo '        return n'; } > "$gen/gen_deep_indent_10000.pto"
     echo 'too many levels of indentation' > "$gen/gen_deep_indent_10000.err"
-    # 1 000 levels of tab indentation
-    { echo "$header"
+    # 1 000 levels of tab indentation (tabs throughout: mixing them with
+    # the header's spaces would be a TabError first)
+    { printf '%s\n' "$header" | sed 's/^        /\t\t/; s/^    /\t/'
       awk 'BEGIN { ind = "\t\t"; for (i = 0; i < 1000; i++) { print ind "if n > 0:"; ind = ind "\t" } print ind "n = n + 1" }'
-      echo '        return n'; } > "$gen/gen_deep_tab_indent_1000.pto"
+      printf '\t\treturn n\n'; } > "$gen/gen_deep_tab_indent_1000.pto"
     echo 'too many levels of indentation' > "$gen/gen_deep_tab_indent_1000.err"
     # an integer literal of 5 000 digits
     { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '

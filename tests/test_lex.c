@@ -426,6 +426,48 @@ START_TEST(unexpected_characters)
 }
 END_TEST
 
+/* Python's literal rules: no leading zeros in a decimal integer, digits
+ * after 0x, '_' only between digits (or right after 0x) */
+START_TEST(bad_number_literals)
+{
+	LEX_OK("0 00 0_0 0x_1F 1_000 007.5 1e1_0\n", "INT:0 INT:0 INT:0 INT:31 INT:1000 FLOAT:7.5 FLOAT:10000000000 NL EOF");
+	lx_close();
+	LEX_FAILS("a = 007\n", 8, "t.pto:1:5: error:", "leading zeros");
+	lx_close();
+	LEX_FAILS("a = 0_7\n", 8, "t.pto:1:5: error:", "leading zeros");
+	lx_close();
+	LEX_FAILS("a = 0x\n", 7, "t.pto:1:5: error:", "no digits after '0x'");
+	lx_close();
+	LEX_FAILS("a = 1_\n", 7, "t.pto:1:6: error:", "'_' must be between two digits");
+	lx_close();
+	LEX_FAILS("a = 1__0\n", 9, "t.pto:1:6: error:", "'_' must be between two digits");
+	lx_close();
+	LEX_FAILS("a = 1_.5\n", 9, "t.pto:1:6: error:", "'_' must be between two digits");
+	lx_close();
+	LEX_FAILS("a = 0x1_\n", 9, "t.pto:1:8: error:", "'_' must be followed by a digit");
+	lx_close();
+}
+END_TEST
+
+/* Indentation that means different things with 8-column and 1-column tabs
+ * (Python's TabError); consistent mixes are fine */
+START_TEST(tab_error)
+{
+	/* a tab and eight spaces: the same level only with 8-column tabs */
+	LEX_FAILS("if a:\n        b\n\tc\n", 20, "t.pto:3:2: error:", "inconsistent use of tabs and spaces");
+	lx_close();
+	/* deeper with 8-column tabs, shallower with 1-column ones */
+	LEX_FAILS("if a:\n   b\n   if c:\n\td\n", 26, "t.pto:4:2: error:", "inconsistent use of tabs and spaces");
+	lx_close();
+	/* back to a level with a different spelling of it */
+	LEX_FAILS("if a:\n\tif b:\n\t\tc\n        d\n", 28, "t.pto:4:9: error:", "inconsistent use of tabs and spaces");
+	lx_close();
+	/* the same spelling at every level: fine */
+	LEX_OK("if a:\n \tb\n \tif c:\n \t  d\n", "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:if NAME:c OP:: NL IN NAME:d NL DE DE EOF");
+	lx_close();
+}
+END_TEST
+
 START_TEST(unindent_mismatch)
 {
 	LEX_FAILS("if a:\n    b\n  c\n", 16, "t.pto:3:3: error:", "unindent does not match any outer indentation level");
@@ -525,6 +567,8 @@ static Suite *lex_suite(void)
 	tcase_add_test(tc, brackets_join_lines);
 	tcase_add_test(tc, crlf_and_cr);
 	tcase_add_test(tc, tabs);
+	tcase_add_test(tc, bad_number_literals);
+	tcase_add_test(tc, tab_error);
 	tcase_add_test(tc, bom_skipped);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("comments");

@@ -51,6 +51,9 @@ typedef struct Lexer {
 	const char *line_start;
 	int depth;            /* bracket nesting: newlines are ignored inside */
 	int indents[LEX_MAX_INDENT + 1];
+	/* the same levels measured with a tab as one column: Python rejects
+	 * indentation whose order differs between the two (TabError) */
+	int alt_indents[LEX_MAX_INDENT + 1];
 	int nindents;
 	int pending_dedents;
 	bool at_line_start;

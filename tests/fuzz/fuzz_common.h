@@ -9,6 +9,9 @@
 #include <stdlib.h>
 
 #include "ptoopt/diag.h"
+#include "ptoopt/op_registry.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static FILE *fuzz_devnull(void)
 {
@@ -25,6 +28,15 @@ static void fuzz_diag(Diag *d, const char *file, const char *src, size_t len)
 {
 	diag_init(d, file, src, len);
 	d->out = fuzz_devnull();
+}
+
+/* Once per process, before the first input: the built-in op registry
+ * (data/ops.yaml, parsed with libyaml) and the /dev/null stream, so no run
+ * pays for them and every run does the same work for the same input. */
+static void fuzz_init_common(void)
+{
+	(void)fuzz_devnull();
+	(void)ops_default();
 }
 
 #endif

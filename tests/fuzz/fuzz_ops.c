@@ -9,6 +9,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_init_common();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	Diag d;

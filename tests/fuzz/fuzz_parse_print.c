@@ -17,14 +17,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int roundtrip = -1;
+static bool roundtrip;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_init_common();
+	const char *e = getenv("PTOOPT_FUZZ_ROUNDTRIP");
+	roundtrip = e && *e == '1';
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (roundtrip < 0) {
-		const char *e = getenv("PTOOPT_FUZZ_ROUNDTRIP");
-		roundtrip = e && *e == '1';
-	}
 	Diag d;
 	fuzz_diag(&d, "fuzz.pto", (const char *)data, size);
 	Arena a;

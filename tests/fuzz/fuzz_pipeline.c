@@ -22,6 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define HEADER "# ptoopt:"
 #define DEFAULT_PASSES "convert-to-ssa,outline-incore,outline-cluster,outline-hierarchy,infer-directions,derive-call-directions"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_init_common();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *src = (const char *)data;
