@@ -154,8 +154,21 @@ ArenaMark arena_mark(Arena *a) { return (ArenaMark){ a->main.head, a->main.cur }
 
 void arena_reset(Arena *a, ArenaMark m)
 {
-	if (a->main.head == m.head)
-		a->main.cur = m.cur;
+	if (a->main.head != m.head)
+		return;
+	/* recycled vector buffers in the freed range must not be handed out
+	 * again (the lists are short: about as long as vectors nest) */
+	for (int k = 0; k < ARENA_VEC_CLASSES; k++) {
+		void ***link = &a->vec_free[k];
+		while (*link) {
+			char *b = (char *)*link;
+			if (b >= m.cur && b < a->main.cur)
+				*link = (*link)[0];
+			else
+				link = (void ***)&(*link)[0];
+		}
+	}
+	a->main.cur = m.cur;
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
@@ -250,14 +263,49 @@ const char *intern(Arena *a, const char *s, size_t n)
 
 const char *intern_cstr(Arena *a, const char *s) { return intern(a, s, strlen(s)); }
 
+/* Arena-backed vectors recycle their buffers: a buffer left behind by
+ * growth or by vec_finish (which copies the items into an exact-size array)
+ * goes on a free list of its size class, so building millions of short
+ * lists leaves no garbage behind but the lists themselves.  Capacities are
+ * 8 << k pointers; a free buffer's first slot links to the next. */
+static unsigned vec_class(size_t cap)
+{
+	unsigned k = 0;
+	while (((size_t)8 << k) < cap)
+		k++;
+	return k;
+}
+
+static void **vec_buf_take(Arena *a, size_t cap)
+{
+	unsigned k = vec_class(cap);
+	if (k < ARENA_VEC_CLASSES && a->vec_free[k]) {
+		void **b = a->vec_free[k];
+		a->vec_free[k] = b[0];
+		return b;
+	}
+	return pool_alloc(&a->main, cap * sizeof(void *));
+}
+
+static void vec_buf_give(Arena *a, void **b, size_t cap)
+{
+	unsigned k = vec_class(cap);
+	if (k < ARENA_VEC_CLASSES && ((size_t)8 << k) == cap) {
+		b[0] = a->vec_free[k];
+		a->vec_free[k] = b;
+	}
+}
+
 void vec_push(PtrVec *v, void *p)
 {
 	if (v->len == v->cap) {
 		size_t ncap = v->cap ? v->cap * 2 : 8;
 		if (v->arena) {
-			void **n = arena_alloc(v->arena, ncap * sizeof *n);
-			if (v->len)
+			void **n = vec_buf_take(v->arena, ncap);
+			if (v->len) {
 				memcpy(n, v->items, v->len * sizeof *n);
+				vec_buf_give(v->arena, v->items, v->cap);
+			}
 			v->items = n;
 		} else {
 			v->items = xrealloc(v->items, ncap * sizeof *v->items);
@@ -270,18 +318,18 @@ void vec_push(PtrVec *v, void *p)
 void **vec_finish(Arena *a, PtrVec *v, int *count)
 {
 	void **out = NULL;
-	if (v->arena) {
-		out = v->len ? v->items : NULL;
-		*count = (int)v->len;
-		memset(v, 0, sizeof *v);
-		return out;
-	}
 	if (v->len) {
-		out = arena_alloc(a, v->len * sizeof *out);
+		out = pool_alloc(&a->main, v->len * sizeof *out);
 		memcpy(out, v->items, v->len * sizeof *out);
 	}
 	*count = (int)v->len;
-	vec_release(v);
+	if (v->arena) {
+		if (v->cap)
+			vec_buf_give(v->arena, v->items, v->cap);
+		memset(v, 0, sizeof *v);
+	} else {
+		vec_release(v);
+	}
 	return out;
 }
 
@@ -289,6 +337,8 @@ void vec_release(PtrVec *v)
 {
 	if (!v->arena)
 		free(v->items);
+	else if (v->cap)
+		vec_buf_give(v->arena, v->items, v->cap);
 	memset(v, 0, sizeof *v);
 }
 

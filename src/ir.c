@@ -172,13 +172,16 @@ bool ir_is_int_const(const Expr *e, int64_t v, DType dt)
 
 Function *ir_find_function(Program *p, const char *name)
 {
-	if (p->indexed != p->funcs || p->nindexed != p->nfuncs) {
+	if (p->indexed != p->funcs || p->nindexed > p->nfuncs) {
 		pmap_release(&p->fn_index);
-		for (int i = 0; i < p->nfuncs; i++)
-			pmap_put(&p->fn_index, p->funcs[i]->name, p->funcs[i]);
 		p->indexed = p->funcs;
-		p->nindexed = p->nfuncs;
+		p->nindexed = 0;
 	}
+	/* The same array grown at its end (outline_run_publish appends in
+	 * place): index only the new entries, so publishing after every
+	 * function stays linear. */
+	for (; p->nindexed < p->nfuncs; p->nindexed++)
+		pmap_put(&p->fn_index, p->funcs[p->nindexed]->name, p->funcs[p->nindexed]);
 	return pmap_get(&p->fn_index, name);
 }
 

@@ -1570,8 +1570,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		PtrVec names = ARENA_VEC(p->a);
 		Type *ann = NULL;
 		Token nt = expect_name(p, "a name in the assignment target");
-		vec_push(&names, arena_alloc(p->a, sizeof(Token)));
-		*(Token *)names.items[0] = nt;
+		vec_push(&names, &nt); /* lives as long as names */
 		if (!paren && accept_op(p, ":")) {
 			ann = parse_type(p);
 		} else {

@@ -269,6 +269,74 @@ START_TEST(vec_finish_empty)
 }
 END_TEST
 
+/* Finished lists keep their items while the vectors' buffers are recycled:
+ * many short lists cost about their own size, not a 64-byte buffer each. */
+START_TEST(vec_arena_recycles_buffers)
+{
+	Arena a;
+	arena_init(&a);
+	static int objs[3];
+	void **lists[1000];
+	char *lo = NULL, *hi = NULL;
+	for (int k = 0; k < 1000; k++) {
+		PtrVec v = ARENA_VEC(&a);
+		for (int i = 0; i < 3; i++)
+			vec_push(&v, &objs[(k + i) % 3]);
+		int n = 0;
+		lists[k] = vec_finish(&a, &v, &n);
+		ck_assert_int_eq(n, 3);
+		char *p = (char *)lists[k];
+		if (!lo || p < lo)
+			lo = p;
+		if (!hi || p > hi)
+			hi = p;
+	}
+	for (int k = 0; k < 1000; k++)
+		for (int i = 0; i < 3; i++)
+			ck_assert_ptr_eq(lists[k][i], &objs[(k + i) % 3]);
+	/* 1000 exact 24-byte arrays plus one recycled buffer, all in the first block */
+	ck_assert_int_lt((int)(hi - lo), 1000 * 24 + 128);
+	/* a vector grown through several sizes keeps its contents */
+	PtrVec w = ARENA_VEC(&a);
+	for (int i = 0; i < 300; i++)
+		vec_push(&w, &objs[i % 3]);
+	vec_release(&w);
+	PtrVec x = ARENA_VEC(&a);
+	for (int i = 0; i < 300; i++)
+		vec_push(&x, &objs[(i + 1) % 3]);
+	for (int i = 0; i < 300; i++)
+		ck_assert_ptr_eq(x.items[i], &objs[(i + 1) % 3]);
+	vec_release(&x);
+	arena_free(&a);
+}
+END_TEST
+
+/* A buffer recycled after a mark is gone after arena_reset to that mark:
+ * it must not be handed out again over memory the arena reuses. */
+START_TEST(vec_recycling_respects_reset)
+{
+	Arena a;
+	arena_init(&a);
+	static int obj;
+	(void)arena_alloc(&a, 16); /* the mark and the reset in one block */
+	ArenaMark m = arena_mark(&a);
+	PtrVec v = ARENA_VEC(&a);
+	vec_push(&v, &obj);
+	vec_release(&v); /* its buffer is now free for reuse ... */
+	arena_reset(&a, m); /* ... but lies in the range the reset frees */
+	int *fresh = arena_alloc(&a, 64 * sizeof(int));
+	for (int i = 0; i < 64; i++)
+		fresh[i] = 7;
+	PtrVec w = ARENA_VEC(&a);
+	for (int i = 0; i < 8; i++)
+		vec_push(&w, &obj);
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(fresh[i], 7);
+	vec_release(&w);
+	arena_free(&a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ PtrMap */
 
 START_TEST(pmap_basic)
@@ -431,6 +499,8 @@ static Suite *arena_suite(void)
 	tcase_add_test(tc, vec_malloc_backed);
 	tcase_add_test(tc, vec_arena_backed);
 	tcase_add_test(tc, vec_finish_empty);
+	tcase_add_test(tc, vec_arena_recycles_buffers);
+	tcase_add_test(tc, vec_recycling_respects_reset);
 	tcase_add_test(tc, pmap_basic);
 	tcase_add_test(tc, pmap_many_and_clear);
 	tcase_add_test(tc, pmap_interned_keys);

@@ -17,6 +17,7 @@ typedef struct Pool {
 	char *cur, *end;
 } Pool;
 
+#define ARENA_VEC_CLASSES 16
 typedef struct Arena {
 	Pool main;        /* IR nodes */
 	Pool text;        /* strings (interned names, comments, literals): never rolled back */
@@ -24,6 +25,7 @@ typedef struct Arena {
 	struct InternSlot *strs;
 	size_t nstrs, capstrs;
 	void *scalar_types[32]; /* shared immutable pl.Scalar[dt] types (ir.c) */
+	void **vec_free[ARENA_VEC_CLASSES]; /* recycled PtrVec buffers (arena.c) */
 } Arena;
 
 /* A position in the main pool; arena_reset frees what was allocated after

@@ -53,6 +53,7 @@ typedef struct OutlineRun {
 	Function **order; int norder;
 	PtrVec made;
 	size_t published; /* made[0..published) are in the program already */
+	Function **funcs; size_t fcap; /* the program's funcs array once published */
 } OutlineRun;
 
 /* Functions whose type is in the mask (1u << FuncType) are visited. */

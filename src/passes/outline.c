@@ -1903,10 +1903,17 @@ void outline_run_publish(OutlineRun *r, Program *p)
 	size_t n = r->made.len - r->published;
 	if (!n)
 		return;
-	Function **fs = arena_alloc(p->arena, ((size_t)p->nfuncs + n) * sizeof *fs);
-	memcpy(fs, p->funcs, (size_t)p->nfuncs * sizeof *fs);
-	memcpy(fs + p->nfuncs, r->made.items + r->published, n * sizeof *fs);
-	p->funcs = fs;
+	size_t need = (size_t)p->nfuncs + n;
+	if (p->funcs != r->funcs || need > r->fcap) {
+		/* room to grow: outline-cluster publishes after every function */
+		size_t cap = need * 2;
+		Function **fs = arena_alloc(p->arena, cap * sizeof *fs);
+		memcpy(fs, p->funcs, (size_t)p->nfuncs * sizeof *fs);
+		r->funcs = fs;
+		r->fcap = cap;
+	}
+	memcpy(r->funcs + p->nfuncs, r->made.items + r->published, n * sizeof *r->funcs);
+	p->funcs = r->funcs;
 	p->nfuncs += (int)n;
 	r->published = r->made.len;
 }
