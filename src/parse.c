@@ -1424,6 +1424,12 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 		PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
 			nt->text, why, nt->text);
 	}
+	/* When the annotation refines a call's inferred type (a tensor view, a
+	 * tile memory space or view), the reference rebuilds the call with the
+	 * refined type, so passes that re-type from the value see it too. */
+	if (ann && vt && t != vt && (v0->kind == EX_OP_CALL || v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) &&
+	    !type_equal(t, vt))
+		v0->type = t;
 	Var *old = lookup(p, nt->text);
 	if (p->fn->strict_ssa) {
 		/* strict: always a new Var; redefinition in the same scope is an error */

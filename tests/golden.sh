@@ -3,7 +3,8 @@
 #   PTOOPT DIR/NAME.pto   must exit 0, write nothing to stderr, and print
 #                         exactly NAME.expected (byte for byte);
 #   PTOOPT NAME.expected  must print NAME.expected again (the canonical form
-#                         is a fixpoint of parse + print, text-format.md §9).
+#                         is a fixpoint of parse + print, text-format.md §9;
+#                         run without NAME.args: passes need not be idempotent).
 # An optional DIR/NAME.args holds extra arguments (one line, word-split).
 #
 # usage: golden.sh PTOOPT DIR [NAME...]
@@ -65,8 +66,8 @@ for n in "${names[@]}"; do
     elif ! cmp -s "$tmp/out" "$exp"; then
         why="stdout differs from $n.expected"
     else
-        # the expected text must print back unchanged
-        ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" timeout 30 "$tool" "${args[@]}" "$exp" > "$tmp/out2" 2> "$tmp/err2"
+        # the expected text must print back unchanged (parse + print only)
+        ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" timeout 30 "$tool" "$exp" > "$tmp/out2" 2> "$tmp/err2"
         rc2=$?
         if [ $rc2 -ne 0 ]; then
             why="re-reading $n.expected: exit code $rc2"

@@ -481,6 +481,13 @@ static void set_yield(Ssa *s, Block *body, Expr **extra, int nextra, bool keep_e
 		y->nvalues = n;
 		*slot = y;
 	} else {
+		/* A body that is a single pl.scope() / split_aiv wrapper (no
+		 * SeqStmts around it) gets the new yield inside the wrapper, as the
+		 * reference appends to the wrapper's body; a longer body gets it
+		 * last in the body itself. */
+		while (body->n == 1 && body->stmts[0]->kind == ST_SCOPE &&
+		       (body->stmts[0]->scope->kind == SC_RUNTIME || body->stmts[0]->scope->kind == SC_SPLIT_AIV))
+			body = &body->stmts[0]->body;
 		block_append(s, body, make_yield(s, vals, n, pos));
 	}
 }
