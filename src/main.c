@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ptoopt/config.h"
@@ -64,6 +65,12 @@ static void usage(FILE *f)
 	      "exit status: 0 success, 1 input, pass or golden-comparison failure,\n"
 	      "2 usage error (also a bad --config file)\n",
 	      f);
+}
+
+static bool is_directory(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int main(int argc, char **argv)
@@ -203,6 +210,8 @@ int main(int argc, char **argv)
 		conflict = "--in-place needs files, not standard input";
 	else if (c.in_place && c.expect)
 		conflict = "--in-place and --expect exclude each other";
+	else if (c.output && c.ninputs > 1 && !is_directory(c.output))
+		conflict = "with several inputs, -o names a directory (results go to DIR/NAME)";
 	else if (c.update && !c.expect)
 		conflict = "--update needs --expect=FILE";
 	else if (c.expect && c.ninputs > 1)

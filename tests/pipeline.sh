@@ -486,6 +486,12 @@ if expect_rc 0; then
     cmp -s outdir/in.pto expected.pto && cmp -s outdir/second.pto expected.pto && ok || bad "outdir/NAME not written"
 fi
 
+current=several-inputs-to-file
+run in.pto second.pto "$P" -o one.pto
+if expect_rc 2; then
+    [ -e one.pto ] && bad "wrote one.pto" || { has "-o names a directory" err && ok || bad "message"; }
+fi
+
 current=stdin-among-files
 run_stdin() { local f=$1; shift; "$tool" "$@" > out 2> err < "$f"; rc=$?; }
 run_stdin in.pto second.pto - "$P"
