@@ -219,6 +219,8 @@ int main(int argc, char **argv)
 		conflict = "--update needs --expect=FILE";
 	else if (c.expect && c.ninputs > 1)
 		conflict = "--expect compares one input; got several";
+	else if (c.expect && c.output)
+		conflict = "--expect and --output exclude each other (--expect writes only a diff, to stdout)";
 	else if (c.expect && c.output_mode == OUT_DIFF)
 		conflict = "--expect and --diff exclude each other (--expect prints a diff when the result differs)";
 	if (conflict) {
