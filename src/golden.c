@@ -84,6 +84,13 @@ int golden_check(const DriverConfig *c, Program *prog, const char *shown)
 	} else {
 		Diag d;
 		diag_init(&d, c->expect, expected, elen);
+		/* a golden file about to be rewritten may be broken: no message */
+		char *quiet_buf = NULL;
+		size_t quiet_len = 0;
+		if (c->update)
+			d.out = open_memstream(&quiet_buf, &quiet_len);
+		if (!d.out)
+			d.out = stderr;
 		Arena a;
 		arena_init(&a);
 		Program *want = parse_program(&a, &d, expected, elen);
@@ -115,6 +122,9 @@ int golden_check(const DriverConfig *c, Program *prog, const char *shown)
 		if (want)
 			ir_program_release(want);
 		arena_free(&a);
+		if (d.out != stderr)
+			fclose(d.out);
+		free(quiet_buf);
 	}
 	free(expected);
 	sb_release(&result);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ptoopt/config.h"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 	      "  --pass-option PASS.KEY=VALUE\n"
 	      "                       set an option of every run of a pass (repeatable)\n"
 	      "  --config=FILE        read the pipeline and settings from a YAML file\n"
-	      "  --print-pipeline     print the resolved pipeline as YAML (--config reads it) and exit\n"
+	      "  --print-pipeline     print the resolved pipeline as YAML (--config reads it)\n"
+	      "                       and exit\n"
 	      "  --ops=FILE.yaml      add or override op registry entries (repeatable)\n"
 	      "  --verify-each        run the IR verifiers after every pass\n"
 	      "  --list-passes        list the known passes and exit\n"
@@ -45,8 +47,10 @@ static void usage(FILE *f)
 	      "                       with several inputs: PATH/NAME for each input\n"
 	      "  -i, --in-place       replace each input file with its result (atomically)\n"
 	      "  --diff               print a unified diff of each input against its result\n"
-	      "  --color=WHEN         colour diffs: auto (a terminal, NO_COLOR unset), always, never\n"
-	      "  --expect=FILE        compare the result with FILE: exit 0 if equal, else 1 and a diff\n"
+	      "  --color=WHEN         colour diffs: auto (a terminal and NO_COLOR unset),\n"
+	      "                       always, never\n"
+	      "  --expect=FILE        compare the result with FILE: exit 0 if equal, else 1 and\n"
+	      "                       a diff on stdout\n"
 	      "  --expect-mode=MODE   text (byte for byte, the default) or structural (variable\n"
 	      "                       names ignored)\n"
 	      "  --update             with --expect: rewrite FILE with the result instead\n"
@@ -64,6 +68,12 @@ static void usage(FILE *f)
 	      "exit status: 0 success, 1 input, pass or golden-comparison failure,\n"
 	      "2 usage error (also a bad --config file)\n",
 	      f);
+}
+
+static bool is_directory(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int main(int argc, char **argv)
@@ -203,10 +213,14 @@ int main(int argc, char **argv)
 		conflict = "--in-place needs files, not standard input";
 	else if (c.in_place && c.expect)
 		conflict = "--in-place and --expect exclude each other";
+	else if (c.output && c.ninputs > 1 && !is_directory(c.output))
+		conflict = "with several inputs, -o names a directory (results go to DIR/NAME)";
 	else if (c.update && !c.expect)
 		conflict = "--update needs --expect=FILE";
 	else if (c.expect && c.ninputs > 1)
 		conflict = "--expect compares one input; got several";
+	else if (c.expect && c.output)
+		conflict = "--expect and --output exclude each other (--expect writes only a diff, to stdout)";
 	else if (c.expect && c.output_mode == OUT_DIFF)
 		conflict = "--expect and --diff exclude each other (--expect prints a diff when the result differs)";
 	if (conflict) {

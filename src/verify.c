@@ -52,6 +52,11 @@ static void define(Verifier *v, Var *x, SrcPos pos)
 	if (pmap_get(&v->defined, x))
 		fail(v, pos, "variable '%s' is defined more than once", x->name);
 	pmap_put(&v->defined, x, x);
+	/* already visible from an enclosing binding (a parameter assigned in
+	 * a loop, under the reference's rules): it stays visible after this
+	 * scope, so the scope's undo log must not hide it */
+	if (pmap_get(&v->visible, x))
+		return;
 	if (v->nlog == v->clog) {
 		v->clog = v->clog ? v->clog * 2 : 64;
 		v->log = xrealloc(v->log, v->clog * sizeof *v->log);

@@ -448,6 +448,15 @@ printf 'not a program\n' > g-bad.pto
 run in.pto "$P" --expect=g-bad.pto --expect-mode=structural
 expect_rc 1 && { grep -q '^g-bad.pto:1:1: error: ' err && ok || bad "no located error in the golden file"; }
 
+current=golden-update-repairs-broken-golden
+printf 'not a program\n' > g-broken.pto
+run in.pto "$P" --expect=g-broken.pto --expect-mode=structural --update
+if expect_rc 0; then
+    if ! cmp -s g-broken.pto expected.pto; then bad "not rewritten"
+    elif [ -s err ]; then bad "an error message although the file was rewritten"
+    else ok; fi
+fi
+
 current=golden-missing-file
 run in.pto "$P" --expect=nope.pto
 expect_rc 1 && { has "nope.pto" err && ok || bad "message"; }
@@ -459,6 +468,10 @@ run in.pto in.pto --expect=expected.pto
 expect_rc 2 && ok
 run in.pto --expect=expected.pto --expect-mode=fuzzy
 expect_rc 2 && { has "text, structural" err && ok || bad "message"; }
+run in.pto --expect=expected.pto -o x.pto
+expect_rc 2 && { [ -e x.pto ] && bad "wrote -o" || ok; }
+run in.pto --expect=expected.pto --diff
+expect_rc 2 && ok
 
 # ================================================================ files
 current=several-inputs-stdout-in-order
@@ -484,6 +497,12 @@ mkdir outdir
 run in.pto second.pto "$P" -o outdir
 if expect_rc 0; then
     cmp -s outdir/in.pto expected.pto && cmp -s outdir/second.pto expected.pto && ok || bad "outdir/NAME not written"
+fi
+
+current=several-inputs-to-file
+run in.pto second.pto "$P" -o one.pto
+if expect_rc 2; then
+    [ -e one.pto ] && bad "wrote one.pto" || { has "-o names a directory" err && ok || bad "message"; }
 fi
 
 current=stdin-among-files

@@ -147,6 +147,16 @@ START_TEST(reference_rules_allow_one_parameter_assignment)
 	ck_assert(!verify_ssa(f.prog, &f.diag, NULL));
 	ck_assert_msg(verify_ssa_ref(f.prog, &f.diag, NULL), "%s", messages(&f));
 	teardown(&f);
+	/* assigned in a loop body, the parameter stays visible after the loop */
+	setup(&f, HEADER
+		  "    @pl.function\n"
+		  "    def main(self, a: pl.Tensor[[64], pl.FP32], c: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:\n"
+		  "        for i in pl.range(4):\n"
+		  "            c = pl.tensor.adds(a, 1.0)\n"
+		  "        return c\n");
+	ck_assert_msg(verify_ssa_ref(f.prog, &f.diag, NULL), "%s", messages(&f));
+	ck_assert(!verify_ssa(f.prog, &f.diag, NULL));
+	teardown(&f);
 	setup(&f, reassigning);
 	ck_assert(!verify_ssa_ref(f.prog, &f.diag, NULL));
 	ck_assert_ptr_nonnull(strstr(messages(&f), "variable 'y' is defined more than once"));
