@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Bad-input tests: for every DIR/NAME.pto with a DIR/NAME.err (one line: a
-# substring the error message must contain), and for the large inputs this
+# Bad-input tests: for every DIR/NAME.pto with a DIR/NAME.err (a line with
+# a substring the error message must contain, optionally a second line
+# LINE:COL where that error must be), and for the large inputs this
 # script generates (deep nesting; not committed), check that
 #   PTOOPT FILE
 #     exits with exactly 1 (not a crash, not a timeout),
@@ -103,8 +104,8 @@ generate() {
 # check_one FILE ERRFILE NAME WORKDIR: prints "PASS NAME" or "FAIL NAME: why"
 # (plus indented stderr lines).
 check_one() {
-    local f=$1 errf=$2 name=$3 w=$4 why="" want="" rc
-    IFS= read -r want < "$errf"
+    local f=$1 errf=$2 name=$3 w=$4 why="" want="" at="" rc
+    { IFS= read -r want; IFS= read -r at; } < "$errf"
     "$tool" "$f" > "$w/out" 2> "$w/err"
     rc=$?
     if [ $rc -ge 128 ]; then
@@ -124,14 +125,17 @@ check_one() {
         while IFS= read -r line; do
             if [[ $line == "$f:"* ]]; then
                 rest=${line#"$f:"}
-                if [[ $rest =~ ^[0-9]+:[0-9]+:\ error:\ (.*)$ ]]; then
+                if [[ $rest =~ ^([0-9]+:[0-9]+):\ error:\ (.*)$ ]]; then
                     located=1
-                    [[ ${BASH_REMATCH[1]} == *"$want"* ]] && found=1
+                    [[ ${BASH_REMATCH[2]} == *"$want"* ]] &&
+                        { [ -z "$at" ] || [ "${BASH_REMATCH[1]}" = "$at" ]; } && found=1
                 fi
             fi
         done < "$w/err"
         if [ $located -eq 0 ]; then
             why="no '$f:LINE:COL: error: ' line on stderr"
+        elif [ $found -eq 0 ] && [ -n "$at" ]; then
+            why="no error at $at whose message contains '$want'"
         elif [ $found -eq 0 ]; then
             why="no located error message contains '$want'"
         fi
