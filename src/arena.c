@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 struct ArenaBlock {
 	ArenaBlock *next;
@@ -18,6 +19,8 @@ struct ArenaBlock {
  * 100 MB program then costs a few dozen page faults instead of tens of
  * thousands, which matters on virtual machines where faults are slow. */
 #define HUGE_BLOCK ((size_t)2 << 20)
+
+static OomHandler oom_handler;
 
 #ifdef PTOOPT_ALLOC_FAIL
 /* Test hook (meson -Dalloc_fail=true): with PTOOPT_FAIL_ALLOC_AT=N in the
@@ -38,13 +41,69 @@ static bool alloc_fails(void)
 #define alloc_fails() false
 #endif
 
+/* Memory limit.  The IR and its tables (arena blocks, interning and hash
+ * tables: nearly all the memory a run holds) are counted against a budget,
+ * so that an input too big for the machine ends with a clear error instead
+ * of the kernel's OOM killer: by default half the physical memory (or of
+ * the cgroup's limit, when lower), or PTOOPT_MEMORY_LIMIT_MB. */
+static size_t mem_used, mem_limit;
+
+static size_t memory_limit(void)
+{
+	if (mem_limit)
+		return mem_limit;
+	const char *e = getenv("PTOOPT_MEMORY_LIMIT_MB");
+	char *end;
+	unsigned long long mb = e ? strtoull(e, &end, 10) : 0;
+	if (e && *e && !*end && mb > 0) {
+		mem_limit = mb > SIZE_MAX / (1024 * 1024) ? SIZE_MAX : (size_t)mb * 1024 * 1024;
+		return mem_limit;
+	}
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	unsigned long long phys = pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : 0;
+	FILE *f = fopen("/sys/fs/cgroup/memory.max", "r"); /* cgroup v2; "max" = none */
+	if (f) {
+		unsigned long long cg;
+		if (fscanf(f, "%llu", &cg) == 1 && cg > 0 && (!phys || cg < phys))
+			phys = cg;
+		fclose(f);
+	}
+	mem_limit = phys ? (size_t)(phys / 2) : SIZE_MAX;
+	return mem_limit;
+}
+
+static void over_limit(size_t more) __attribute__((noreturn));
+static void over_limit(size_t more)
+{
+	if (oom_handler)
+		oom_handler();
+	fprintf(stderr, "ptoopt: error: out of memory: the input needs more than the %zu MiB memory limit "
+		"(%zu MiB held, %zu MiB more asked for; set PTOOPT_MEMORY_LIMIT_MB to change it)\n",
+		mem_limit >> 20, mem_used >> 20, more >> 20);
+	exit(1);
+}
+
+/* Count n more bytes against the limit (exits when over it); mem_release
+ * gives them back. */
+static void mem_take(size_t n)
+{
+	if (n > memory_limit() - mem_used || mem_used > mem_limit)
+		over_limit(n);
+	mem_used += n;
+}
+
+static void mem_release(size_t n) { mem_used = n < mem_used ? mem_used - n : 0; }
+
 static ArenaBlock *block_new(size_t size)
 {
 	size_t total = sizeof(ArenaBlock) + size;
 	if (alloc_fails())
 		return NULL;
+	mem_take(total);
 	if (total >= HUGE_BLOCK) {
-		total = (total + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
+		size_t rounded = (total + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
+		mem_take(rounded - total);
+		total = rounded;
 		void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
@@ -66,13 +125,12 @@ static ArenaBlock *block_new(size_t size)
 
 static void block_free(ArenaBlock *b)
 {
+	mem_release(b->size + sizeof(ArenaBlock));
 	if (b->mapped)
 		munmap(b, b->size + sizeof(ArenaBlock));
 	else
 		free(b);
 }
-
-static OomHandler oom_handler;
 
 void set_oom_handler(OomHandler h) { oom_handler = h; }
 
@@ -112,11 +170,18 @@ static void pool_free(Pool *p)
 	}
 }
 
+struct InternSlot {
+	const char *s;
+	uint32_t len;
+	uint32_t hash;
+};
+
 void arena_free(Arena *a)
 {
 	pool_free(&a->main);
 	pool_free(&a->text);
 	free(a->strs);
+	mem_release(a->capstrs * sizeof(struct InternSlot));
 	memset(a, 0, sizeof *a);
 }
 
@@ -222,16 +287,12 @@ static uint64_t hash_bytes(const char *s, size_t n)
 	return h ^ (h >> 31);
 }
 
-struct InternSlot {
-	const char *s;
-	uint32_t len;
-	uint32_t hash;
-};
 
 const char *intern(Arena *a, const char *s, size_t n)
 {
 	if (a->nstrs * 2 >= a->capstrs) {
 		size_t ncap = a->capstrs ? a->capstrs * 2 : 1024;
+		mem_take(ncap * sizeof(struct InternSlot));
 		struct InternSlot *ns = alloc_fails() ? NULL : calloc(ncap, sizeof *ns);
 		if (!ns)
 			oom();
@@ -244,6 +305,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 			ns[j] = a->strs[i];
 		}
 		free(a->strs);
+		mem_release(a->capstrs * sizeof(struct InternSlot));
 		a->strs = ns;
 		a->capstrs = ncap;
 	}
@@ -368,6 +430,7 @@ void pmap_put(PtrMap *m, const void *key, void *val)
 {
 	if ((m->len + 1) * 2 > m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
+		mem_take(ncap * (sizeof *m->keys + sizeof *m->vals));
 		const void **nk = alloc_fails() ? NULL : calloc(ncap, sizeof *nk);
 		void **nv = calloc(ncap, sizeof *nv);
 		if (!nk || !nv) {
@@ -386,6 +449,7 @@ void pmap_put(PtrMap *m, const void *key, void *val)
 		}
 		free(m->keys);
 		free(m->vals);
+		mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
 		m->keys = nk;
 		m->vals = nv;
 		m->cap = ncap;
@@ -414,6 +478,7 @@ void pmap_clear(PtrMap *m)
 
 void pmap_release(PtrMap *m)
 {
+	mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof *m);
@@ -433,6 +498,7 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 {
 	if ((t->len + 1) * 2 > t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 256;
+		mem_take(ncap * (sizeof *t->hashes + sizeof *t->vals));
 		uint64_t *nh = alloc_fails() ? NULL : calloc(ncap, sizeof *nh);
 		void **nv = calloc(ncap, sizeof *nv);
 		if (!nh || !nv) {
@@ -451,6 +517,7 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 		}
 		free(t->hashes);
 		free(t->vals);
+		mem_release(t->cap * (sizeof *t->hashes + sizeof *t->vals));
 		t->hashes = nh;
 		t->vals = nv;
 		t->cap = ncap;
@@ -465,6 +532,7 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 
 void htab_release(HashTab *t)
 {
+	mem_release(t->cap * (sizeof *t->hashes + sizeof *t->vals));
 	free(t->hashes);
 	free(t->vals);
 	memset(t, 0, sizeof *t);

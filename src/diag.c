@@ -28,15 +28,22 @@ static void show_line(Diag *d, int line, int col)
 	const char *e = p;
 	while (e < end && *e != '\n' && *e != '\r')
 		e++;
+	/* One huge line would flood the terminal: show at most 400 bytes of
+	 * it, a window around the caret (marked "...") when that is far in. */
+	size_t skip = col > 300 ? (size_t)col - 200 : 0;
+	if (skip > (size_t)(e - p))
+		skip = (size_t)(e - p);
+	p += skip;
+	col -= (int)skip;
 	size_t n = (size_t)(e - p);
 	if (n > 400)
-		n = 400; /* one huge line would flood the terminal */
-	fputs("  ", d->out);
+		n = 400;
+	fputs(skip ? "  ..." : "  ", d->out);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 		fputc(c == '\t' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : c, d->out);
 	}
-	fputs("\n  ", d->out);
+	fputs(skip ? "\n     " : "\n  ", d->out);
 	for (int i = 1; i < col && (size_t)i <= n; i++)
 		fputc(' ', d->out);
 	fputs("^\n", d->out);

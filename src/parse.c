@@ -312,24 +312,29 @@ static int cached_enum(Parser *p, const char *interned, const char *spelling, in
 
 static DType parse_dtype(Parser *p)
 {
-	const Token *t = peek(p);
+	const Token t = *peek(p);
 	const char *d = dotted_after(p, "pl");
 	int dt = d ? cached_enum(p, d, d, ir_dtype_parse) : -1;
+	if (dt < 0 && d)
+		PERR_AT(p, &t, "unknown data type pl.%s (expected one such as pl.FP32)", d);
 	if (dt < 0)
-		PERR_AT(p, t, "expected a data type such as pl.FP32");
+		PERR_AT(p, &t, "expected a data type such as pl.FP32");
 	return (DType)dt;
 }
 
 static int parse_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *), const char *what)
 {
-	const Token *t = peek(p);
+	const Token t = *peek(p);
 	const char *d = dotted_after(p, "pl");
 	size_t nl = strlen(ns);
 	int v = -1;
-	if (d && strncmp(d, ns, nl) == 0 && d[nl] == '.')
+	if (d && strncmp(d, ns, nl) == 0 && d[nl] == '.') {
 		v = cached_enum(p, d, d + nl + 1, lookup_fn);
+		if (v < 0)
+			PERR_AT(p, &t, "unknown enum value pl.%s (expected %s)", d, what);
+	}
 	if (v < 0)
-		PERR_AT(p, t, "expected %s", what);
+		PERR_AT(p, &t, "expected %s", what);
 	return v;
 }
 
@@ -958,7 +963,7 @@ static void sort_submit_kwargs(Expr *e)
 
 /* A member of an enum whose members ptoopt knows (pl.Mem, pl.Level,
  * pl.Role, pl.FunctionType, pl.SplitMode) or a name spelled like a data type
- * (pl.FP33) must exist: Python would fail on the attribute lookup, and an
+ * (pl.FP33) must exist (d: as written, after "pl."): Python would fail on the attribute lookup, and an
  * op keyword would otherwise carry the typo into the output unnoticed.
  * Other enum families are passed through as written. */
 static void check_enum_symbol(Parser *p, const Token *at, const char *d)
@@ -967,7 +972,8 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 		const char *family;
 		int (*parse)(const char *);
 	} known[] = {
-		{ "Mem.", ir_mem_parse }, { "Level.", ir_level_parse }, { "Role.", ir_role_parse },
+		{ "Mem.", ir_mem_parse }, { "MemorySpace.", ir_mem_parse },
+		{ "Level.", ir_level_parse }, { "Role.", ir_role_parse },
 		{ "FunctionType.", ir_functype_parse }, { "SplitMode.", ir_split_parse },
 	};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -1002,7 +1008,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		else
 			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
 		if (!pld)
-			check_enum_symbol(p, &first, buf + 3);
+			check_enum_symbol(p, &first, d);
 		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
 	}
 	Token open = *peek(p);

@@ -39,7 +39,8 @@ static void grow(StrBuf *b, size_t extra)
 void sb_putn(StrBuf *b, const char *s, size_t n)
 {
 	grow(b, n);
-	memcpy(b->data + b->len, s, n);
+	if (n) /* s may be NULL then, and memcpy must not see it */
+		memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = 0;
 }

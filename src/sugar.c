@@ -413,7 +413,8 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		t->view = NULL;
 		t->memref = NULL;
 		t->shape = arena_alloc(c->a, (size_t)(t0->ndim + 1) * sizeof *t->shape);
-		memcpy(t->shape, t0->shape, (size_t)t0->ndim * sizeof *t->shape);
+		if (t0->ndim)
+			memcpy(t->shape, t0->shape, (size_t)t0->ndim * sizeof *t->shape);
 		t->shape[t->ndim - 1] = int_const(c, 1, DT_INDEX, (SrcPos){ 0, 0 });
 		return t;
 	}

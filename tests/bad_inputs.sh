@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Bad-input tests: for every DIR/NAME.pto with a DIR/NAME.err (one line: a
-# substring the error message must contain), and for the large inputs this
-# script generates (deep nesting; not committed), check that
+# Bad-input tests: for every DIR/NAME.pto with a DIR/NAME.err (a line with
+# a substring the error message must contain, optionally a second line
+# LINE:COL where that error must be), and for the large inputs this
+# script generates (deep nesting, 10^6-element lists; not committed), check
+# that
 #   PTOOPT FILE
 #     exits with exactly 1 (not a crash, not a timeout),
 #     prints nothing on stdout,
@@ -43,35 +45,35 @@ class P:
     def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:'
 
 generate() {
-    # 10 000 nested parentheses in one expression
+    # 100 000 nested parentheses in one expression
     { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '
-      awk 'BEGIN { for (i = 0; i < 10000; i++) printf "("; printf "n"; for (i = 0; i < 10000; i++) printf ")"; print "" }'
-      echo '        return m'; } > "$gen/gen_deep_parens_10000.pto"
-    echo 'nested too deeply' > "$gen/gen_deep_parens_10000.err"
-    # 10 000 nested list brackets
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "("; printf "n"; for (i = 0; i < 100000; i++) printf ")"; print "" }'
+      echo '        return m'; } > "$gen/gen_deep_parens_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_parens_100000.err"
+    # 100 000 nested list brackets
     { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '
-      awk 'BEGIN { for (i = 0; i < 10000; i++) printf "["; printf "n"; for (i = 0; i < 10000; i++) printf "]"; print "" }'
-      echo '        return m'; } > "$gen/gen_deep_brackets_10000.pto"
-    echo 'nested too deeply' > "$gen/gen_deep_brackets_10000.err"
-    # 10 000 unary minus signs / nots
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; printf "n"; for (i = 0; i < 100000; i++) printf "]"; print "" }'
+      echo '        return m'; } > "$gen/gen_deep_brackets_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_brackets_100000.err"
+    # 100 000 unary minus signs / nots
     { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '
-      awk 'BEGIN { for (i = 0; i < 10000; i++) printf "-"; print "n" }'
-      echo '        return m'; } > "$gen/gen_deep_unary_10000.pto"
-    echo 'nested too deeply' > "$gen/gen_deep_unary_10000.err"
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "-"; print "n" }'
+      echo '        return m'; } > "$gen/gen_deep_unary_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_unary_100000.err"
     { echo "$header"; printf '        m: pl.Scalar[pl.BOOL] = '
-      awk 'BEGIN { for (i = 0; i < 10000; i++) printf "not "; print "n > 0" }'
-      echo '        return n'; } > "$gen/gen_deep_not_10000.pto"
-    echo 'nested too deeply' > "$gen/gen_deep_not_10000.err"
-    # 10 000 nested pl.Tuple[...] in a type (one bracket per level)
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "not "; print "n > 0" }'
+      echo '        return n'; } > "$gen/gen_deep_not_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_not_100000.err"
+    # 100 000 nested pl.Tuple[...] in a type (one bracket per level)
     { echo "$header"; printf '        m: '
-      awk 'BEGIN { for (i = 0; i < 10000; i++) printf "pl.Tuple["; printf "pl.Scalar[pl.INDEX]"; for (i = 0; i < 10000; i++) printf "]"; print " = n" }'
-      echo '        return n'; } > "$gen/gen_deep_tuple_type_10000.pto"
-    echo 'nested too deeply' > "$gen/gen_deep_tuple_type_10000.err"
-    # 10 000 nested dicts in attrs
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "pl.Tuple["; printf "pl.Scalar[pl.INDEX]"; for (i = 0; i < 100000; i++) printf "]"; print " = n" }'
+      echo '        return n'; } > "$gen/gen_deep_tuple_type_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_tuple_type_100000.err"
+    # 100 000 nested dicts in attrs
     { echo "$header"; printf '        for i in pl.range(4, attrs='
-      awk 'BEGIN { for (i = 0; i < 10000; i++) printf "{\"k\": "; printf "1"; for (i = 0; i < 10000; i++) printf "}"; print "):" }'
-      echo '            pass'; echo '        return n'; } > "$gen/gen_deep_dict_10000.pto"
-    echo 'nested too deeply' > "$gen/gen_deep_dict_10000.err"
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"k\": "; printf "1"; for (i = 0; i < 100000; i++) printf "}"; print "):" }'
+      echo '            pass'; echo '        return n'; } > "$gen/gen_deep_dict_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_dict_100000.err"
     # 10 000 levels of indentation (one more space per level; ~50 MB)
     { echo "$header"
       awk 'BEGIN { ind = "        "; for (i = 0; i < 10000; i++) { print ind "if n > 0:"; ind = ind " " } print ind "n = n + 1" }'
@@ -83,6 +85,29 @@ generate() {
       awk 'BEGIN { ind = "\t\t"; for (i = 0; i < 1000; i++) { print ind "if n > 0:"; ind = ind "\t" } print ind "n = n + 1" }'
       printf '\t\treturn n\n'; } > "$gen/gen_deep_tab_indent_1000.pto"
     echo 'too many levels of indentation' > "$gen/gen_deep_tab_indent_1000.err"
+    # 100 000 nested calls
+    { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '
+      awk 'BEGIN { for (i = 0; i < 100000; i++) printf "pl.min(n, "; printf "n"; for (i = 0; i < 100000; i++) printf ")"; print "" }'
+      echo '        return m'; } > "$gen/gen_deep_calls_100000.pto"
+    echo 'nested too deeply' > "$gen/gen_deep_calls_100000.err"
+    # 10^6-element lists: an undefined name as the last element, a list the
+    # file ends in, 10^6 loop-carried names for one init value, 10^6 shape
+    # dims contradicting the value's type
+    { echo "$header"; printf '        m = pl.tensor.create(['
+      awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "1, "; printf "zz" }'
+      echo '], dtype=pl.FP32)'; echo '        return n'; } > "$gen/gen_list_1e6_undefined_last.pto"
+    printf "undefined variable 'zz'\n7:3000031\n" > "$gen/gen_list_1e6_undefined_last.err"
+    { echo "$header"; printf '        m = pl.tensor.create(['
+      awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "1, " }'; echo; } > "$gen/gen_list_1e6_unclosed.pto"
+    echo 'end of file' > "$gen/gen_list_1e6_unclosed.err"
+    { echo "$header"; printf '        for i, ('
+      awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "a%d, ", i; printf "b" }'
+      printf ') in pl.range(n, init_values=(n,)):\n            pass\n        return n\n'; } > "$gen/gen_loop_targets_1e6.pto"
+    echo 'init_values has 1 value' > "$gen/gen_loop_targets_1e6.err"
+    { echo "$header"; printf '        m: pl.Tensor[['
+      awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "1, "; printf "1" }'
+      echo '], pl.FP32] = n'; echo '        return n'; } > "$gen/gen_shape_1e6_dims_contradiction.pto"
+    echo 'contradicts the inferred type' > "$gen/gen_shape_1e6_dims_contradiction.err"
     # an integer literal of 5 000 digits
     { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '
       awk 'BEGIN { for (i = 0; i < 5000; i++) printf "9"; print "" }'
@@ -103,8 +128,8 @@ generate() {
 # check_one FILE ERRFILE NAME WORKDIR: prints "PASS NAME" or "FAIL NAME: why"
 # (plus indented stderr lines).
 check_one() {
-    local f=$1 errf=$2 name=$3 w=$4 why="" want="" rc
-    IFS= read -r want < "$errf"
+    local f=$1 errf=$2 name=$3 w=$4 why="" want="" at="" rc
+    { IFS= read -r want; IFS= read -r at; } < "$errf"
     "$tool" "$f" > "$w/out" 2> "$w/err"
     rc=$?
     if [ $rc -ge 128 ]; then
@@ -124,14 +149,17 @@ check_one() {
         while IFS= read -r line; do
             if [[ $line == "$f:"* ]]; then
                 rest=${line#"$f:"}
-                if [[ $rest =~ ^[0-9]+:[0-9]+:\ error:\ (.*)$ ]]; then
+                if [[ $rest =~ ^([0-9]+:[0-9]+):\ error:\ (.*)$ ]]; then
                     located=1
-                    [[ ${BASH_REMATCH[1]} == *"$want"* ]] && found=1
+                    [[ ${BASH_REMATCH[2]} == *"$want"* ]] &&
+                        { [ -z "$at" ] || [ "${BASH_REMATCH[1]}" = "$at" ]; } && found=1
                 fi
             fi
         done < "$w/err"
         if [ $located -eq 0 ]; then
             why="no '$f:LINE:COL: error: ' line on stderr"
+        elif [ $found -eq 0 ] && [ -n "$at" ]; then
+            why="no error at $at whose message contains '$want'"
         elif [ $found -eq 0 ]; then
             why="no located error message contains '$want'"
         fi

@@ -46,9 +46,10 @@ def body(*lines, ret='        return x\n'):
     return H + M + ''.join('        ' + l + '\n' for l in lines) + ret
 
 cases = {}
-def case(name, text, err):
+def case(name, text, err, at=None):
+    """at: 'LINE:COL' the error must point at (checked when given)"""
     assert name not in cases, name
-    cases[name] = (text if isinstance(text, bytes) else text.encode(), err)
+    cases[name] = (text if isinstance(text, bytes) else text.encode(), err + ('\n' + at if at else ''))
 
 def trunc(marker, after=True, extra=''):
     i = BASE.index(marker)
@@ -210,6 +211,168 @@ case('with_not_pl', body('with open(x):', '    pass'), 'scope')
 case('unknown_loop_iterator', body('for i in pl.foreach(4):', '    pass'), 'foreach')
 case('unknown_scope_kwarg', body('with pl.at(level=pl.Level.CORE_GROUP, speed=3):', '    pass'), 'speed')
 case('unknown_for_kwarg', body('for i in pl.range(4, chunk=2):', '    pass'), 'chunk')
+
+
+# ---- truncations of a second valid program (a conformance input: nested
+# loops and if/else) at every line end, and at every token boundary inside
+# the brackets of its signature and of a call.  Only the cuts that leave an
+# invalid program are cases; the expected message follows from where the cut
+# is: after a block header the block is missing, after a decorator the def,
+# inside brackets the file ends before they close.
+PROG2 = """import pypto.language as pl
+
+
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        result: pl.Tensor[[64], pl.FP32] = x
+        for i in pl.range(3):
+            for j in pl.range(2):
+                if j == 0:
+                    result = pl.add(result, 1.0)
+                else:
+                    result = pl.mul(result, 1.5)
+        return result
+"""
+_lines = PROG2.splitlines(keepends=True)
+for k in range(1, len(_lines)):
+    last = _lines[k - 1].strip()
+    text = ''.join(_lines[:k])
+    if last.endswith(':'):
+        want = 'indented'
+    elif last.startswith('@pl.function'):
+        want = 'def'
+    elif last == '@pl.program':
+        want = 'class'
+    elif last.startswith('import'):
+        want = '@pl.program'
+    else:
+        continue  # a complete statement: the prefix may well be valid
+    case('trunc2_line%02d' % k, text, want)
+import re as _re
+def _token_cuts(line_no, name):
+    """cut PROG2 after every token of line line_no (1-based) that is inside brackets"""
+    start = sum(len(l) for l in _lines[:line_no - 1])
+    line = _lines[line_no - 1]
+    depth = 0
+    n = 0
+    for m in _re.finditer(r'[A-Za-z_][A-Za-z0-9_]*|\d+\.\d+|\d+|->|==|\S', line):
+        tok = m.group()
+        if tok in '([{':
+            depth += 1
+        elif tok in ')]}':
+            depth -= 1
+        if depth > 0:
+            n += 1
+            case('trunc2_%s_%02d' % (name, n), PROG2[:start + m.end()], 'end of file', )
+_token_cuts(7, 'sig')
+_token_cuts(12, 'call')
+
+# ---- indentation
+case('module_statement_indented', '  import pypto.language as pl\n' + BASE[len('import pypto.language as pl\n'):], 'found an indented block', '1:3')
+case('decorator_deeper_than_def', H + '      @pl.function\n    def f(self):\n        pass\n', 'unindent does not match', '6:5')
+case('else_at_unknown_level', body('if n > 0:', '    pass', '  else:', '    pass'), 'unindent does not match', '9:11')
+case('statement_after_return_deeper', body('y: pl.Tensor[[64], pl.FP32] = x', ret='        return y\n            z = y\n'), 'unexpected indent', '9:13')
+case('function_body_dedented_below_def', H + '    @pl.function\n    def f(self, n: pl.Scalar[pl.INDEX]):\n        if n > 0:\n            pass\n      pass\n', 'unindent does not match', '9:7')
+case('def_less_indented_than_decorator', H + '        @pl.function\n    def f(self):\n        pass\n', 'unindent does not match', '6:5')
+
+# ---- tabs (Python's TabError: levels that compare differently with
+# 8-column and with 1-column tabs)
+case('tab_block_after_spaces', H + M + '        if n > 0:\n\t    pass\n        return x\n', 'inconsistent use of tabs and spaces', '8:6')
+case('tab_dedent_other_spelling', H.replace('    ', '\t') + '\t@pl.function\n\tdef main(self, n: pl.Scalar[pl.INDEX]):\n\t\tif n > 0:\n\t\t\tpass\n        pass\n', 'inconsistent use of tabs and spaces', '9:9')
+case('tab_space_tab_deeper', H + M + '        if n > 0:\n \t\tpass\n        return x\n', 'inconsistent use of tabs and spaces', '8:4')
+case('tab_in_function_of_space_class', H + '\t@pl.function\n\tdef f(self):\n\t\tpass\n        @pl.function\n        def g(self):\n                pass\n', 'inconsistent use of tabs and spaces', '8:9')
+
+# ---- CRLF and lone CR line ends (accepted): the error still lands on the
+# right line and column
+def crlf(t):
+    return t.replace('\n', '\r\n')
+case('crlf_undefined_name', crlf(body('y = zz')), "'zz'", '7:13')
+case('crlf_unindent_mismatch', crlf(body('if n > 0:', '    pass', ret='      return x\n')), 'unindent does not match', '9:7')
+case('crlf_nul_byte', crlf(body('y: pl.Tensor[[64], pl.FP32] = x')).replace('= x', '= \0x'), 'NUL byte', '7:39')
+case('cr_only_undefined_name', body('y = zz').replace('\n', '\r'), "'zz'", '7:13')
+case('crlf_unterminated_string', crlf(body('y = "abc')), 'unterminated string', '7:13')
+case('mixed_line_ends_bad_char', body('y: pl.Tensor[[64], pl.FP32] = x', 'z = y $ 1').replace('\n', '\r\n', 3), "unexpected character '$'", '8:15')
+
+# ---- NUL bytes
+case('nul_in_identifier', body('y: pl.Tensor[[64], pl.FP32] = x\0y'), 'NUL byte', '7:40')
+case('nul_at_end_of_file', (BASE + '\0').encode(), 'NUL byte', '18:1')
+case('nul_in_number', body('y: pl.Scalar[pl.INDEX] = 12\0' + '34'), 'NUL byte', '7:36')
+case('nul_inside_brackets', body('y = pl.tensor.adds(x,\0 1.0)'), 'NUL byte', '7:30')
+
+# ---- invalid UTF-8
+case('invalid_utf8_truncated_at_eof', BASE.encode() + b'# end \xf0\x9f\x98', 'invalid UTF-8', '18:7')
+case('invalid_utf8_five_byte_lead', (H + M).encode() + b'        # \xf8\x88\x80\x80\x80\n        return x\n', 'invalid UTF-8 byte 0xF8', '7:11')
+case('invalid_utf8_above_max_code_point', (H + M).encode() + b'        """\xf4\x90\x80\x80"""\n        return x\n', 'invalid UTF-8 byte 0xF4', '7:12')
+case('invalid_utf8_lone_continuation_code', (H + M).encode() + b'        y = x\x80\n        return x\n', 'invalid UTF-8 byte 0x80', '7:14')
+case('invalid_utf8_in_decorator_line', (H).encode() + b'    @pl.function \xc3\n    def f(self):\n        pass\n', 'invalid UTF-8 byte 0xC3', '5:18')
+
+# ---- huge integers
+case('int_below_int64_min', body('y: pl.Scalar[pl.INDEX] = -9223372036854775809'), 'too large')
+case('hex_above_uint64', body('y: pl.Scalar[pl.INDEX] = 0x1FFFFFFFFFFFFFFFF'), 'too large', '7:34')
+case('huge_range_bound', body('for i in pl.range(99999999999999999999):', '    pass'), 'too large', '7:27')
+case('huge_int_op_kwarg', body('t: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec, transpose=99999999999999999999)'), 'too large')
+case('huge_int_in_tile_shape', body('t: pl.Tensor[[99999999999999999999], pl.FP32] = x'), 'too large', '7:23')
+case('huge_int_in_subscript_shape', body('y = x[18446744073709551616]'), 'too large')
+
+# ---- unknown ops, types and enums
+case('unknown_tensor_op', body('y = pl.tensor.nope(x)'), 'pl.tensor.nope is not in the op registry')
+case('unknown_tile_op', body('y = pl.tile.nope(x)'), 'pl.tile.nope is not in the op registry')
+case('unknown_plain_op', body('y = pl.nope(x)'), 'not in the op registry')
+case('unknown_level_in_kwarg', body('with pl.at(level=pl.Level.MOON):', '    pass'), 'pl.Level.MOON')
+case('unknown_role_in_scope', body('with pl.at(level=pl.Level.HOST, role=pl.Role.Boss):', '    pass'), 'pl.Role.Boss')
+case('unknown_dtype_in_cast', body('c = pl.cast(n, pl.INT7)'), 'pl.INT7')
+case('unknown_dtype_in_const', body('c = pl.const(1, pl.FP33)'), 'pl.FP33')
+case('unknown_mem_space_long_spelling', body('t: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0], [64], [64], target_memory=pl.MemorySpace.Nowhere)'), 'unknown enum value pl.MemorySpace.Nowhere')
+case('unknown_type_constructor', body('y: pl.Tensr[[64], pl.FP32] = x'), 'pl.Tensr')
+case('unknown_dtype_in_parameter', H + '    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP31]):\n        pass\n', 'pl.FP31')
+
+# ---- duplicate functions
+case('duplicate_function_incore_first', H + '    @pl.function(type=pl.FunctionType.InCore)\n    def f(x: pl.Scalar[pl.INDEX]):\n        pass\n\n    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP32]):\n        pass\n', 'uplicate function name "f"', '9:5')
+case('duplicate_function_three_times', H + ('    @pl.function\n    def g(self):\n        pass\n' * 3), 'uplicate function name "g"', '8:5')
+case('duplicate_function_far_apart', BASE + '\n    @pl.function\n    def k(self, y: pl.Scalar[pl.INDEX]):\n        pass\n', 'uplicate function name "k"')
+
+# ---- undefined names
+case('undefined_in_return', body(ret='        return zz\n'), "undefined variable 'zz'", '7:16')
+case('undefined_range_bound', body('for i in pl.range(zz):', '    pass'), "undefined variable 'zz'", '7:27')
+case('undefined_if_condition', body('if zz > 0:', '    pass'), "undefined variable 'zz'", '7:12')
+case('undefined_in_op_kwarg', body('t: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=zz)'), "undefined variable 'zz'")
+case('undefined_dim_in_signature', H + '    @pl.function\n    def f(self, x: pl.Tensor[[Q], pl.FP32]) -> pl.Tensor[[Q], pl.FP32]:\n        return x\n', "undefined variable 'Q'", '6:31')
+case('undefined_after_loop_scope', body('for i in pl.range(4):', '    pass', ret='        return i2\n'), "'i2'")
+case('undefined_in_yield', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    r: pl.Tensor[[64], pl.FP32] = pl.yield_(zz)'), "'zz'")
+case('undefined_self_callee_in_expression', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(self.missing(x), 1.0)'), 'missing')
+
+# ---- type contradictions
+case('annotation_scalar_for_tensor', body('y: pl.Scalar[pl.INDEX] = x'), 'contradicts the inferred type', '7:9')
+case('annotation_wrong_shape', body('y: pl.Tensor[[32], pl.FP32] = x'), 'contradicts the inferred type', '7:9')
+case('annotation_wrong_dtype', body('y: pl.Tensor[[64], pl.FP16] = x'), 'contradicts the inferred type', '7:9')
+case('op_scalar_for_tensor_param', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(n, 1.0)'), "argument 'lhs' must be a Tensor")
+case('reassign_tensor_with_scalar', body('y: pl.Tensor[[64], pl.FP32] = x', 'y = n + 1', ret='        return y\n'), "Cannot reassign 'y' with a different type")
+
+# ---- cyclic calls (accepted as such; these cycles are also ill-typed)
+CYC = H + """    @pl.function
+    def f(self, x: pl.Scalar[pl.INDEX]):
+        y = self.g(x)
+        return y
+
+    @pl.function
+    def g(self, x: pl.Scalar[pl.INDEX]):
+        y = self.f(x)
+        return y
+"""
+case('cyclic_calls_untyped', CYC, 'self.g returns no value', '7:9')
+case('self_recursion_untyped', H + '    @pl.function\n    def f(self, x: pl.Scalar[pl.INDEX]):\n        y = self.f(x)\n        return y\n', 'self.f returns no value', '7:9')
+case('cyclic_calls_type_contradiction', H + """    @pl.function
+    def f(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        y: pl.Tensor[[64], pl.FP32] = self.g(x)
+        return x
+
+    @pl.function
+    def g(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        y: pl.Scalar[pl.INDEX] = self.f(x)
+        return y
+""", 'contradicts the inferred type', '7:9')
 
 # Known-open bugs: written to testdata/bad-pending/ (beside OUT), whose
 # README says what is wrong; move a name out of this set once it is fixed.

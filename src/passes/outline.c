@@ -1365,7 +1365,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		r->values = rets;
 		r->nvalues = nout;
 		Stmt **ns = arena_alloc(a, (size_t)(body->n + 1) * sizeof *ns);
-		memcpy(ns, body->stmts, (size_t)body->n * sizeof *ns);
+		if (body->n)
+			memcpy(ns, body->stmts, (size_t)body->n * sizeof *ns);
 		ns[body->n] = r;
 		fn->body.stmts = ns;
 		fn->body.n = body->n + 1;
@@ -1508,7 +1509,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	}
 	int ntypes = nout + (tid ? 1 : 0);
 	Type **ctypes = arena_alloc(a, (size_t)(ntypes + 1) * sizeof *ctypes);
-	memcpy(ctypes, rtypes, (size_t)nout * sizeof *ctypes);
+	if (nout)
+		memcpy(ctypes, rtypes, (size_t)nout * sizeof *ctypes);
 	if (tid)
 		ctypes[nout] = ir_scalar_type(a, DT_TASK_ID);
 	Type *ctype = ntypes == 0 ? NULL : (!tid && ntypes == 1) ? ctypes[0] : tuple_type(a, ctypes, ntypes);
@@ -1631,7 +1633,8 @@ static Stmt *trailing_yield(Ol *o, Block *b, bool create)
 		return NULL;
 	Stmt *y = ir_stmt_new(o->a, ST_YIELD, (SrcPos){ 0, 0 });
 	Stmt **ns = arena_alloc(o->a, (size_t)(b->n + 1) * sizeof *ns);
-	memcpy(ns, b->stmts, (size_t)b->n * sizeof *ns);
+	if (b->n) /* an empty block may have no array: memcpy from NULL is UB */
+		memcpy(ns, b->stmts, (size_t)b->n * sizeof *ns);
 	ns[b->n] = y;
 	b->stmts = ns;
 	b->n++;

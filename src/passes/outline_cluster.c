@@ -105,7 +105,8 @@ static int group_finish(Program *p, Function *fn, Expr **core_num, bool *sync_st
 		return 1;
 	}
 	Kwarg *attrs = arena_alloc(p->arena, (size_t)(fn->nattrs + 1) * sizeof *attrs);
-	memcpy(attrs, fn->attrs, (size_t)fn->nattrs * sizeof *attrs);
+	if (fn->nattrs)
+		memcpy(attrs, fn->attrs, (size_t)fn->nattrs * sizeof *attrs);
 	Expr *t = ir_expr_new(p->arena, EX_BOOL, (SrcPos){ 0, 0 });
 	t->ival = 1;
 	attrs[fn->nattrs] = (Kwarg){ intern_cstr(p->arena, "spmd_unwrapped"), t };
