@@ -147,7 +147,6 @@ static const char *const ops2[] = {
 	"->", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=", "/=",
 	"%=", "&=", "|=", "^=", ":=", "!=", NULL,
 };
-static const char ops1[] = "()[]{},:.;@=+-*/%<>~&|^";
 
 /* Character classes without locale lookups (the C locale's, always). */
 static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -159,6 +158,32 @@ static inline bool is_ident(unsigned char c) { return is_ident_start(c) || is_di
 static inline bool is_hex(unsigned char c)
 {
 	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Length of the operator at q (the longest of ops3 / ops2 / ops1 that
+ * matches), 0 when none starts there; avail >= 1 bytes are readable. */
+static size_t op_len(const char *q, size_t avail)
+{
+	char d = avail >= 2 ? q[1] : 0, e = avail >= 3 ? q[2] : 0;
+	switch (q[0]) {
+	case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ';':
+	case '@': case '~':
+		return 1;
+	case '*': case '/': case '<': case '>':
+		if (d == q[0])
+			return e == '=' ? 3 : 2;
+		return d == '=' ? 2 : 1;
+	case '.':
+		return d == '.' && e == '.' ? 3 : 1;
+	case '-':
+		return d == '>' || d == '=' ? 2 : 1;
+	case '=': case '+': case '%': case '&': case '|': case '^': case ':':
+		return d == '=' ? 2 : 1;
+	case '!':
+		return d == '=' ? 2 : 0;
+	default:
+		return 0;
+	}
 }
 
 /* Operator spellings: token text points at these static strings. */
@@ -458,23 +483,7 @@ static void scan(Lexer *lx, Token *t)
 		} else if (c == '"' || c == '\'') {
 			read_string(lx, t);
 		} else {
-			size_t n = 0;
-			if (c && strchr(ops1, c)) {
-				/* single-character brackets and commas are the common case */
-				n = 1;
-				if (c != '(' && c != ')' && c != '[' && c != ']' && c != ',' && lx->end - q >= 2) {
-					for (int i = 0; ops3[i] && lx->end - q >= 3; i++)
-						if (q[0] == ops3[i][0] && memcmp(q, ops3[i], 3) == 0) {
-							n = 3;
-							break;
-						}
-					for (int i = 0; n < 2 && ops2[i]; i++)
-						if (q[0] == ops2[i][0] && q[1] == ops2[i][1])
-							n = 2;
-				}
-			} else if (c == '!' && lx->end - q >= 2 && q[1] == '=') {
-				n = 2;
-			}
+			size_t n = op_len(q, (size_t)(lx->end - q));
 			if (!n) {
 				if (c == 0)
 					lex_error(lx, t->line, t->col, "NUL byte in input");

@@ -483,7 +483,7 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 			lerr(L, c, "a dispatch case needs exactly one of 'op' or 'binary'");
 		if (o) {
 			sc->op = istr(L, scalar(L, o, "op"));
-			if (!pmap_get(&L->r->ops, sc->op))
+			if (!ops_find(L->r, sc->op))
 				lerr(L, o, "field 'op': '%s' is not a registered op", sc->op);
 		} else {
 			const char *bs = scalar(L, b, "binary");
@@ -575,6 +575,8 @@ void ops_release(OpRegistry *r)
 {
 	pmap_release(&r->ops);
 	pmap_release(&r->sugar);
+	pmap_release(&r->lazy_ops);
+	pmap_release(&r->lazy_sugar);
 	vec_release(&r->all);
 	arena_free(&r->arena);
 }
@@ -582,27 +584,76 @@ void ops_release(OpRegistry *r)
 static OpRegistry default_registry;
 static bool default_loaded;
 
+static void load_builtin_whole(OpRegistry *r)
+{
+	Diag d;
+	diag_init(&d, "data/ops.yaml (built in)", ops_builtin_yaml, ops_builtin_yaml_len);
+	if (!ops_load_text(r, "data/ops.yaml", ops_builtin_yaml, ops_builtin_yaml_len, &d))
+		abort(); /* a build with a broken registry; the unit test catches it first */
+}
+
+/* Parse one built-in item as a document of its own: its list header, then
+ * blank lines so that positions are those of the whole file. */
+static void load_builtin_entry(OpRegistry *r, const OpsBuiltinEntry *e)
+{
+	const char *head = e->sugar ? "sugar:" : "ops:";
+	size_t nh = strlen(head), pad = e->line > 1 ? e->line - 1 : 0;
+	size_t n = nh + pad + e->len;
+	char *buf = xmalloc(n);
+	memcpy(buf, head, nh);
+	memset(buf + nh, '\n', pad);
+	memcpy(buf + nh + pad, ops_builtin_yaml + e->offset, e->len);
+	Diag d;
+	diag_init(&d, "data/ops.yaml (built in)", ops_builtin_yaml, ops_builtin_yaml_len);
+	bool ok = ops_load_text(r, "data/ops.yaml", buf, n, &d);
+	free(buf);
+	if (!ok)
+		abort();
+}
+
 OpRegistry *ops_default(void)
 {
 	if (!default_loaded) {
 		default_loaded = true;
-		ops_init(&default_registry);
-		Diag d;
-		diag_init(&d, "data/ops.yaml (built in)", ops_builtin_yaml, ops_builtin_yaml_len);
-		if (!ops_load_text(&default_registry, "data/ops.yaml", ops_builtin_yaml, ops_builtin_yaml_len, &d))
-			abort(); /* a build with a broken registry; the unit test catches it first */
+		OpRegistry *r = &default_registry;
+		ops_init(r);
+		if (ops_builtin_nindex < 0) {
+			load_builtin_whole(r);
+		} else {
+			for (int i = 0; i < ops_builtin_nindex; i++) {
+				const OpsBuiltinEntry *e = &ops_builtin_index[i];
+				pmap_put(e->sugar ? &r->lazy_sugar : &r->lazy_ops,
+					 intern_cstr(&r->arena, e->name), (void *)e);
+			}
+		}
 	}
 	return &default_registry;
 }
 
+/* A name not (yet) in the map: parse its built-in entry if it has one that
+ * was neither loaded nor overridden by an --ops file. */
+static void *find_lazily(OpRegistry *r, PtrMap *loaded, PtrMap *lazy, const char *name)
+{
+	const char *k = intern_cstr(&r->arena, name);
+	void *v = pmap_get(loaded, k);
+	if (v || !lazy->len)
+		return v;
+	const OpsBuiltinEntry *e = pmap_get(lazy, k);
+	if (!e)
+		return NULL;
+	pmap_put(lazy, k, NULL);
+	load_builtin_entry(r, e);
+	return pmap_get(loaded, k);
+}
+
 const OpDef *ops_find(OpRegistry *r, const char *name)
 {
-	return pmap_get(&r->ops, intern_cstr(&r->arena, name));
+	return find_lazily(r, &r->ops, &r->lazy_ops, name);
 }
 
 const SugarDef *ops_find_sugar(OpRegistry *r, const char *name)
 {
-	return pmap_get(&r->sugar, intern_cstr(&r->arena, name));
+	return find_lazily(r, &r->sugar, &r->lazy_sugar, name);
 }
 
 OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value)

@@ -2,6 +2,7 @@
 #include "ptoopt/strbuf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,6 @@
 
 #include <errno.h>
 
-#define SINK_CHUNK ((size_t)1 << 20)
 
 int sb_flush(StrBuf *b)
 {
@@ -25,7 +25,7 @@ int sb_flush(StrBuf *b)
 
 static void grow(StrBuf *b, size_t extra)
 {
-	if (b->sink && b->len >= SINK_CHUNK)
+	if (b->sink && b->len >= SB_SINK_CHUNK)
 		sb_flush(b);
 	if (b->len + extra + 1 <= b->cap)
 		return;
@@ -36,7 +36,7 @@ static void grow(StrBuf *b, size_t extra)
 	b->cap = ncap;
 }
 
-void sb_putn(StrBuf *b, const char *s, size_t n)
+void sb_putn_slow(StrBuf *b, const char *s, size_t n)
 {
 	grow(b, n);
 	if (n) /* s may be NULL then, and memcpy must not see it */
@@ -45,20 +45,75 @@ void sb_putn(StrBuf *b, const char *s, size_t n)
 	b->data[b->len] = 0;
 }
 
-void sb_putc(StrBuf *b, char c)
+void sb_putc_slow(StrBuf *b, char c)
 {
 	grow(b, 1);
 	b->data[b->len++] = c;
 	b->data[b->len] = 0;
 }
 
-void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+static void put_i64(StrBuf *b, long long v)
+{
+	char buf[24], *q = buf + sizeof buf;
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	sb_putn(b, q, (size_t)(buf + sizeof buf - q));
+}
+
+/* The conversions the quick path formats itself: %s %c %d %ld %lld %%
+ * without flags, width or precision.  Returns false for anything else. */
+static bool quick_format(const char *f)
+{
+	while ((f = strchr(f, '%'))) {
+		f++;
+		if (*f == 'l')
+			f += f[1] == 'l' ? 2 : 1;
+		if (*f != 's' && *f != 'c' && *f != 'd' && *f != '%')
+			return false;
+		if (*f != 'd' && f[-1] == 'l')
+			return false;
+		f++;
+	}
+	return true;
+}
 
 void sb_printf(StrBuf *b, const char *fmt, ...)
 {
-	char small[128];
 	va_list ap;
 	va_start(ap, fmt);
+	if (quick_format(fmt)) {
+		/* the printer's formats are names and integers: no vsnprintf */
+		const char *f = fmt;
+		for (const char *pct; (pct = strchr(f, '%')); ) {
+			sb_putn(b, f, (size_t)(pct - f));
+			f = pct + 1;
+			int longs = 0;
+			while (*f == 'l') {
+				longs++;
+				f++;
+			}
+			switch (*f++) {
+			case 's': {
+				const char *s = va_arg(ap, const char *);
+				sb_puts(b, s ? s : "(null)");
+				break;
+			}
+			case 'c': sb_putc(b, (char)va_arg(ap, int)); break;
+			case '%': sb_putc(b, '%'); break;
+			default: /* 'd' */
+				put_i64(b, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long));
+				break;
+			}
+		}
+		sb_puts(b, f);
+		va_end(ap);
+		return;
+	}
+	char small[128];
 	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
 	if (n < 0)

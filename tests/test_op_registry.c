@@ -96,6 +96,75 @@ START_TEST(builtin_loads_and_validates)
 }
 END_TEST
 
+/* ops_default() parses each built-in entry on first lookup (start-up cost):
+ * every indexed entry must come out as the whole-file load makes it. */
+static void same_params(const OpsParam *a, const OpsParam *b, int n)
+{
+	for (int k = 0; k < n; k++) {
+		ck_assert_str_eq(a[k].name, b[k].name);
+		ck_assert_int_eq(a[k].kind, b[k].kind);
+		ck_assert_int_eq(a[k].def.kind, b[k].def.kind);
+		ck_assert_int_eq(a[k].omit, b[k].omit);
+		ck_assert_int_eq(a[k].effect, b[k].effect);
+		ck_assert_int_eq(a[k].nvalues, b[k].nvalues);
+		ck_assert_int_eq(a[k].nalias, b[k].nalias);
+	}
+}
+
+START_TEST(lazy_builtin_matches_whole_load)
+{
+	OpRegistry whole;
+	ops_init(&whole);
+	ck_assert_msg(load(&whole, ops_builtin_yaml), "built-in registry: %s", ERR);
+	ck_assert_int_eq(ops_builtin_nindex, (int)whole.all.len + (int)whole.sugar.len);
+	OpRegistry *lazy = ops_default();
+	ck_assert_int_eq((int)lazy->all.len, 0); /* nothing parsed at start-up */
+	for (int i = 0; i < ops_builtin_nindex; i++) {
+		const OpsBuiltinEntry *e = &ops_builtin_index[i];
+		if (e->sugar) {
+			const SugarDef *a = ops_find_sugar(lazy, e->name), *b = ops_find_sugar(&whole, e->name);
+			ck_assert_msg(a && b, "sugar %s", e->name);
+			ck_assert_int_eq(a->ncases, b->ncases);
+			for (int k = 0; k < a->ncases; k++) {
+				ck_assert_int_eq(a->cases[k].nargs, b->cases[k].nargs);
+				ck_assert_int_eq(a->cases[k].binary, b->cases[k].binary);
+				ck_assert_str_eq(a->cases[k].op ? a->cases[k].op : "-", b->cases[k].op ? b->cases[k].op : "-");
+			}
+			continue;
+		}
+		const OpDef *a = ops_find(lazy, e->name), *b = ops_find(&whole, e->name);
+		ck_assert_msg(a && b, "op %s", e->name);
+		ck_assert_int_eq(a->line, b->line); /* positions are those of the whole file */
+		ck_assert_int_eq(a->col, b->col);
+		ck_assert_int_eq(a->nparams, b->nparams);
+		ck_assert_int_eq(a->nkwargs, b->nkwargs);
+		same_params(a->params, b->params, a->nparams);
+		same_params(a->kwargs, b->kwargs, a->nkwargs);
+		ck_assert_int_eq(a->result.rule, b->result.rule);
+		ck_assert_int_eq(a->result.arg, b->result.arg);
+		ck_assert_int_eq(a->result.nelems, b->result.nelems);
+	}
+	ck_assert_ptr_null(ops_find(lazy, "tensor.no_such_op"));
+	ck_assert_ptr_null(ops_find_sugar(lazy, "no_such_sugar"));
+	ops_release(&whole);
+}
+END_TEST
+
+/* An --ops entry overrides a built-in one that was never looked up. */
+START_TEST(user_file_overrides_unloaded_builtin)
+{
+	ck_assert_msg(load(ops_default(),
+			   "ops:\n"
+			   "  - {op: tensor.exp, params: [{name: x, kind: tensor}, {name: y, kind: tensor}], result: {rule: unknown}}\n"),
+		      "%s", ERR);
+	const OpDef *op = ops_find(ops_default(), "tensor.exp");
+	ck_assert_ptr_nonnull(op);
+	ck_assert_int_eq(op->nparams, 2);
+	ck_assert_str_eq(op->params[1].name, "y");
+	ck_assert_ptr_nonnull(ops_find(ops_default(), "tensor.neg")); /* the others still load */
+}
+END_TEST
+
 START_TEST(user_file_adds_an_op)
 {
 	/* what `ptoopt --ops my_ops.yaml` does: extend the process registry */
@@ -198,6 +267,8 @@ static Suite *registry_suite(void)
 	TCase *tc = tcase_create("registry");
 	tcase_add_test(tc, builtin_loads_and_validates);
 	tcase_add_test(tc, user_file_adds_an_op);
+	tcase_add_test(tc, lazy_builtin_matches_whole_load);
+	tcase_add_test(tc, user_file_overrides_unloaded_builtin);
 	tcase_add_test(tc, malformed_entries_are_located);
 	tcase_add_test(tc, sugar_lowers_with_defaults_and_types);
 	tcase_add_test(tc, bad_calls_are_located_errors);

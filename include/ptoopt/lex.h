@@ -87,14 +87,25 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
 void lex_comments_gc(Lexer *lx);
 
 /* Inline: the parser asks these questions for almost every token. */
+/* Byte loops rather than strcmp: the second string is nearly always a short
+ * literal, so the compiler unrolls them. */
+static inline bool tok_text_is_(const char *text, const char *s)
+{
+	while (*s && *text == *s) {
+		text++;
+		s++;
+	}
+	return *text == *s;
+}
+
 static inline bool tok_is_op(const Token *t, const char *op)
 {
-	return t->kind == TK_OP && t->text[0] == op[0] && strcmp(t->text + 1, op + 1) == 0;
+	return t->kind == TK_OP && tok_text_is_(t->text, op);
 }
 
 static inline bool tok_is_name(const Token *t, const char *name)
 {
-	return t->kind == TK_NAME && t->text[0] == name[0] && strcmp(t->text + 1, name + 1) == 0;
+	return t->kind == TK_NAME && tok_text_is_(t->text, name);
 }
 
 #endif

@@ -93,15 +93,27 @@ typedef struct SugarDef {
 	SugarCase *cases; int ncases;
 } SugarDef;
 
+/* One item of data/ops.yaml's `ops:` or `sugar:` list (data/embed.py). */
+typedef struct OpsBuiltinEntry {
+	bool sugar;
+	const char *name;       /* op: / name: */
+	unsigned offset, len;   /* the item's text in ops_builtin_yaml */
+	unsigned line;          /* its first line */
+} OpsBuiltinEntry;
+
 typedef struct OpRegistry {
 	Arena arena;
 	PtrMap ops;    /* interned (registry arena) name -> OpDef * */
 	PtrMap sugar;  /* interned name -> SugarDef * */
 	PtrVec all;    /* OpDef * in declaration order (later overrides replace) */
+	/* ops_default(): built-in entries not parsed yet, interned name ->
+	 * OpsBuiltinEntry * (NULL once loaded); ops_find loads on a miss */
+	PtrMap lazy_ops, lazy_sugar;
 } OpRegistry;
 
-/* The process-wide registry, built from the compiled-in data/ops.yaml on
- * first use. */
+/* The process-wide registry: the compiled-in data/ops.yaml, each entry
+ * parsed on its first lookup (start-up parses nothing), then any --ops
+ * files, whose entries take precedence. */
 OpRegistry *ops_default(void);
 void ops_init(OpRegistry *r);
 void ops_release(OpRegistry *r);
@@ -119,5 +131,9 @@ OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_v
 
 extern const char ops_builtin_yaml[];
 extern const unsigned long ops_builtin_yaml_len;
+/* Its items in file order; ops_builtin_nindex is -1 when embed.py could not
+ * index the file (then it is loaded whole). */
+extern const OpsBuiltinEntry ops_builtin_index[];
+extern const int ops_builtin_nindex;
 
 #endif

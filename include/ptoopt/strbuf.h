@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct StrBuf {
 	char *data;
@@ -12,9 +13,41 @@ typedef struct StrBuf {
 	int error;       /* errno of a failed write to sink, 0 if none */
 } StrBuf;
 
-void sb_putc(StrBuf *b, char c);
-void sb_puts(StrBuf *b, const char *s);
-void sb_putn(StrBuf *b, const char *s, size_t n);
+/* With a sink, text is written out once this much has accumulated. */
+#define SB_SINK_CHUNK ((size_t)1 << 20)
+
+/* Out of line: grow (or flush to the sink), then append. */
+void sb_putn_slow(StrBuf *b, const char *s, size_t n);
+void sb_putc_slow(StrBuf *b, char c);
+
+/* The printer appends a few bytes at a time: inline when they fit. */
+static inline int sb_fits_(const StrBuf *b, size_t n)
+{
+	return b->len + n < b->cap && (!b->sink || b->len < SB_SINK_CHUNK);
+}
+
+static inline void sb_putn(StrBuf *b, const char *s, size_t n)
+{
+	if (!sb_fits_(b, n)) {
+		sb_putn_slow(b, s, n);
+		return;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+static inline void sb_putc(StrBuf *b, char c)
+{
+	if (!sb_fits_(b, 1)) {
+		sb_putc_slow(b, c);
+		return;
+	}
+	b->data[b->len++] = c;
+	b->data[b->len] = 0;
+}
+
+static inline void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_indent(StrBuf *b, int n); /* n spaces */
 void sb_release(StrBuf *b);
