@@ -304,11 +304,11 @@ static const char *kw_name(Loader *L, yaml_node_t *n, const char *field, const O
 static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *res)
 {
 	static const char *const keys[] = { "rule", "arg", "args", "scalar", "promote", "shape", "valid-shape",
-					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", NULL };
+					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", "length", NULL };
 	check_keys(L, n, "a result rule", keys);
 	static const char *const rules[] = { "unknown", "none", "same-as-arg", "like-arg", "elementwise", "scalar-op",
 					     "tensor-from-shape", "tile-from-shape", "reshaped", "reduce-last",
-					     "retype", "scalar", "tuple", NULL };
+					     "retype", "scalar", "tuple", "array", NULL };
 	memset(res, 0, sizeof *res);
 	res->arg = res->arg2 = res->shape = res->valid_shape = res->dtype_arg = res->dtype_of = res->dtype = res->mem = -1;
 	yaml_node_t *v = get(L, n, "rule");
@@ -339,6 +339,8 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 		res->shape = arg_index(L, v, "shape", op);
 	if ((v = get(L, n, "valid-shape")))
 		res->valid_shape = arg_index(L, v, "valid-shape", op);
+	if ((v = get(L, n, "length")))
+		res->shape = arg_index(L, v, "length", op);
 	if ((v = get(L, n, "dtype"))) {
 		const char *s = scalar(L, v, "dtype");
 		if (res->rule == RULE_SCALAR)
@@ -386,6 +388,7 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 	case RULE_RETYPE: bad = res->arg < 0 || !res->dtype_kw; need = "arg and dtype"; break;
 	case RULE_SCALAR: bad = res->dtype < 0 && res->dtype_of < 0; need = "dtype or dtype-of"; break;
 	case RULE_TUPLE: bad = res->nelems == 0; need = "elems"; break;
+	case RULE_ARRAY: bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0); need = "length and dtype"; break;
 	default: break;
 	}
 	if (bad)

@@ -179,7 +179,8 @@ static bool equals_const(const Expr *e, const OpsConst *k, Expr **slots)
 static int elem_dtype(Expr *e)
 {
 	Type *t = e ? ir_expr_type(e) : NULL;
-	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR))
+	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR &&
+		   t->kind != TY_ARRAY))
 		return -1;
 	return t->dtype;
 }
@@ -306,7 +307,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 	if (t0 && t0->kind == TY_UNKNOWN)
 		t0 = NULL;
 	Expr *shape = r->shape >= 0 ? slots[r->shape] : NULL;
-	if (shape && shape->kind != EX_TUPLE)
+	if (shape && shape->kind != EX_TUPLE && r->rule != RULE_ARRAY)
 		return NULL;
 	switch (r->rule) {
 	case RULE_UNKNOWN: case RULE_NONE:
@@ -428,6 +429,19 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 	case RULE_SCALAR: {
 		int dt = r->dtype >= 0 ? r->dtype : elem_dtype(slots[r->dtype_of]);
 		return dt < 0 ? NULL : ir_scalar_type(c->a, (DType)dt);
+	}
+	case RULE_ARRAY: {
+		/* pl.Array[LENGTH, DTYPE]: the length must be an integer literal */
+		Expr *len = slots[r->shape];
+		int dt = r->dtype_kw ? dtype_symbol(kwarg_value(op, slots, r->dtype_kw)) : dtype_symbol(slots[r->dtype_arg]);
+		if (!len || len->kind != EX_INT || dt < 0)
+			return NULL;
+		Type *t = ir_type_new(c->a, TY_ARRAY);
+		t->dtype = (DType)dt;
+		t->shape = arena_alloc(c->a, sizeof *t->shape);
+		t->shape[0] = len;
+		t->ndim = 1;
+		return t;
 	}
 	case RULE_TUPLE: {
 		Type *t = ir_type_new(c->a, TY_TUPLE);

@@ -211,6 +211,13 @@ case('unknown_loop_iterator', body('for i in pl.foreach(4):', '    pass'), 'fore
 case('unknown_scope_kwarg', body('with pl.at(level=pl.Level.CORE_GROUP, speed=3):', '    pass'), 'speed')
 case('unknown_for_kwarg', body('for i in pl.range(4, chunk=2):', '    pass'), 'chunk')
 
+# ---- subscript-store sugar (dst[a:b] = src)
+case('subscript_store_element_write', body('x[0] = x'), 'Element-write')
+case('subscript_store_shape_mismatch', body('y: pl.Tensor[[8], pl.FP32] = pl.tensor.slice(x, [8], [0])', 'x[0:4] = y'), 'shape mismatch')
+case('subscript_store_scalar_target', body('n[0:1] = x'), 'Tensor, Tile or Array')
+case('subscript_store_scalar_source', body('x[0:8] = n'), 'source must also be a tensor')
+case('subscript_store_too_many_indices', body('x[0:8, 0:1] = x'), 'more indices')
+
 for name, (text, err) in cases.items():
     with open(os.path.join(out, name + '.pto'), 'wb') as f:
         f.write(text)
