@@ -71,6 +71,8 @@ typedef struct OpsResult {
 	const char *layout_kw, *mem_kw, *pad_kw;
 	int mem;                /* fixed MemSpace when mem_kw is NULL, -1 */
 	const char *column_blayout; /* tile.full: TileView(blayout=...) for [N, 1] */
+	int window_source, window_offsets; /* tile.load: the valid shape is narrowed by the
+					    * source tensor's valid region (-1 when absent) */
 	struct OpsResult *elems; int nelems;
 } OpsResult;
 
