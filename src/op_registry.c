@@ -304,13 +304,15 @@ static const char *kw_name(Loader *L, yaml_node_t *n, const char *field, const O
 static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *res)
 {
 	static const char *const keys[] = { "rule", "arg", "args", "scalar", "promote", "shape", "valid-shape",
-					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", NULL };
+					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", "length",
+					    "window-source", "window-offsets", NULL };
 	check_keys(L, n, "a result rule", keys);
 	static const char *const rules[] = { "unknown", "none", "same-as-arg", "like-arg", "elementwise", "scalar-op",
 					     "tensor-from-shape", "tile-from-shape", "reshaped", "reduce-last",
-					     "retype", "scalar", "tuple", NULL };
+					     "retype", "scalar", "tuple", "array", NULL };
 	memset(res, 0, sizeof *res);
 	res->arg = res->arg2 = res->shape = res->valid_shape = res->dtype_arg = res->dtype_of = res->dtype = res->mem = -1;
+	res->window_source = res->window_offsets = -1;
 	yaml_node_t *v = get(L, n, "rule");
 	if (!v)
 		lerr(L, n, "result without 'rule'");
@@ -339,6 +341,12 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 		res->shape = arg_index(L, v, "shape", op);
 	if ((v = get(L, n, "valid-shape")))
 		res->valid_shape = arg_index(L, v, "valid-shape", op);
+	if ((v = get(L, n, "window-source")))
+		res->window_source = arg_index(L, v, "window-source", op);
+	if ((v = get(L, n, "window-offsets")))
+		res->window_offsets = arg_index(L, v, "window-offsets", op);
+	if ((v = get(L, n, "length")))
+		res->shape = arg_index(L, v, "length", op);
 	if ((v = get(L, n, "dtype"))) {
 		const char *s = scalar(L, v, "dtype");
 		if (res->rule == RULE_SCALAR)
@@ -379,13 +387,16 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 	case RULE_ELEMENTWISE: bad = res->arg < 0 || res->arg2 < 0; need = "args: [N, M]"; break;
 	case RULE_SCALAR_OP: bad = res->arg < 0 || res->arg2 < 0; need = "arg and scalar"; break;
 	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE:
-		bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0);
-		need = "shape and dtype (or dtype-of)";
+		bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0) ||
+		      (res->window_source >= 0) != (res->window_offsets >= 0) ||
+		      (res->window_source >= 0 && res->valid_shape < 0);
+		need = "shape and dtype (or dtype-of); window-source, window-offsets and valid-shape together";
 		break;
 	case RULE_RESHAPED: bad = res->arg < 0 || res->shape < 0; need = "arg and shape"; break;
 	case RULE_RETYPE: bad = res->arg < 0 || !res->dtype_kw; need = "arg and dtype"; break;
 	case RULE_SCALAR: bad = res->dtype < 0 && res->dtype_of < 0; need = "dtype or dtype-of"; break;
 	case RULE_TUPLE: bad = res->nelems == 0; need = "elems"; break;
+	case RULE_ARRAY: bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0); need = "length and dtype"; break;
 	default: break;
 	}
 	if (bad)

@@ -1535,6 +1535,146 @@ static bool paren_target(Parser *p)
 	return false;
 }
 
+/* A call of canonical op `op` on args, lowered through the registry. */
+static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos)
+{
+	Expr *call = ir_expr_new(p->a, EX_OP_CALL, pos);
+	call->str = intern_cstr(p->a, op);
+	call->nargs = nargs;
+	call->args = arena_alloc(p->a, (size_t)(nargs + 1) * sizeof *call->args);
+	memcpy(call->args, args, (size_t)nargs * sizeof *args);
+	Expr *r = sugar_lower_call(&p->sugar, call);
+	if (!r)
+		longjmp(p->fail, 1);
+	return r;
+}
+
+static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos)
+{
+	Expr *l = ir_expr_new(p->a, EX_TUPLE, pos);
+	l->nargs = n;
+	l->args = arena_alloc(p->a, (size_t)(n + 1) * sizeof *l->args);
+	if (n)
+		memcpy(l->args, items, (size_t)n * sizeof *items);
+	return l;
+}
+
+/* The subscript-store sugar, the cursor after `NAME[`:
+ *   dst[a:b, i] = src   ->  dst = pl.tensor.assemble(dst, src, [a, i])  (tile.assemble for a tile)
+ *   arr[i] = v          ->  arr = pl.array.update_element(arr, i, v)
+ * A slice's start defaults to 0, dims past the indices are whole; a scalar
+ * index writes a unit window and drops that axis from the source, which is
+ * reshaped back to the full rank (a tile source may keep leading unit axes
+ * to stay 2D).  Returns the assignment. */
+static Stmt *subscript_store(Parser *p, const Token *nt)
+{
+	SrcPos pos = pos_of(nt);
+	if (p->fn->strict_ssa)
+		PERR_AT(p, nt, "Subscript-write syntax 'dst[...] = src' is only supported before SSA conversion; "
+			"write an explicit pl.assemble(...) call, or remove strict_ssa=True");
+	Var *base = lookup(p, nt->text);
+	if (!base)
+		PERR_AT(p, nt, "Undefined variable '%s'", nt->text);
+	Type *bt = base->type;
+	Expr *bref = ir_var_ref(p->a, base);
+	Stmt *s = ir_stmt_new(p->a, ST_ASSIGN, pos);
+	if (bt && bt->kind == TY_ARRAY) {
+		Expr *idx = parse_expr(p);
+		if (at_op(p, ","))
+			PERR_AT(p, peek(p), "Array subscript-write takes a single index: arr[i] = v");
+		expect_op(p, "]");
+		expect_op(p, "=");
+		Expr *v = parse_expr(p);
+		if (v->kind == EX_INT && v->dtype == DT_INDEX)
+			v = leaf_int(p, v->ival, bt->dtype, v->pos); /* `arr[i] = 7` takes the element dtype */
+		Expr *args[3] = { bref, idx, v };
+		Expr *value = registry_call(p, "array.update_element", args, 3, pos);
+		s->var = assign_target(p, nt, NULL, &value);
+		s->value = value;
+		return s;
+	}
+	bool tile = bt && bt->kind == TY_TILE;
+	if (!bt || (bt->kind != TY_TENSOR && bt->kind != TY_DIST_TENSOR && !tile))
+		PERR_AT(p, nt, "Subscript-write requires a Tensor, Tile or Array target; '%s' is not one", nt->text);
+	int rank = bt->ndim;
+	Expr **offs = arena_alloc(p->a, (size_t)(rank + 1) * sizeof *offs);
+	Expr **ext = arena_alloc(p->a, (size_t)(rank + 1) * sizeof *ext); /* NULL: not a constant */
+	bool *dropped = arena_alloc(p->a, (size_t)(rank + 1) * sizeof *dropped);
+	int n = 0, ndrop = 0;
+	bool any_slice = false;
+	while (!at_op(p, "]")) {
+		if (n == rank)
+			PERR_AT(p, peek(p), "%s subscript-write has more indices than the %dD %s", tile ? "Tile" : "Tensor",
+				rank, tile ? "tile" : "tensor");
+		Expr *lo = at_op(p, ":") ? NULL : parse_expr(p);
+		if (accept_op(p, ":")) {
+			any_slice = true;
+			Expr *hi = at_op(p, ",") || at_op(p, "]") ? NULL : parse_expr(p);
+			if (at_op(p, ":"))
+				PERR_AT(p, peek(p), "Slice step is not supported in a subscript-write");
+			offs[n] = lo ? lo : leaf_int(p, 0, DT_INDEX, pos);
+			Expr *h = hi ? hi : bt->shape[n];
+			int64_t l0 = lo ? (lo->kind == EX_INT ? lo->ival : -1) : 0;
+			ext[n] = h->kind == EX_INT && l0 >= 0 ? leaf_int(p, h->ival - l0, DT_INDEX, pos) : NULL;
+			dropped[n] = false;
+		} else {
+			offs[n] = lo;
+			ext[n] = leaf_int(p, 1, DT_INDEX, pos);
+			dropped[n] = true;
+			ndrop++;
+		}
+		n++;
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, "]");
+	if (n == rank && !any_slice)
+		PERR_AT(p, nt, "Element-write 'dst[i, j] = scalar' is not supported for %s targets; use slice indices "
+			"(e.g. 'dst[i:i+1, j:j+1] = src')", tile ? "tile" : "tensor");
+	for (int i = n; i < rank; i++) {
+		offs[i] = leaf_int(p, 0, DT_INDEX, pos);
+		ext[i] = bt->shape[i]->kind == EX_INT ? bt->shape[i] : NULL;
+		dropped[i] = false;
+	}
+	expect_op(p, "=");
+	SrcPos sp = pos_of(peek(p));
+	Expr *src = parse_expr(p);
+	Type *st = ir_expr_type(src);
+	bool src_ok = st && (tile ? st->kind == TY_TILE : (st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR));
+	if (!src_ok)
+		perr(p, sp.line, sp.col, "Subscript-write source must also be a %s", tile ? "tile" : "tensor");
+	int natural = rank - ndrop, floored = tile && natural < 2 ? 2 : natural;
+	if (st->ndim != natural && st->ndim != floored)
+		perr(p, sp.line, sp.col,
+		     "Subscript-write source must be %dD to match the rank-reduced %s window, got %dD", natural,
+		     tile ? "tile" : "tensor", st->ndim);
+	int lead = st->ndim - natural;
+	for (int d = 0, a = lead; d < rank; d++) {
+		if (dropped[d])
+			continue;
+		Expr *want = ext[d], *have = st->shape[a];
+		if (want && have->kind == EX_INT && want->ival != have->ival)
+			perr(p, sp.line, sp.col,
+			     "Subscript-write shape mismatch on source axis %d: window expects %" PRId64
+			     " elements, source has %" PRId64, a, want->ival, have->ival);
+		a++;
+	}
+	if (st->ndim != rank) {
+		/* reshape the source up to the full window rank: unit dims where
+		 * an index dropped an axis, leading tile unit axes skipped */
+		Expr **dims = arena_alloc(p->a, (size_t)(rank + 1) * sizeof *dims);
+		for (int d = 0, a = lead; d < rank; d++)
+			dims[d] = dropped[d] ? leaf_int(p, 1, DT_INDEX, pos) : st->shape[a++];
+		Expr *rargs[2] = { src, list_expr(p, dims, rank, pos) };
+		src = registry_call(p, tile ? "tile.reshape" : "tensor.reshape", rargs, 2, pos);
+	}
+	Expr *args[3] = { bref, src, list_expr(p, offs, rank, pos) };
+	Expr *value = registry_call(p, tile ? "tile.assemble" : "tensor.assemble", args, 3, pos);
+	s->var = assign_target(p, nt, NULL, &value);
+	s->value = value;
+	return s;
+}
+
 static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	const Token *t = peek(p);
@@ -1666,12 +1806,11 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			return;
 		}
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
-		/* could be a subscript store `x[a:b] = v` (sugar) or an expression */
-		Expr *e = parse_expr(p);
-		if (at_op(p, "="))
-			PERR_AT(p, peek(p), "subscript assignment is not supported yet");
-		s = ir_stmt_new(p->a, ST_EVAL, pos_of(&first));
-		s->value = e;
+		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
+		 * expression statement of that form would have no effect) */
+		next(p);
+		next(p);
+		s = subscript_store(p, &first);
 	} else {
 		Expr *e = parse_expr(p);
 		if (at_op(p, "="))

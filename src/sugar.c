@@ -179,7 +179,8 @@ static bool equals_const(const Expr *e, const OpsConst *k, Expr **slots)
 static int elem_dtype(Expr *e)
 {
 	Type *t = e ? ir_expr_type(e) : NULL;
-	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR))
+	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR &&
+		   t->kind != TY_ARRAY))
 		return -1;
 	return t->dtype;
 }
@@ -290,6 +291,79 @@ static ViewSpec *tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr 
 
 static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slots);
 
+/* ---------------------------------------------- window reads (tile.load) */
+
+/* The valid_shape list of a tensor type's view, or NULL. */
+static Expr *view_valid_shape(const Type *t)
+{
+	if (!t || !t->view)
+		return NULL;
+	for (int i = 0; i < t->view->nkw; i++)
+		if (!strcmp(t->view->kw[i].name, "valid_shape") && t->view->kw[i].value->kind == EX_TUPLE)
+			return t->view->kw[i].value;
+	return NULL;
+}
+
+/* a <= b, provably: equal, constants compared, or through min / max. */
+static bool extent_le(const Expr *a, const Expr *b)
+{
+	if (expr_equal(a, b))
+		return true;
+	if (a->kind == EX_INT && b->kind == EX_INT)
+		return a->ival <= b->ival;
+	if (a->kind == EX_BINARY && a->op == OP_MIN && (extent_le(a->lhs, b) || extent_le(a->rhs, b)))
+		return true;
+	if (b->kind == EX_BINARY && b->op == OP_MAX && (extent_le(a, b->lhs) || extent_le(a, b->rhs)))
+		return true;
+	return false;
+}
+
+/* min(a, b), settled when one side is provably the smaller. */
+static Expr *extent_min(SugarCtx *c, Expr *a, Expr *b)
+{
+	if (extent_le(a, b))
+		return a;
+	if (extent_le(b, a))
+		return b;
+	return type_make_binary(c->a, OP_MIN, a, b, a->pos, c->d);
+}
+
+/* The valid extent of each dimension of a window `window` read at `offs`
+ * from tensor type src, given the requested extent `req`: the part of src's
+ * valid region under the window (all of the window where src is wholly
+ * valid and the read does not clamp), narrowed from the request only when
+ * provably smaller.  NULL when src has no valid region of its own or the
+ * ranks differ (a reinterpreting read keeps its request). */
+static Expr *window_read_valid(SugarCtx *c, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp)
+{
+	Expr *sv = view_valid_shape(src);
+	if ((!sv && !clamp) || offs->kind != EX_TUPLE || window->kind != EX_TUPLE || req->kind != EX_TUPLE ||
+	    window->nargs != src->ndim || offs->nargs != src->ndim || req->nargs != src->ndim || (sv && sv->nargs != src->ndim))
+		return NULL;
+	Expr *out = leaf(c, EX_TUPLE, req->pos);
+	out->nargs = req->nargs;
+	out->args = arena_alloc(c->a, (size_t)(out->nargs + 1) * sizeof *out->args);
+	for (int i = 0; i < src->ndim; i++) {
+		Expr *valid = sv ? sv->args[i] : src->shape[i], *off = offs->args[i], *win = window->args[i];
+		Expr *avail = win;
+		if (clamp || !expr_equal(valid, src->shape[i])) {
+			Expr *rest = valid;
+			if (!(off->kind == EX_INT && off->ival == 0)) {
+				if (valid->kind == EX_INT && off->kind == EX_INT)
+					rest = int_const(c, valid->ival > off->ival ? valid->ival - off->ival : 0, DT_INDEX, off->pos);
+				else if (!(rest = type_make_binary(c->a, OP_MAX, valid, off, off->pos, c->d)) ||
+					 !(rest = type_make_binary(c->a, OP_SUB, rest, off, off->pos, c->d)))
+					return NULL;
+			}
+			if (!(avail = extent_min(c, rest, win)))
+				return NULL;
+		}
+		Expr *want = req->args[i];
+		out->args[i] = !expr_equal(avail, win) && extent_le(avail, want) ? avail : want;
+	}
+	return out;
+}
+
 static Type *shaped(SugarCtx *c, TypeKind k, Expr *shape, DType dt)
 {
 	Type *t = ir_type_new(c->a, k);
@@ -306,7 +380,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 	if (t0 && t0->kind == TY_UNKNOWN)
 		t0 = NULL;
 	Expr *shape = r->shape >= 0 ? slots[r->shape] : NULL;
-	if (shape && shape->kind != EX_TUPLE)
+	if (shape && shape->kind != EX_TUPLE && r->rule != RULE_ARRAY)
 		return NULL;
 	switch (r->rule) {
 	case RULE_UNKNOWN: case RULE_NONE:
@@ -374,6 +448,19 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 			t->mem = (MemSpace)r->mem;
 		}
 		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
+		if (valid && r->window_source >= 0) {
+			Type *st = ir_expr_type(slots[r->window_source]);
+			bool clamp = false;
+			for (int i = 0; i < op->nkwargs; i++)
+				if (!strcmp(op->kwargs[i].name, "clamp")) {
+					Expr *ck = slots[op->nparams + i];
+					clamp = ck && ck->kind == EX_BOOL && ck->ival;
+				}
+			Expr *w = st && (st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR)
+				  ? window_read_valid(c, st, slots[r->window_offsets], shape, valid, clamp) : NULL;
+			if (w)
+				valid = w;
+		}
 		if (valid && valid->kind == EX_TUPLE && valid->nargs && !same_dims(valid, t->shape, t->ndim)) {
 			const char *n = "valid_shape";
 			t->view = view_of(c, &n, &valid, 1);
@@ -387,7 +474,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		return t;
 	}
 	case RULE_RESHAPED: {
-		if (!t0 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE))
+		if (!t0 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE && t0->kind != TY_DIST_TENSOR))
 			return NULL;
 		Type *t = shaped(c, t0->kind, shape, t0->dtype);
 		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
@@ -429,6 +516,19 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 	case RULE_SCALAR: {
 		int dt = r->dtype >= 0 ? r->dtype : elem_dtype(slots[r->dtype_of]);
 		return dt < 0 ? NULL : ir_scalar_type(c->a, (DType)dt);
+	}
+	case RULE_ARRAY: {
+		/* pl.Array[LENGTH, DTYPE]: the length must be an integer literal */
+		Expr *len = slots[r->shape];
+		int dt = r->dtype_kw ? dtype_symbol(kwarg_value(op, slots, r->dtype_kw)) : dtype_symbol(slots[r->dtype_arg]);
+		if (!len || len->kind != EX_INT || dt < 0)
+			return NULL;
+		Type *t = ir_type_new(c->a, TY_ARRAY);
+		t->dtype = (DType)dt;
+		t->shape = arena_alloc(c->a, sizeof *t->shape);
+		t->shape[0] = len;
+		t->ndim = 1;
+		return t;
 	}
 	case RULE_TUPLE: {
 		Type *t = ir_type_new(c->a, TY_TUPLE);

@@ -376,6 +376,13 @@ case('cyclic_calls_type_contradiction', H + """    @pl.function
 
 # Known-open bugs: written to testdata/bad-pending/ (beside OUT), whose
 # README says what is wrong; move a name out of this set once it is fixed.
+# ---- subscript-store sugar (dst[a:b] = src)
+case('subscript_store_element_write', body('x[0] = x'), 'Element-write')
+case('subscript_store_shape_mismatch', body('y: pl.Tensor[[8], pl.FP32] = pl.tensor.slice(x, [8], [0])', 'x[0:4] = y'), 'shape mismatch')
+case('subscript_store_scalar_target', body('n[0:1] = x'), 'Tensor, Tile or Array')
+case('subscript_store_scalar_source', body('x[0:8] = n'), 'source must also be a tensor')
+case('subscript_store_too_many_indices', body('x[0:8, 0:1] = x'), 'more indices')
+
 PENDING = {
     'bare_yield_in_carried_loop', 'break_in_split_aiv', 'split_aiv_nested',
     'spmd_for_with_deps', 'self_in_host_subworker',

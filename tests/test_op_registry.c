@@ -199,6 +199,11 @@ START_TEST(malformed_entries_are_located)
 		{ "ops:\n  - op: tensor.x\n", "user.yaml:2:5: error: op 'tensor.x' has no 'result'" },
 		{ "sugar:\n  - {name: f, dispatch: [{op: tensor.nothere}]}\n", "field 'op': 'tensor.nothere' is not a registered op" },
 		{ "ops: [\n", "user.yaml:2:1: error: invalid YAML" },
+		{ "ops:\n  - op: array.x\n    params: [{name: n}]\n    result: {rule: array, length: 0}\n",
+		  "result rule 'array' needs length and dtype" },
+		{ "ops:\n  - op: tile.x\n    params: [{name: t}, {name: o}, {name: s}]\n"
+		  "    result: {rule: tile-from-shape, shape: 2, dtype-of: 0, window-source: 0, window-offsets: 1}\n",
+		  "window-source, window-offsets and valid-shape together" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		OpRegistry r;
@@ -224,6 +229,29 @@ START_TEST(sugar_lowers_with_defaults_and_types)
 					  "pl.tile.load(y, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.mul(t, t)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "        pl.tile.store(u, [0, 0], out)"));
+	free(out);
+}
+END_TEST
+
+START_TEST(array_and_window_read_rules)
+{
+	/* rule array: pl.array.create(N, DT) is a pl.Array[N, DT]; array.get_element
+	 * gives its element type.  tile.load's window-source rule: a read keeps the
+	 * part of the source's valid region under the window (the reference's
+	 * canonical print of ssa/distributed_tensor_view_valid_shape_substitution) */
+	char *out = roundtrip(HDR
+			      "    def f(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):\n"
+			      "        w = pl.array.create(4, pl.TASK_ID)\n"
+			      "        e = pl.array.get_element(w, 0)\n"
+			      "        sub = pl.tensor.slice(x, [8, 64], [0, 0], valid_shape=[8, n])\n"
+			      "        t = pl.load(sub, [0, 0], [8, 64])\n"
+			      "        u = pl.load(x, [0, 0], [8, 64])\n");
+	ck_assert_msg(out, "%s", ERR);
+	ck_assert_ptr_nonnull(strstr(out, "w: pl.Array[4, pl.TASK_ID] = pl.array.create(4, dtype=pl.TASK_ID)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "e: pl.Scalar[pl.TASK_ID] = pl.array.get_element(w, 0)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "t: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec, "
+					  "pl.TileView(valid_shape=[8, pl.min(n, pl.const(64, pl.INDEX))])] = "));
+	ck_assert_ptr_nonnull(strstr(out, "u: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = "));
 	free(out);
 }
 END_TEST
@@ -269,6 +297,7 @@ static Suite *registry_suite(void)
 	tcase_add_test(tc, user_file_adds_an_op);
 	tcase_add_test(tc, lazy_builtin_matches_whole_load);
 	tcase_add_test(tc, user_file_overrides_unloaded_builtin);
+	tcase_add_test(tc, array_and_window_read_rules);
 	tcase_add_test(tc, malformed_entries_are_located);
 	tcase_add_test(tc, sugar_lowers_with_defaults_and_types);
 	tcase_add_test(tc, bad_calls_are_located_errors);

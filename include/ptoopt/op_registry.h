@@ -56,14 +56,14 @@ typedef struct OpsParam {
 typedef enum OpsRule {
 	RULE_UNKNOWN, RULE_NONE, RULE_SAME_AS_ARG, RULE_LIKE_ARG, RULE_ELEMENTWISE, RULE_SCALAR_OP,
 	RULE_TENSOR_FROM_SHAPE, RULE_TILE_FROM_SHAPE, RULE_RESHAPED, RULE_REDUCE_LAST,
-	RULE_RETYPE, RULE_SCALAR, RULE_TUPLE
+	RULE_RETYPE, RULE_SCALAR, RULE_TUPLE, RULE_ARRAY
 } OpsRule;
 
 typedef struct OpsResult {
 	OpsRule rule;
 	int arg, arg2;          /* the operand(s); arg2: elementwise rhs / scalar-op scalar */
 	bool promote;
-	int shape, valid_shape; /* argument indices, -1 when absent */
+	int shape, valid_shape; /* argument indices, -1 when absent (array: shape = the length) */
 	const char *dtype_kw;   /* dtype from this kwarg ... */
 	int dtype_arg;          /* ... or from this argument (a dtype symbol), -1 */
 	int dtype_of;           /* ... or the element dtype of this argument, -1 */
@@ -71,6 +71,8 @@ typedef struct OpsResult {
 	const char *layout_kw, *mem_kw, *pad_kw;
 	int mem;                /* fixed MemSpace when mem_kw is NULL, -1 */
 	const char *column_blayout; /* tile.full: TileView(blayout=...) for [N, 1] */
+	int window_source, window_offsets; /* tile.load: the valid shape is narrowed by the
+					    * source tensor's valid region (-1 when absent) */
 	struct OpsResult *elems; int nelems;
 } OpsResult;
 
