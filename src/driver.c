@@ -412,12 +412,24 @@ static int process(DriverConfig *c, const char *path)
 		} else if (c->output_mode == OUT_DIFF) {
 			StrBuf result = { 0 }, diff = { 0 };
 			print_program(&result, prog);
+			/* to stdout the diff streams out in chunks as it is made */
+			bool to_stdout = !dest || c->in_place;
+			if (to_stdout)
+				diff.sink = stdout;
 			diff_unified(&diff, shown, src, len, shown, result.data, result.len, 3, c->color);
 			if (c->in_place)
 				rc = write_out(path, prog, NULL, 0);
-			if (!rc)
-				rc = (dest && !c->in_place) ? write_file_atomic(dest, diff.data, diff.len)
-							     : write_stdout(NULL, diff.data, diff.len);
+			if (!rc && to_stdout) {
+				int err = sb_flush(&diff);
+				if (!err && fflush(stdout) != 0)
+					err = errno;
+				if (err) {
+					fprintf(stderr, "ptoopt: error: cannot write to standard output: %s\n", strerror(err));
+					rc = 1;
+				}
+			} else if (!rc) {
+				rc = write_file_atomic(dest, diff.data, diff.len);
+			}
 			sb_release(&result);
 			sb_release(&diff);
 		} else {
