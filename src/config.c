@@ -28,6 +28,7 @@
 #include <yaml.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/file_read.h"
 #include "ptoopt/op_registry.h"
 
 typedef struct Loader {
@@ -293,31 +294,27 @@ bool config_load_ops(DriverConfig *c, const char *path, Diag *d)
 	return true;
 }
 
+/* A pipeline file is a few lines; anything this big is a wrong path. */
+#define CONFIG_MAX_BYTES (16 << 20)
+
 bool config_load(DriverConfig *c, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
-		return false;
-	}
-	StrBuf text = { 0 };
-	char chunk[8192];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sb_putn(&text, chunk, n);
-	bool read_err = ferror(f);
-	fclose(f);
-	if (read_err) {
-		fprintf(stderr, "ptoopt: error: cannot read '%s'\n", path);
-		sb_release(&text);
+	size_t len = 0;
+	bool too_big;
+	char *text = file_read(path, CONFIG_MAX_BYTES, &len, &too_big);
+	if (!text) {
+		if (too_big)
+			fprintf(stderr, "ptoopt: error: '%s' is larger than %d bytes: not a pipeline file\n", path, CONFIG_MAX_BYTES);
+		else
+			fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", path, strerror(errno));
 		return false;
 	}
 	Diag d;
-	diag_init(&d, driver_keep(c, path), text.data ? text.data : "", text.len);
+	diag_init(&d, driver_keep(c, path), text, len);
 	Loader L = { .d = &d, .c = c };
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)(text.data ? text.data : ""), text.len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)(text), len);
 	bool ok;
 	if (!yaml_parser_load(&parser, &L.doc)) {
 		diag_error(&d, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1, "YAML: %s%s%s",
@@ -330,7 +327,7 @@ bool config_load(DriverConfig *c, const char *path)
 		yaml_document_delete(&L.doc);
 	}
 	yaml_parser_delete(&parser);
-	sb_release(&text);
+	free(text);
 	return ok;
 }
 

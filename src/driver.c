@@ -21,6 +21,7 @@
 
 #include "ptoopt/arena.h"
 #include "ptoopt/diff.h"
+#include "ptoopt/file_read.h"
 #include "ptoopt/golden.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
@@ -52,79 +53,23 @@ void driver_config_release(DriverConfig *c)
 
 /* ------------------------------------------------------------ reading */
 
-/* Read all of f; NULL with errno set on failure. */
-static char *read_all(FILE *f, size_t *len, int *too_big)
-{
-	size_t cap = 1 << 16, n = 0;
-	struct stat st;
-	/* a regular file is read into a buffer of its size (plus one byte to see EOF) */
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		if ((size_t)st.st_size > MAX_INPUT_BYTES) {
-			*too_big = 1;
-			return NULL;
-		}
-		cap = (size_t)st.st_size + 1;
-	}
-	*too_big = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap) {
-			if (cap >= MAX_INPUT_BYTES) {
-				*too_big = 1;
-				free(buf);
-				return NULL;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0) {
-			if (ferror(f)) {
-				int e = errno;
-				free(buf);
-				errno = e ? e : EIO;
-				return NULL;
-			}
-			break;
-		}
-	}
-	if (n > MAX_INPUT_BYTES) {
-		*too_big = 1;
-		free(buf);
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
 /* The whole of path ("-": standard input); NULL after a message. */
 static char *read_input(const char *path, size_t *len)
 {
 	bool from_stdin = strcmp(path, "-") == 0;
 	const char *shown = from_stdin ? "<stdin>" : path;
-	FILE *in = from_stdin ? stdin : fopen(path, "rb");
-	if (!in) {
-		fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (!from_stdin && fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool too_big;
+	char *src = from_stdin ? file_read_stream(stdin, MAX_INPUT_BYTES, len, &too_big)
+			       : file_read(path, MAX_INPUT_BYTES, len, &too_big);
+	if (src)
+		return src;
+	if (too_big)
+		fprintf(stderr, "ptoopt: error: '%s' is larger than the %zu-byte input limit\n", shown, MAX_INPUT_BYTES);
+	else if (errno == EISDIR)
 		fprintf(stderr, "ptoopt: error: '%s' is a directory\n", path);
-		fclose(in);
-		return NULL;
-	}
-	int too_big;
-	char *src = read_all(in, len, &too_big);
-	if (!from_stdin)
-		fclose(in);
-	if (!src) {
-		if (too_big)
-			fprintf(stderr, "ptoopt: error: '%s' is larger than the %zu-byte input limit\n", shown, MAX_INPUT_BYTES);
-		else
-			fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", shown, strerror(errno));
-	}
-	return src;
+	else
+		fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", shown, strerror(errno));
+	return NULL;
 }
 
 /* ------------------------------------------------------------ writing */

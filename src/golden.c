@@ -14,37 +14,16 @@
 #include "ptoopt/golden.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptoopt/arena.h"
 #include "ptoopt/diff.h"
+#include "ptoopt/file_read.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
-
-/* The whole file, or NULL (errno set). */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	StrBuf b = { 0 };
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sb_putn(&b, chunk, n);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		sb_release(&b);
-		errno = EIO;
-		return NULL;
-	}
-	sb_putc(&b, 0);
-	*len = b.len - 1;
-	return b.data;
-}
 
 static int report(const DriverConfig *c, const char *shown, const char *la, const char *a, size_t alen,
 		  const char *lb, const char *b, size_t blen)
@@ -64,7 +43,8 @@ int golden_check(const DriverConfig *c, Program *prog, const char *shown)
 	StrBuf result = { 0 };
 	print_program(&result, prog);
 	size_t elen = 0;
-	char *expected = slurp(c->expect, &elen);
+	bool too_big;
+	char *expected = file_read(c->expect, SIZE_MAX / 2, &elen, &too_big);
 	int rc = 0;
 	if (!expected && !(c->update && errno == ENOENT)) {
 		fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", c->expect, strerror(errno));

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "ptoopt/file_read.h"
 #include "ptoopt/ir.h"
 
 typedef struct Loader {
@@ -547,24 +548,21 @@ bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len
 	return ok;
 }
 
+/* An op registry is some KB of YAML; far more is a wrong path. */
+#define OPS_FILE_MAX_BYTES (64 << 20)
+
 bool ops_load_file(OpRegistry *r, const char *path, Diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_error(d, 0, 0, "cannot open op registry: %s", strerror(errno));
+	size_t n = 0;
+	bool too_big;
+	char *buf = file_read(path, OPS_FILE_MAX_BYTES, &n, &too_big);
+	if (!buf) {
+		if (too_big)
+			diag_error(d, 0, 0, "op registry file is larger than %d bytes", OPS_FILE_MAX_BYTES);
+		else
+			diag_error(d, 0, 0, "cannot open op registry: %s", strerror(errno));
 		return false;
 	}
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap)
-			buf = xrealloc(buf, cap *= 2);
-		size_t k = fread(buf + n, 1, cap - n, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	fclose(f);
 	/* the Diag shows source lines of the registry file, not of the program */
 	Diag sub = *d;
 	sub.file = path;

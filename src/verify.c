@@ -45,6 +45,17 @@ static void fail(Verifier *v, SrcPos pos, const char *fmt, const char *name)
  * counting as one of its definitions. */
 static void bind(Verifier *v, Var *x, SrcPos pos);
 
+/* x becomes visible until the enclosing scope's undo log is unwound */
+static void make_visible(Verifier *v, Var *x)
+{
+	if (v->nlog == v->clog) {
+		v->clog = v->clog ? v->clog * 2 : 64;
+		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
+	}
+	v->log[v->nlog++] = x;
+	pmap_put(&v->visible, x, x);
+}
+
 static void define(Verifier *v, Var *x, SrcPos pos)
 {
 	if (!x)
@@ -57,12 +68,7 @@ static void define(Verifier *v, Var *x, SrcPos pos)
 	 * scope, so the scope's undo log must not hide it */
 	if (pmap_get(&v->visible, x))
 		return;
-	if (v->nlog == v->clog) {
-		v->clog = v->clog ? v->clog * 2 : 64;
-		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
-	}
-	v->log[v->nlog++] = x;
-	pmap_put(&v->visible, x, x);
+	make_visible(v, x);
 }
 
 static void bind(Verifier *v, Var *x, SrcPos pos)
@@ -71,12 +77,7 @@ static void bind(Verifier *v, Var *x, SrcPos pos)
 		define(v, x, pos);
 		return;
 	}
-	if (v->nlog == v->clog) {
-		v->clog = v->clog ? v->clog * 2 : 64;
-		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
-	}
-	v->log[v->nlog++] = x;
-	pmap_put(&v->visible, x, x);
+	make_visible(v, x);
 }
 
 static void end_scope(Verifier *v, size_t mark)

@@ -12,52 +12,8 @@ fi
 tool=$1
 case $tool in /*) ;; *) tool="$PWD/$tool" ;; esac
 
-# a sanitizer report must never look like an ordinary exit code
-export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptoopt-cli.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 2
-umask 022
-
-pass=0
-fail=0
-failed=()
-current=""
-
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    failed+=("$current")
-    echo "FAIL $current: $*"
-    if [ -s err ]; then
-        head -n 3 err | cut -c1-200 | sed 's/^/    stderr: /'
-    fi
-}
-# run ARGS...: runs the tool with stdin from /dev/null unless redirected by
-# the caller; sets rc, leaves stdout in ./out and stderr in ./err
-run() {
-    "$tool" "$@" > out 2> err < /dev/null
-    rc=$?
-}
-run_stdin() { # run_stdin FILE ARGS...
-    local f=$1
-    shift
-    "$tool" "$@" > out 2> err < "$f"
-    rc=$?
-}
-expect_rc() { # expect_rc N: exit code N, and no crash
-    if grep -aqE 'Sanitizer|runtime error:' err 2>/dev/null; then
-        bad "sanitizer report (exit code $rc)"
-        return 1
-    fi
-    if [ "$rc" -ne "$1" ]; then
-        bad "exit code $rc, expected $1"
-        return 1
-    fi
-    return 0
-}
+suite=cli
+. "$(dirname "$0")/check_lib.sh"
 
 cat > in.pto <<'EOF'
 import pypto.language as pl
@@ -381,9 +337,4 @@ elif ! cmp -s big-o.pto big.pto; then bad "-o output differs from the canonical 
 else ok; fi
 rm -f big.pto big-stdout.pto big-o.pto
 
-echo "cli: $pass passed, $fail failed"
-if [ $fail -gt 0 ]; then
-    echo "failed: ${failed[*]}"
-    exit 1
-fi
-exit 0
+finish

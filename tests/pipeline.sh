@@ -16,44 +16,9 @@ data=$2
 case $tool in /*) ;; *) tool="$PWD/$tool" ;; esac
 case $data in /*) ;; *) data="$PWD/$data" ;; esac
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
 unset NO_COLOR
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptoopt-pipeline.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 2
-umask 022
-
-pass=0
-fail=0
-failed=()
-current=""
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    failed+=("$current")
-    echo "FAIL $current: $*"
-    if [ -s err ]; then
-        head -n 4 err | cut -c1-200 | sed 's/^/    stderr: /'
-    fi
-}
-run() {
-    "$tool" "$@" > out 2> err < /dev/null
-    rc=$?
-}
-expect_rc() {
-    if grep -aqE 'Sanitizer|runtime error:' err 2>/dev/null; then
-        bad "sanitizer report (exit code $rc)"
-        return 1
-    fi
-    if [ "$rc" -ne "$1" ]; then
-        bad "exit code $rc, expected $1"
-        return 1
-    fi
-    return 0
-}
-has() { grep -qF -- "$1" "$2"; }
+suite=pipeline
+. "$(dirname "$0")/check_lib.sh"
 
 # The reference's output for --passes=convert-to-ssa,outline-incore on a
 # non-SSA input (testdata/pipeline/README.md).
@@ -506,7 +471,6 @@ if expect_rc 2; then
 fi
 
 current=stdin-among-files
-run_stdin() { local f=$1; shift; "$tool" "$@" > out 2> err < "$f"; rc=$?; }
 run_stdin in.pto second.pto - "$P"
 if expect_rc 0; then
     cat expected.pto expected.pto > want
@@ -545,9 +509,4 @@ expect_rc 2 && ok
 run -i in.pto -o x.pto
 expect_rc 2 && { [ -e x.pto ] && bad "wrote -o" || ok; }
 
-echo "pipeline: $pass passed, $fail failed"
-if [ "$fail" -ne 0 ]; then
-    echo "failed: ${failed[*]}"
-    exit 1
-fi
-exit 0
+finish

@@ -1,0 +1,77 @@
+/* file_read.c - reading a whole file or stream into memory (file_read.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "ptoopt/file_read.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "ptoopt/arena.h"
+
+char *file_read_stream(FILE *f, size_t limit, size_t *len, bool *too_big)
+{
+	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	*too_big = false;
+	/* a regular file is read into a buffer of its size, plus one byte to
+	 * see EOF without growing (that byte later holds the NUL) */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((size_t)st.st_size > limit) {
+			*too_big = true;
+			return NULL;
+		}
+		cap = (size_t)st.st_size + 1;
+	}
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			if (cap > limit) {
+				*too_big = true;
+				free(buf);
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				int e = errno;
+				free(buf);
+				errno = e ? e : EIO;
+				return NULL;
+			}
+			break;
+		}
+	}
+	if (n > limit) {
+		*too_big = true;
+		free(buf);
+		return NULL;
+	}
+	if (n == cap)
+		buf = xrealloc(buf, cap + 1);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+char *file_read(const char *path, size_t limit, size_t *len, bool *too_big)
+{
+	*too_big = false;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		errno = EISDIR;
+		return NULL;
+	}
+	char *text = file_read_stream(f, limit, len, too_big);
+	int e = errno;
+	fclose(f);
+	errno = e;
+	return text;
+}
