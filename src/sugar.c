@@ -673,14 +673,16 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		if (prints)
 			last = i;
 	}
-	Expr **args = arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
+	/* canonical text already has every argument: refill the parsed arrays
+	 * (slots holds the values) instead of allocating new ones */
+	Expr **args = last < call->nargs ? call->args : arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
 	for (int i = 0; i <= last; i++) {
 		if (!slots[i])
 			slots[i] = empty_list(c, call->pos); /* filler before a later argument */
 		args[i] = slots[i];
 	}
 	int nk = 0;
-	Kwarg *kw = arena_alloc(c->a, (size_t)(op->nkwargs + 1) * sizeof *kw);
+	Kwarg *kw = op->nkwargs <= call->nkw ? call->kw : arena_alloc(c->a, (size_t)(op->nkwargs + 1) * sizeof *kw);
 	for (int i = 0; i < op->nkwargs; i++) {
 		const OpsParam *p = &op->kwargs[i];
 		Expr *v = slots[np + i];

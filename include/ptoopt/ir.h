@@ -322,7 +322,9 @@ Level ir_default_level(FuncType t);
 Role ir_default_role(FuncType t);
 
 /* Function by interned name (hash lookup; the index follows changes to
- * p->funcs / p->nfuncs). */
+ * p->funcs / p->nfuncs: a new array or a smaller count rebuilds it, entries
+ * appended to the same array are added.  Replace p->funcs rather than
+ * overwriting entries of an indexed array in place). */
 Function *ir_find_function(Program *p, const char *name);
 /* Free what the program holds outside its arena. */
 void ir_program_release(Program *p);
