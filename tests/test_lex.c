@@ -454,13 +454,13 @@ END_TEST
 START_TEST(tab_error)
 {
 	/* a tab and eight spaces: the same level only with 8-column tabs */
-	LEX_FAILS("if a:\n        b\n\tc\n", 20, "t.pto:3:2: error:", "inconsistent use of tabs and spaces");
+	LEX_FAILS("if a:\n        b\n\tc\n", 19, "t.pto:3:2: error:", "inconsistent use of tabs and spaces");
 	lx_close();
 	/* deeper with 8-column tabs, shallower with 1-column ones */
-	LEX_FAILS("if a:\n   b\n   if c:\n\td\n", 26, "t.pto:4:2: error:", "inconsistent use of tabs and spaces");
+	LEX_FAILS("if a:\n   b\n   if c:\n\td\n", 23, "t.pto:4:2: error:", "inconsistent use of tabs and spaces");
 	lx_close();
 	/* back to a level with a different spelling of it */
-	LEX_FAILS("if a:\n\tif b:\n\t\tc\n        d\n", 28, "t.pto:4:9: error:", "inconsistent use of tabs and spaces");
+	LEX_FAILS("if a:\n\tif b:\n\t\tc\n        d\n", 27, "t.pto:4:9: error:", "inconsistent use of tabs and spaces");
 	lx_close();
 	/* the same spelling at every level: fine */
 	LEX_OK("if a:\n \tb\n \tif c:\n \t  d\n", "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:if NAME:c OP:: NL IN NAME:d NL DE DE EOF");
