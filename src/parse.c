@@ -1497,6 +1497,34 @@ static bool paren_target(Parser *p)
 	return false;
 }
 
+/* In an Orchestration function `m = pl.tensor.dim(t, K)` with a constant
+ * axis K whose extent is a dimension symbol of a tensor parameter binds m to
+ * that symbol and emits nothing (the reference parser's fold; outline-incore
+ * does the same on promotion, passes.md §4.3).  Returns the symbol or NULL. */
+static Var *folded_dim_read(Parser *p, const Expr *v)
+{
+	if (p->fn->type != FT_ORCHESTRATION || v->kind != EX_OP_CALL || strcmp(v->str, "tensor.dim") != 0 ||
+	    v->nargs != 2 || v->args[1]->kind != EX_INT)
+		return NULL;
+	Type *t = ir_expr_type(v->args[0]);
+	if (!t || t->kind != TY_TENSOR)
+		return NULL;
+	int64_t ax = v->args[1]->ival;
+	if (ax < 0)
+		ax += t->ndim;
+	if (ax < 0 || ax >= t->ndim || t->shape[ax]->kind != EX_VAR)
+		return NULL;
+	Var *sym = t->shape[ax]->var;
+	for (int i = 0; i < p->fn->nparams; i++) {
+		Type *pt = p->fn->params[i].var->type;
+		if (pt && pt->kind == TY_TENSOR)
+			for (int k = 0; k < pt->ndim; k++)
+				if (pt->shape[k]->kind == EX_VAR && pt->shape[k]->var == sym)
+					return sym;
+	}
+	return NULL;
+}
+
 /* A call of canonical op `op` on args, lowered through the registry. */
 static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos)
 {
@@ -1723,6 +1751,17 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			vec_release(&names);
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
+			Var *sym = folded_dim_read(p, value);
+			if (sym && (!ann || (ann->kind == TY_SCALAR && ann->dtype == DT_INDEX))) {
+				/* no statement: its comments move to the next one, as for pass */
+				bind(p, nt.text, sym);
+				vec_release(&names);
+				take_comments(p, peek(p)->line, cm);
+				for (size_t i = 0; i < cm->len; i++)
+					vec_push(&p->carried, cm->items[i]);
+				expect_newline(p);
+				return;
+			}
 			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			s->var = assign_target(p, &nt, ann, &value);
 			s->value = value;
