@@ -52,6 +52,7 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
@@ -1941,6 +1942,7 @@ static void parse_optimizations(Parser *p, Scope *sc)
 				expect_op(p, "=");
 			}
 			sc->split = (SplitMode)parse_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
+			p->split_written = true;
 			accept_op(p, ",");
 			expect_op(p, ")");
 		} else if (d && strcmp(d, "cross_core_slot") == 0) {
@@ -2380,6 +2382,17 @@ static void parse_while(Parser *p, PtrVec *out, PtrVec *cm)
 	vec_push(out, s);
 }
 
+static bool has_split_aiv(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if ((st->kind == ST_SCOPE && st->scope->kind == SC_SPLIT_AIV) || has_split_aiv(&st->body) ||
+		    has_split_aiv(&st->orelse))
+			return true;
+	}
+	return false;
+}
+
 static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token wt = next(p);
@@ -2390,6 +2403,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		PERR_AT(p, &ct, "expected a scope such as pl.at(...), pl.cluster(), pl.spmd(...) or pl.scope()");
 	next(p);
 	Stmt *s = NULL;
+	bool split_written = false;
 	if (!strcmp(d, "at")) {
 		s = scope_stmt(p, SC_INCORE, &wt);
 		/* level is the first parameter: pl.at(pl.Level.X) or pl.at(level=pl.Level.X) */
@@ -2402,7 +2416,9 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		Level lv = (Level)parse_enum(p, "Level", ir_level_parse, "a pl.Level value");
 		s->scope->level = lv;
 		s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
+		p->split_written = false;
 		parse_scope_kwargs(p, s->scope, true);
+		split_written = p->split_written;
 		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
 			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
 	} else if (!strcmp(d, "cluster")) {
@@ -2456,6 +2472,9 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	p->incore_depth += incore;
 	parse_block(p, &s->body, 0);
 	p->incore_depth -= incore;
+	if (split_written && s->scope->kind == SC_INCORE && has_split_aiv(&s->body))
+		PERR_AT(p, &ct, "optimizations=[pl.split(...)] and pl.split_aiv regions are mutually exclusive AIV-split "
+			"mechanisms; remove one of them (pl.cross_core_slot(slot_num=N) pins a slot count without splitting)");
 	if (s->scope->kind == SC_SPMD) {
 		/* with-form: the parser synthesises an InCore carrier only for a
 		 * body that reads the per-block index or carries optimizations= */

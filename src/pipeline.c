@@ -21,7 +21,8 @@ static const PassInfo passes[] = {
 	  .summary = "versions re-assigned variables; loop carries and if merges via pl.yield_",
 	  .run = ssa_convert_program, .produces_ssa = true, .keeps_ssa = true },
 	{ .name = "outline-incore", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
-	  .run = outline_incore_program, .keeps_ssa = true, .verify_after = verify_incore_outlined },
+	  .run = outline_incore_program, .keeps_ssa = true, .verify_before = verify_no_nested_incore,
+	  .verify_after = verify_incore_outlined },
 	{ .name = "outline-cluster",
 	  .summary = "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
 	  .run = outline_cluster_program, .keeps_ssa = true, .verify_after = verify_clusters_outlined },
@@ -195,6 +196,8 @@ int pipe_run(Program *p, const PassInfo **ps, int n, const PipeOptions *opts, Di
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", ps[i]->name);
 			return 1;
 		}
+		if (ps[i]->verify_before && !ps[i]->verify_before(p, d))
+			return 1;
 		if (run_one(p, ps[i], opts, d) != 0)
 			return 1;
 		if (ps[i]->verify_after && !ps[i]->verify_after(p, d))

@@ -128,6 +128,36 @@ START_TEST(scope_definitions_stay_visible)
 }
 END_TEST
 
+START_TEST(nested_incore_rejected_sibling_accepted)
+{
+	Fixture f;
+	setup(&f, HEADER
+		  "    @pl.function\n"
+		  "    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n"
+		  "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "            t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"
+		  "        for i in pl.range(2):\n"
+		  "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "                t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(t, 1.0)\n"
+		  "                with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "                    u: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(t, 1.0)\n"
+		  "        return t\n");
+	ck_assert(!verify_no_nested_incore(f.prog, &f.diag));
+	ck_assert_ptr_nonnull(strstr(messages(&f), "t.pto:11:17: error: Nested InCore scope detected"));
+	teardown(&f);
+	setup(&f, HEADER
+		  "    @pl.function\n"
+		  "    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n"
+		  "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "            t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"
+		  "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "            u: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(t, 1.0)\n"
+		  "        return u\n");
+	ck_assert_msg(verify_no_nested_incore(f.prog, &f.diag), "%s", messages(&f));
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verify");
@@ -137,6 +167,7 @@ int main(void)
 	tcase_add_test(tc, rejects_use_before_definition);
 	tcase_add_test(tc, rejects_use_outside_defining_loop);
 	tcase_add_test(tc, scope_definitions_stay_visible);
+	tcase_add_test(tc, nested_incore_rejected_sibling_accepted);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -40,6 +40,9 @@ typedef struct PassInfo {
 	/* The property the pass establishes, checked after it on every run (as
 	 * the reference's pass context does); NULL when none. */
 	bool (*verify_after)(Program *p, Diag *d);
+	/* A structural property the pass requires of its input, checked before
+	 * it runs; NULL when none. */
+	bool (*verify_before)(Program *p, Diag *d);
 } PassInfo;
 
 /* Every --pass-option given, each tagged with its pass. */
