@@ -306,14 +306,14 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 {
 	static const char *const keys[] = { "rule", "arg", "args", "scalar", "promote", "shape", "valid-shape",
 					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", "length",
-					    "window-source", "window-offsets", NULL };
+					    "window-source", "window-offsets", "shape-of", "when", NULL };
 	check_keys(L, n, "a result rule", keys);
 	static const char *const rules[] = { "unknown", "none", "same-as-arg", "like-arg", "elementwise", "scalar-op",
 					     "tensor-from-shape", "tile-from-shape", "reshaped", "reduce-last",
-					     "retype", "scalar", "tuple", "array", NULL };
+					     "retype", "scalar", "tuple", "array", "moved", NULL };
 	memset(res, 0, sizeof *res);
 	res->arg = res->arg2 = res->shape = res->valid_shape = res->dtype_arg = res->dtype_of = res->dtype = res->mem = -1;
-	res->window_source = res->window_offsets = -1;
+	res->window_source = res->window_offsets = res->shape_of = -1;
 	yaml_node_t *v = get(L, n, "rule");
 	if (!v)
 		lerr(L, n, "result without 'rule'");
@@ -346,6 +346,17 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 		res->window_source = arg_index(L, v, "window-source", op);
 	if ((v = get(L, n, "window-offsets")))
 		res->window_offsets = arg_index(L, v, "window-offsets", op);
+	if ((v = get(L, n, "shape-of")))
+		res->shape_of = arg_index(L, v, "shape-of", op);
+	if ((v = get(L, n, "when"))) {
+		static const char *const wkeys[] = { "kwarg", "equals", NULL };
+		check_keys(L, v, "a 'when' condition", wkeys);
+		yaml_node_t *k = get(L, v, "kwarg"), *e = get(L, v, "equals");
+		if (!k || !e)
+			lerr(L, v, "field 'when' needs kwarg and equals");
+		res->when_kw = kw_name(L, k, "kwarg", op);
+		res->when_equals = to_int(L, e, "equals");
+	}
 	if ((v = get(L, n, "length")))
 		res->shape = arg_index(L, v, "length", op);
 	if ((v = get(L, n, "dtype"))) {
@@ -388,15 +399,16 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 	case RULE_ELEMENTWISE: bad = res->arg < 0 || res->arg2 < 0; need = "args: [N, M]"; break;
 	case RULE_SCALAR_OP: bad = res->arg < 0 || res->arg2 < 0; need = "arg and scalar"; break;
 	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE:
-		bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0) ||
+		bad = (res->shape < 0 && res->shape_of < 0) || (!res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0) ||
 		      (res->window_source >= 0) != (res->window_offsets >= 0) ||
 		      (res->window_source >= 0 && res->valid_shape < 0);
-		need = "shape and dtype (or dtype-of); window-source, window-offsets and valid-shape together";
+		need = "shape (or shape-of) and dtype (or dtype-of); window-source, window-offsets and valid-shape together";
 		break;
 	case RULE_RESHAPED: bad = res->arg < 0 || res->shape < 0; need = "arg and shape"; break;
 	case RULE_RETYPE: bad = res->arg < 0 || !res->dtype_kw; need = "arg and dtype"; break;
 	case RULE_SCALAR: bad = res->dtype < 0 && res->dtype_of < 0; need = "dtype or dtype-of"; break;
 	case RULE_TUPLE: bad = res->nelems == 0; need = "elems"; break;
+	case RULE_MOVED: bad = res->arg < 0 || !res->mem_kw; need = "arg and mem: KWARG"; break;
 	case RULE_ARRAY: bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0); need = "length and dtype"; break;
 	default: break;
 	}

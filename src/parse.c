@@ -52,6 +52,7 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
@@ -1535,6 +1536,34 @@ static bool paren_target(Parser *p)
 	return false;
 }
 
+/* In an Orchestration function `m = pl.tensor.dim(t, K)` with a constant
+ * axis K whose extent is a dimension symbol of a tensor parameter binds m to
+ * that symbol and emits nothing (the reference parser's fold; outline-incore
+ * does the same on promotion, passes.md §4.3).  Returns the symbol or NULL. */
+static Var *folded_dim_read(Parser *p, const Expr *v)
+{
+	if (p->fn->type != FT_ORCHESTRATION || v->kind != EX_OP_CALL || strcmp(v->str, "tensor.dim") != 0 ||
+	    v->nargs != 2 || v->args[1]->kind != EX_INT)
+		return NULL;
+	Type *t = ir_expr_type(v->args[0]);
+	if (!t || t->kind != TY_TENSOR)
+		return NULL;
+	int64_t ax = v->args[1]->ival;
+	if (ax < 0)
+		ax += t->ndim;
+	if (ax < 0 || ax >= t->ndim || t->shape[ax]->kind != EX_VAR)
+		return NULL;
+	Var *sym = t->shape[ax]->var;
+	for (int i = 0; i < p->fn->nparams; i++) {
+		Type *pt = p->fn->params[i].var->type;
+		if (pt && pt->kind == TY_TENSOR)
+			for (int k = 0; k < pt->ndim; k++)
+				if (pt->shape[k]->kind == EX_VAR && pt->shape[k]->var == sym)
+					return sym;
+	}
+	return NULL;
+}
+
 /* A call of canonical op `op` on args, lowered through the registry. */
 static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos)
 {
@@ -1760,6 +1789,17 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			vec_release(&names);
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
+			Var *sym = folded_dim_read(p, value);
+			if (sym && (!ann || (ann->kind == TY_SCALAR && ann->dtype == DT_INDEX))) {
+				/* no statement: its comments move to the next one, as for pass */
+				bind(p, nt.text, sym);
+				vec_release(&names);
+				take_comments(p, peek(p)->line, cm);
+				for (size_t i = 0; i < cm->len; i++)
+					vec_push(&p->carried, cm->items[i]);
+				expect_newline(p);
+				return;
+			}
 			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			s->var = assign_target(p, &nt, ann, &value);
 			s->value = value;
@@ -1944,6 +1984,7 @@ static void parse_optimizations(Parser *p, Scope *sc)
 				expect_op(p, "=");
 			}
 			sc->split = (SplitMode)parse_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
+			p->split_written = true;
 			accept_op(p, ",");
 			expect_op(p, ")");
 		} else if (d && strcmp(d, "cross_core_slot") == 0) {
@@ -2383,6 +2424,17 @@ static void parse_while(Parser *p, PtrVec *out, PtrVec *cm)
 	vec_push(out, s);
 }
 
+static bool has_split_aiv(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if ((st->kind == ST_SCOPE && st->scope->kind == SC_SPLIT_AIV) || has_split_aiv(&st->body) ||
+		    has_split_aiv(&st->orelse))
+			return true;
+	}
+	return false;
+}
+
 static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token wt = next(p);
@@ -2393,6 +2445,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		PERR_AT(p, &ct, "expected a scope such as pl.at(...), pl.cluster(), pl.spmd(...) or pl.scope()");
 	next(p);
 	Stmt *s = NULL;
+	bool split_written = false;
 	if (!strcmp(d, "at")) {
 		s = scope_stmt(p, SC_INCORE, &wt);
 		/* level is the first parameter: pl.at(pl.Level.X) or pl.at(level=pl.Level.X) */
@@ -2405,7 +2458,9 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		Level lv = (Level)parse_enum(p, "Level", ir_level_parse, "a pl.Level value");
 		s->scope->level = lv;
 		s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
+		p->split_written = false;
 		parse_scope_kwargs(p, s->scope, true);
+		split_written = p->split_written;
 		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
 			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
 	} else if (!strcmp(d, "cluster")) {
@@ -2459,6 +2514,9 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	p->incore_depth += incore;
 	parse_block(p, &s->body, 0);
 	p->incore_depth -= incore;
+	if (split_written && s->scope->kind == SC_INCORE && has_split_aiv(&s->body))
+		PERR_AT(p, &ct, "optimizations=[pl.split(...)] and pl.split_aiv regions are mutually exclusive AIV-split "
+			"mechanisms; remove one of them (pl.cross_core_slot(slot_num=N) pins a slot count without splitting)");
 	if (s->scope->kind == SC_SPMD) {
 		/* with-form: the parser synthesises an InCore carrier only for a
 		 * body that reads the per-block index or carries optimizations= */

@@ -29,6 +29,7 @@ static const PassInfo passes[] = {
 	  .run = ssa_convert_program, .produces = PROP_SSA },
 	{ .name = "outline-incore", .ref_name = "OutlineIncoreScopes", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
 	  .run = outline_incore_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_INCORE_OUTLINED,
+	  .verify_before = verify_no_nested_incore,
 	  .verify_after = verify_incore_outlined },
 	{ .name = "outline-cluster", .ref_name = "OutlineClusterScopes",
 	  .summary = "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
@@ -502,6 +503,8 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
 		}
+		if (pi->verify_before && !pi->verify_before(p, d))
+			return 1;
 		double t0 = now_seconds();
 		if (run_one(p, &pl->steps[i], d) != 0)
 			return 1;

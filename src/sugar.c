@@ -291,6 +291,22 @@ static ViewSpec *tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr 
 
 static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slots);
 
+/* The block and scatter layouts of tile type t: its view's, else the
+ * implicit ones of its shape and memory space (Mat: col_major / row_major;
+ * otherwise row_major, or col_major for an [N, 1] tile, / none_box). */
+static void tile_layouts(const Type *t, const char *out[2])
+{
+	bool mat = t->mem == MS_MAT;
+	out[0] = mat || (t->ndim == 2 && ir_is_int_const(t->shape[1], 1, DT_INDEX) && t->mem == MS_VEC) ? "col_major" : "row_major";
+	out[1] = mat ? "row_major" : "none_box";
+	for (int i = 0; t->view && i < t->view->nkw; i++) {
+		const Expr *v = t->view->kw[i].value;
+		int slot = !strcmp(t->view->kw[i].name, "blayout") ? 0 : !strcmp(t->view->kw[i].name, "slayout") ? 1 : -1;
+		if (slot >= 0 && v->kind == EX_SYMBOL && !strncmp(v->str, "pl.TileLayout.", 14))
+			out[slot] = v->str + 14;
+	}
+}
+
 /* ---------------------------------------------- window reads (tile.load) */
 
 /* The valid_shape list of a tensor type's view, or NULL. */
@@ -379,7 +395,20 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 	Type *t0 = a0 ? ir_expr_type(a0) : NULL;
 	if (t0 && t0->kind == TY_UNKNOWN)
 		t0 = NULL;
+	if (r->when_kw) {
+		Expr *w = kwarg_value(op, slots, r->when_kw);
+		if (!w || w->kind != EX_INT || w->ival != r->when_equals)
+			return NULL;
+	}
 	Expr *shape = r->shape >= 0 ? slots[r->shape] : NULL;
+	if (r->shape_of >= 0) {
+		Type *st = ir_expr_type(slots[r->shape_of]);
+		if (!st || (st->kind != TY_TENSOR && st->kind != TY_TILE && st->kind != TY_DIST_TENSOR))
+			return NULL;
+		shape = leaf(c, EX_TUPLE, slots[r->shape_of]->pos);
+		shape->args = st->shape;
+		shape->nargs = st->ndim;
+	}
 	if (shape && shape->kind != EX_TUPLE && r->rule != RULE_ARRAY)
 		return NULL;
 	switch (r->rule) {
@@ -440,7 +469,8 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		t->mem = MS_VEC;
 		if (r->mem_kw) {
 			Expr *m = kwarg_value(op, slots, r->mem_kw);
-			int ms = m && m->kind == EX_SYMBOL && !strncmp(m->str, "pl.Mem.", 7) ? ir_mem_parse(m->str + 7) : -1;
+			int ms = !m ? MS_VEC /* an absent target_memory is Vec */
+			     : m->kind == EX_SYMBOL && !strncmp(m->str, "pl.Mem.", 7) ? ir_mem_parse(m->str + 7) : -1;
 			if (ms < 0)
 				return NULL;
 			t->mem = (MemSpace)ms;
@@ -528,6 +558,40 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		t->shape = arena_alloc(c->a, sizeof *t->shape);
 		t->shape[0] = len;
 		t->ndim = 1;
+		return t;
+	}
+	case RULE_MOVED: {
+		/* arg N in memory space KW.  Vec and Mat keep the source's block /
+		 * scatter layouts, written out where they differ from the target's
+		 * implicit ones; other spaces have fixed layouts (no view) */
+		Expr *m = kwarg_value(op, slots, r->mem_kw);
+		int ms = m && m->kind == EX_SYMBOL && !strncmp(m->str, "pl.Mem.", 7) ? ir_mem_parse(m->str + 7) : -1;
+		if (!t0 || t0->kind != TY_TILE || ms < 0)
+			return NULL;
+		Type *t = copy_type(c, t0);
+		t->mem = (MemSpace)ms;
+		t->view = NULL;
+		t->memref = NULL;
+		if (ms != MS_VEC && ms != MS_MAT)
+			return t;
+		const char *lay[2];
+		tile_layouts(t0, lay);
+		Type probe = *t;
+		const char *imp[2];
+		tile_layouts(&probe, imp);
+		const char *names[2];
+		Expr *vals[2];
+		int n = 0;
+		static const char *const kw[2] = { "blayout", "slayout" };
+		for (int i = 0; i < 2; i++)
+			if (strcmp(lay[i], imp[i]) != 0) {
+				char buf[64];
+				snprintf(buf, sizeof buf, "pl.TileLayout.%s", lay[i]);
+				names[n] = kw[i];
+				vals[n++] = symbol(c, buf);
+			}
+		if (n)
+			t->view = view_of(c, names, vals, n);
 		return t;
 	}
 	case RULE_TUPLE: {
@@ -638,11 +702,17 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 			continue;
 		}
 		Expr *v = slots[i];
-		if (p->nvalues && v->kind == EX_SYMBOL) {
+		if (p->nvalues && (v->kind == EX_SYMBOL || v->kind == EX_STR)) {
+			/* a string value matches a key written in quotes: "'elem'" */
 			int m = -1;
-			for (int k = 0; k < p->nvalues; k++)
-				if (!strcmp(p->values[k].symbol, v->str))
+			size_t vl = strlen(v->str);
+			for (int k = 0; k < p->nvalues; k++) {
+				const char *key = p->values[k].symbol;
+				if (v->kind == EX_SYMBOL ? !strcmp(key, v->str)
+							 : key[0] == '\'' && strlen(key) == vl + 2 && !strncmp(key + 1, v->str, vl) &&
+								   key[vl + 1] == '\'')
 					m = k;
+			}
 			if (m < 0)
 				FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
 			slots[i] = v = int_const(c, p->values[m].value, DT_INDEX, v->pos);

@@ -234,6 +234,36 @@ bool verify_incore_outlined(Program *p, Diag *d)
 	return true;
 }
 
+bool verify_no_nested_incore(Program *p, Diag *d)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		PtrVec todo = { 0 };
+		vec_push(&todo, &p->funcs[i]->body);
+		const Stmt *bad = NULL;
+		/* every InCore scope's body, searched for another one */
+		while (todo.len && !bad) {
+			const Block *b = todo.items[--todo.len];
+			for (int j = 0; j < b->n && !bad; j++) {
+				const Stmt *s = b->stmts[j];
+				if (s->kind == ST_SCOPE && s->scope->kind == SC_INCORE)
+					bad = find_scope(&s->body, SC_INCORE);
+				else {
+					vec_push(&todo, (void *)&s->body);
+					vec_push(&todo, (void *)&s->orelse);
+				}
+			}
+		}
+		vec_release(&todo);
+		if (bad) {
+			diag_error(d, bad->pos.line, bad->pos.col,
+				   "Nested InCore scope detected — InCore scopes must not contain other InCore scopes "
+				   "(function '%s')", p->funcs[i]->name);
+			return false;
+		}
+	}
+	return true;
+}
+
 bool verify_clusters_outlined(Program *p, Diag *d)
 {
 	for (int i = 0; i < p->nfuncs; i++) {

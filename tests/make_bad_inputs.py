@@ -382,6 +382,8 @@ case('subscript_store_shape_mismatch', body('y: pl.Tensor[[8], pl.FP32] = pl.ten
 case('subscript_store_scalar_target', body('n[0:1] = x'), 'Tensor, Tile or Array')
 case('subscript_store_scalar_source', body('x[0:8] = n'), 'source must also be a tensor')
 case('subscript_store_too_many_indices', body('x[0:8, 0:1] = x'), 'more indices')
+case('split_with_split_aiv_region', body('with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):',
+     '    for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '        y: pl.Tensor[[64], pl.FP32] = x'), 'mutually exclusive')
 
 PENDING = {
     'bare_yield_in_carried_loop', 'break_in_split_aiv', 'split_aiv_nested',

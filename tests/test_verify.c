@@ -294,6 +294,36 @@ START_TEST(canonical_print_ignores_variable_names_only)
 }
 END_TEST
 
+START_TEST(nested_incore_rejected_sibling_accepted)
+{
+	Fixture f;
+	setup(&f, HEADER
+		  "    @pl.function\n"
+		  "    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n"
+		  "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "            t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"
+		  "        for i in pl.range(2):\n"
+		  "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "                t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(t, 1.0)\n"
+		  "                with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "                    u: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(t, 1.0)\n"
+		  "        return t\n");
+	ck_assert(!verify_no_nested_incore(f.prog, &f.diag));
+	ck_assert_ptr_nonnull(strstr(messages(&f), "t.pto:11:17: error: Nested InCore scope detected"));
+	teardown(&f);
+	setup(&f, HEADER
+		  "    @pl.function\n"
+		  "    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n"
+		  "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "            t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"
+		  "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+		  "            u: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(t, 1.0)\n"
+		  "        return u\n");
+	ck_assert_msg(verify_no_nested_incore(f.prog, &f.diag), "%s", messages(&f));
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verify");
@@ -303,6 +333,7 @@ int main(void)
 	tcase_add_test(tc, rejects_use_before_definition);
 	tcase_add_test(tc, rejects_use_outside_defining_loop);
 	tcase_add_test(tc, scope_definitions_stay_visible);
+	tcase_add_test(tc, nested_incore_rejected_sibling_accepted);
 	tcase_add_test(tc, reference_rules_allow_one_parameter_assignment);
 	tcase_add_test(tc, contract_violation_names_the_fix);
 	tcase_add_test(tc, contracts_follow_produced_properties);

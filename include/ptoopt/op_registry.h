@@ -56,7 +56,7 @@ typedef struct OpsParam {
 typedef enum OpsRule {
 	RULE_UNKNOWN, RULE_NONE, RULE_SAME_AS_ARG, RULE_LIKE_ARG, RULE_ELEMENTWISE, RULE_SCALAR_OP,
 	RULE_TENSOR_FROM_SHAPE, RULE_TILE_FROM_SHAPE, RULE_RESHAPED, RULE_REDUCE_LAST,
-	RULE_RETYPE, RULE_SCALAR, RULE_TUPLE, RULE_ARRAY
+	RULE_RETYPE, RULE_SCALAR, RULE_TUPLE, RULE_ARRAY, RULE_MOVED
 } OpsRule;
 
 typedef struct OpsResult {
@@ -73,6 +73,9 @@ typedef struct OpsResult {
 	const char *column_blayout; /* tile.full: TileView(blayout=...) for [N, 1] */
 	int window_source, window_offsets; /* tile.load: the valid shape is narrowed by the
 					    * source tensor's valid region (-1 when absent) */
+	int shape_of;           /* tile-from-shape: the shape of this argument's type (-1) */
+	const char *when_kw;    /* the rule applies only when this kwarg ... */
+	int64_t when_equals;    /* ... equals this integer; else the type is unknown */
 	struct OpsResult *elems; int nelems;
 } OpsResult;
 

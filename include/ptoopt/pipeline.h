@@ -55,6 +55,9 @@ typedef struct PassInfo {
 	/* The property the pass establishes, checked after it on every run (as
 	 * the reference's pass context does); NULL when none. */
 	bool (*verify_after)(Program *p, Diag *d);
+	/* A structural property the pass requires of its input, checked before
+	 * it runs; NULL when none. */
+	bool (*verify_before)(Program *p, Diag *d);
 } PassInfo;
 
 /* One pass of a pipeline with its own options (malloc'd; the strings are

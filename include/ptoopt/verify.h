@@ -22,6 +22,9 @@ bool verify_ssa_ref(Program *p, Diag *d, const char *after_pass);
  * functions; no Cluster / Spmd scope left outside Group / Spmd functions. */
 bool verify_incore_outlined(Program *p, Diag *d);
 bool verify_clusters_outlined(Program *p, Diag *d);
+/* Before outline-incore (the reference's NoNestedInCore structural
+ * verifier): no InCore scope inside another. */
+bool verify_no_nested_incore(Program *p, Diag *d);
 
 /* After derive-call-directions: every call of a program function carries one
  * arg_directions entry per argument, Scalar exactly for non-tensor
