@@ -39,10 +39,12 @@ def index_entries(text):
                 return None
             cur = [section == 'sugar', m.group(1), start, start + len(raw), lineno]
             entries.append(cur)
-        elif line.startswith('    ') and stripped and not stripped.startswith('#'):
+        elif line.startswith('    ') and stripped:
             if cur is None:
+                if stripped.startswith('#'):
+                    continue  # an indented comment between items
                 return None
-            cur[3] = start + len(raw)
+            cur[3] = start + len(raw)  # comments inside an item stay with it
         else:
             if stripped and not stripped.startswith('#'):
                 return None
