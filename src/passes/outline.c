@@ -958,6 +958,32 @@ static bool block_calls_defer_wait(const Block *b)
 	return false;
 }
 
+/* A loop that registers deferred-wait conditions must run a statically known,
+ * positive number of times (a constant range, or a while loop never): the
+ * first such loop that does not, or NULL. */
+static const Stmt *dynamic_registration_loop(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if ((s->kind == ST_FOR || s->kind == ST_WHILE) && block_calls_defer_wait(&s->body)) {
+			if (s->kind == ST_WHILE)
+				return s;
+			const Expr *lo = s->start, *hi = s->stop, *st = s->step;
+			if (!hi || hi->kind != EX_INT || (lo && lo->kind != EX_INT) || (st && st->kind != EX_INT))
+				return s;
+			int64_t l = lo ? lo->ival : 0, h = hi->ival, k = st ? st->ival : 1;
+			if (k <= 0 || h <= l)
+				return s;
+		}
+		const Stmt *in = dynamic_registration_loop(&s->body);
+		if (!in)
+			in = dynamic_registration_loop(&s->orelse);
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------ outlining */
 
 static void visit_block(Ol *o, Block *b);
@@ -1380,8 +1406,26 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				add_kw(&kn, &kv, "slot_num", sc->slot_num);
 			if (sc->windowize)
 				add_kw(&kn, &kv, "windowize", mk_true(o));
-			if (block_calls_defer_wait(body))
+			if (block_calls_defer_wait(body)) {
+				/* a deferred waiter completes when its condition holds; early
+				 * resolution would release its consumers before that */
+				if (sc->allow_early_resolve) {
+					diag_error(o->d, s->pos.line, s->pos.col,
+						   "a pld.system.defer_wait task cannot use allow_early_resolve=True; "
+						   "put allow_early_resolve=True on the consumer task instead");
+					o->failed = true;
+					goto done;
+				}
+				const Stmt *dl = dynamic_registration_loop(body);
+				if (dl) {
+					diag_error(o->d, dl->pos.line, dl->pos.col,
+						   "a loop that registers pld.system.defer_wait conditions needs a statically "
+						   "known positive trip count (a pl.range of constants that runs at least once)");
+					o->failed = true;
+					goto done;
+				}
 				add_kw(&kn, &kv, "deferred_completion_waiter", mk_true(o));
+			}
 			SplitSum ss = { 0 };
 			split_regions(body, &ss);
 			if (ss.found) {
