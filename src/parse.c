@@ -339,7 +339,6 @@ static int parse_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *),
 	return v;
 }
 
-/* [d1, d2, ...] as a dim array */
 /* `[e, ...]` or `(e, ...)` (trailing comma allowed) as an array of exprs;
  * `what` names the expected form in the error. */
 static Expr **parse_expr_list(Parser *p, int *n, const char *what)
@@ -1468,17 +1467,7 @@ static Stmt *parse_yield_values(Parser *p, const Token *at)
 {
 	Stmt *s = ir_stmt_new(p->a, ST_YIELD, pos_of(at));
 	dotted_after(p, "pl");
-	expect_op(p, "(");
-	PtrVec v = ARENA_VEC(p->a);
-	while (!at_op(p, ")")) {
-		vec_push(&v, parse_expr(p));
-		if (!accept_op(p, ","))
-			break;
-	}
-	if (!at_op(p, ")"))
-		vec_release(&v);
-	expect_op(p, ")");
-	s->values = (Expr **)vec_finish(p->a, &v, &s->nvalues);
+	s->values = parse_expr_list(p, &s->nvalues, "'(' after pl.yield_");
 	return s;
 }
 
