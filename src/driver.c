@@ -84,6 +84,22 @@ static void remove_tmp_output(void)
 		unlink(tmp_output);
 }
 
+/* The program printed (prog) or data written to f; 0 or an errno. */
+static int emit(FILE *f, Program *prog, const char *data, size_t len)
+{
+	if (prog) {
+		StrBuf out = { 0 };
+		out.sink = f;
+		print_program(&out, prog);
+		int err = sb_flush(&out);
+		sb_release(&out);
+		return err;
+	}
+	if (len && fwrite(data, 1, len, f) != len)
+		return errno ? errno : EIO;
+	return 0;
+}
+
 /* Write the program (prog != NULL, streamed) or data to path through a
  * temporary file in the same directory, renamed over path only when
  * everything was written.  A device, FIFO or similar is written to
@@ -132,16 +148,7 @@ static int write_out(const char *path, Program *prog, const char *data, size_t l
 			return 1;
 		}
 	}
-	int err = 0;
-	if (prog) {
-		StrBuf out = { 0 };
-		out.sink = f;
-		print_program(&out, prog);
-		err = sb_flush(&out);
-		sb_release(&out);
-	} else if (len && fwrite(data, 1, len, f) != len) {
-		err = errno ? errno : EIO;
-	}
+	int err = emit(f, prog, data, len);
 	if (fflush(f) != 0 && !err)
 		err = errno;
 	if (fclose(f) != 0 && !err)
@@ -162,16 +169,7 @@ int write_file_atomic(const char *path, const char *data, size_t len) { return w
 
 static int write_stdout(Program *prog, const char *data, size_t len)
 {
-	int err = 0;
-	if (prog) {
-		StrBuf out = { 0 };
-		out.sink = stdout;
-		print_program(&out, prog);
-		err = sb_flush(&out);
-		sb_release(&out);
-	} else if (len && fwrite(data, 1, len, stdout) != len) {
-		err = errno ? errno : EIO;
-	}
+	int err = emit(stdout, prog, data, len);
 	if (!err && fflush(stdout) != 0)
 		err = errno;
 	if (err) {
