@@ -426,18 +426,54 @@ void *pmap_get(const PtrMap *m, const void *key)
 	return NULL;
 }
 
+/* Most maps hold a handful of entries (one per variable of a scope), so the
+ * first table is small; keys and values share one allocation.  Passes make
+ * and drop such maps by the ten thousand, so released tables of the small
+ * sizes are kept for reuse (glibc serves calloc without its per-thread cache,
+ * and gcc turns malloc + memset back into calloc). */
+#define PMAP_FIRST_CAP 8
+#define PMAP_CLASSES 6      /* capacities 8 .. 256 are recycled */
+#define PMAP_KEEP 64        /* per capacity */
+static void **pmap_spare[PMAP_CLASSES][PMAP_KEEP];
+static int pmap_nspare[PMAP_CLASSES];
+
+static int pmap_class(size_t cap)
+{
+	int c = 0;
+	while (c < PMAP_CLASSES && ((size_t)PMAP_FIRST_CAP << c) != cap)
+		c++;
+	return c; /* PMAP_CLASSES: not recycled */
+}
+
+static void **pmap_table(size_t cap)
+{
+	int c = pmap_class(cap);
+	void **block;
+	if (c < PMAP_CLASSES && pmap_nspare[c])
+		block = pmap_spare[c][--pmap_nspare[c]];
+	else if (!(block = alloc_fails() ? NULL : malloc(cap * 2 * sizeof(void *))))
+		oom();
+	memset(block, 0, cap * 2 * sizeof(void *));
+	return block;
+}
+
+static void pmap_table_free(void **block, size_t cap)
+{
+	int c = pmap_class(cap);
+	if (c < PMAP_CLASSES && pmap_nspare[c] < PMAP_KEEP)
+		pmap_spare[c][pmap_nspare[c]++] = block;
+	else
+		free(block);
+}
+
 void pmap_put(PtrMap *m, const void *key, void *val)
 {
 	if ((m->len + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
+		size_t ncap = m->cap ? m->cap * 2 : PMAP_FIRST_CAP;
 		mem_take(ncap * (sizeof *m->keys + sizeof *m->vals));
-		const void **nk = alloc_fails() ? NULL : calloc(ncap, sizeof *nk);
-		void **nv = calloc(ncap, sizeof *nv);
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			oom();
-		}
+		void **block = pmap_table(ncap);
+		const void **nk = (const void **)block;
+		void **nv = block + ncap;
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->keys[i])
 				continue;
@@ -447,8 +483,8 @@ void pmap_put(PtrMap *m, const void *key, void *val)
 			nk[j] = m->keys[i];
 			nv[j] = m->vals[i];
 		}
-		free(m->keys);
-		free(m->vals);
+		if (m->cap)
+			pmap_table_free((void **)m->keys, m->cap);
 		mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
 		m->keys = nk;
 		m->vals = nv;
@@ -469,18 +505,16 @@ void pmap_put(PtrMap *m, const void *key, void *val)
 
 void pmap_clear(PtrMap *m)
 {
-	if (m->cap) {
-		memset(m->keys, 0, m->cap * sizeof *m->keys);
-		memset(m->vals, 0, m->cap * sizeof *m->vals);
-	}
+	if (m->cap)
+		memset((void *)m->keys, 0, 2 * m->cap * sizeof(void *));
 	m->len = 0;
 }
 
 void pmap_release(PtrMap *m)
 {
 	mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
-	free(m->keys);
-	free(m->vals);
+	if (m->cap)
+		pmap_table_free((void **)m->keys, m->cap); /* the values live in the same block */
 	memset(m, 0, sizeof *m);
 }
 

@@ -25,6 +25,7 @@ typedef struct Printer {
 	unsigned epoch;    /* Var.mark value of the function being printed */
 	PtrMap dyn_names;  /* dyn Var -> printed name (program-wide) */
 	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
+	PtrMap type_text;  /* closed Type -> its printed text (TypeText) */
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 } Printer;
 
@@ -57,6 +58,12 @@ static void put_float(StrBuf *b, double v)
 	}
 	if (isinf(v)) {
 		sb_puts(b, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/* whole numbers are most of them: %.17g prints those as the integer */
+	if (v == (double)(long long)v && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
+		sb_put_int(b, (long long)v);
+		sb_puts(b, ".0");
 		return;
 	}
 	char buf[64];
@@ -251,7 +258,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		return;
 	case EX_INT:
 		if (e->dtype == DT_INDEX && !pr->typed_consts)
-			sb_printf(b, "%" PRId64, e->ival);
+			sb_put_int(b, e->ival);
 		else
 			sb_printf(b, "pl.const(%" PRId64 ", pl.%s)", e->ival, ir_dtype_name(e->dtype));
 		return;
@@ -318,7 +325,9 @@ static void print_expr(Printer *pr, const Expr *e)
 		return;
 	case EX_GETITEM:
 		print_child(pr, e->lhs, 15, false);
-		sb_printf(b, "[%" PRId64 "]", e->ival);
+		sb_putc(b, '[');
+		sb_put_int(b, e->ival);
+		sb_putc(b, ']');
 		return;
 	case EX_OP_CALL: {
 		const char *name = e->str;
@@ -334,7 +343,9 @@ static void print_expr(Printer *pr, const Expr *e)
 		return;
 	}
 	case EX_FN_CALL:
-		sb_printf(b, "self.%s(", e->str);
+		sb_puts(b, "self.");
+		sb_puts(b, e->str);
+		sb_putc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
 	case EX_SUBMIT:
@@ -352,7 +363,7 @@ static void print_expr(Printer *pr, const Expr *e)
 static void print_dim(Printer *pr, const Expr *d)
 {
 	if (d->kind == EX_INT) {
-		sb_printf(pr->out, "%" PRId64, d->ival);
+		sb_put_int(pr->out, d->ival);
 		return;
 	}
 	if (d->kind == EX_VAR) {
@@ -398,7 +409,53 @@ static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 	sb_putc(pr->out, ')');
 }
 
+static void print_type_text(Printer *pr, const Type *t);
+
+/* A type whose text depends on nothing but itself: no variable or expression
+ * among its dimensions, no view.  Most annotations are such types, and types
+ * are shared (hash-consed), so their text is made once per print. */
+static bool type_is_closed(const Type *t)
+{
+	if (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_DIST_TENSOR)
+		return false;
+	if (t->view)
+		return false;
+	for (int i = 0; i < t->ndim; i++)
+		if (t->shape[i]->kind != EX_INT)
+			return false;
+	return true;
+}
+
+typedef struct TypeText {
+	const char *text;
+	size_t len;
+} TypeText;
+
 static void print_type_p(Printer *pr, const Type *t)
+{
+	if (!t || !pr->a || !type_is_closed(t)) {
+		print_type_text(pr, t);
+		return;
+	}
+	const TypeText *tt = pmap_get(&pr->type_text, t);
+	if (tt) {
+		sb_putn(pr->out, tt->text, tt->len);
+		return;
+	}
+	StrBuf *b = pr->out;
+	size_t start = b->flushed + b->len;
+	print_type_text(pr, t);
+	if (b->flushed + b->len - start > b->len)
+		return; /* part of it went to the sink already */
+	TypeText *nt = arena_alloc(pr->a, sizeof *nt);
+	nt->len = b->flushed + b->len - start;
+	char *text = arena_alloc(pr->a, nt->len + 1);
+	memcpy(text, b->data + b->len - nt->len, nt->len);
+	nt->text = text;
+	pmap_put(&pr->type_text, t, nt);
+}
+
+static void print_type_text(Printer *pr, const Type *t)
 {
 	StrBuf *b = pr->out;
 	if (!t) {
@@ -410,14 +467,19 @@ static void print_type_p(Printer *pr, const Type *t)
 		sb_puts(b, "pl.UnknownType");
 		return;
 	case TY_SCALAR:
-		sb_printf(b, "pl.Scalar[pl.%s]", ir_dtype_name(t->dtype));
+		sb_puts(b, "pl.Scalar[pl.");
+		sb_puts(b, ir_dtype_name(t->dtype));
+		sb_putc(b, ']');
 		return;
 	case TY_TENSOR: case TY_DIST_TENSOR: case TY_TILE:
 		sb_puts(b, t->kind == TY_TILE ? "pl.Tile[" : t->kind == TY_TENSOR ? "pl.Tensor[" : "pld.DistributedTensor[");
 		print_dims(pr, t->shape, t->ndim);
-		sb_printf(b, ", pl.%s", ir_dtype_name(t->dtype));
-		if (t->kind == TY_TILE && t->mem != MS_NONE)
-			sb_printf(b, ", pl.Mem.%s", ir_mem_name(t->mem));
+		sb_puts(b, ", pl.");
+		sb_puts(b, ir_dtype_name(t->dtype));
+		if (t->kind == TY_TILE && t->mem != MS_NONE) {
+			sb_puts(b, ", pl.Mem.");
+			sb_puts(b, ir_mem_name(t->mem));
+		}
 		if (t->view) {
 			sb_puts(b, ", ");
 			print_view(pr, t->kind == TY_TILE ? "pl.TileView" : "pl.TensorView", t->view);
@@ -438,7 +500,9 @@ static void print_type_p(Printer *pr, const Type *t)
 	case TY_ARRAY:
 		sb_puts(b, "pl.Array[");
 		print_dim(pr, t->shape[0]);
-		sb_printf(b, ", pl.%s]", ir_dtype_name(t->dtype));
+		sb_puts(b, ", pl.");
+		sb_puts(b, ir_dtype_name(t->dtype));
+		sb_putc(b, ']');
 		return;
 	case TY_PTR:
 		sb_puts(b, "pl.Ptr");
@@ -726,7 +790,8 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 	put_comments(pr, s, indent);
 	switch (s->kind) {
 	case ST_ASSIGN:
-		sb_printf(b, "%s: ", var_name(pr, s->var));
+		sb_puts(b, var_name(pr, s->var));
+		sb_puts(b, ": ");
 		print_type_p(pr, s->var->type);
 		sb_puts(b, " = ");
 		print_expr(pr, s->value);
@@ -1229,7 +1294,8 @@ static void print_function(Printer *pr, Function *f, int indent)
 	for (int i = 0; i < f->nparams; i++) {
 		if (i || self)
 			sb_puts(b, ", ");
-		sb_printf(b, "%s: ", var_name(pr, f->params[i].var));
+		sb_puts(b, var_name(pr, f->params[i].var));
+		sb_puts(b, ": ");
 		ParamDir d = f->params[i].dir;
 		if (d != DIR_IN)
 			sb_puts(b, d == DIR_OUT ? "pl.Out[" : "pl.InOut[");
@@ -1440,6 +1506,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	sb_putc(out, '\n');
 	pmap_release(&pr.dyn_names);
 	pmap_release(&pr.free_vars);
+	pmap_release(&pr.type_text);
 	last_epoch = pr.epoch + 2;
 }
 

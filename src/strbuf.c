@@ -17,6 +17,7 @@ int sb_flush(StrBuf *b)
 	if (b->sink && b->len) {
 		if (!b->error && fwrite(b->data, 1, b->len, b->sink) != b->len)
 			b->error = errno ? errno : EIO;
+		b->flushed += b->len;
 		b->len = 0;
 		b->data[0] = 0;
 	}
@@ -52,7 +53,7 @@ void sb_putc_slow(StrBuf *b, char c)
 	b->data[b->len] = 0;
 }
 
-static void put_i64(StrBuf *b, long long v)
+void sb_put_int(StrBuf *b, long long v)
 {
 	char buf[24], *q = buf + sizeof buf;
 	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
@@ -105,7 +106,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 			case 'c': sb_putc(b, (char)va_arg(ap, int)); break;
 			case '%': sb_putc(b, '%'); break;
 			default: /* 'd' */
-				put_i64(b, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long));
+				sb_put_int(b, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long));
 				break;
 			}
 		}

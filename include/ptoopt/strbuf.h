@@ -11,6 +11,7 @@ typedef struct StrBuf {
 	size_t len, cap;
 	FILE *sink;      /* when set, full chunks are written here as the text grows */
 	int error;       /* errno of a failed write to sink, 0 if none */
+	size_t flushed;  /* bytes already written to sink: data[0] is byte `flushed` of the text */
 } StrBuf;
 
 /* With a sink, text is written out once this much has accumulated. */
@@ -49,6 +50,7 @@ static inline void sb_putc(StrBuf *b, char c)
 
 static inline void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_put_int(StrBuf *b, long long v); /* decimal */
 void sb_indent(StrBuf *b, int n); /* n spaces */
 void sb_release(StrBuf *b);
 /* Write what is buffered to the sink (no-op without one); returns 0 or an errno. */

