@@ -556,11 +556,10 @@ static Expr *find_init_value(Ssa *s, Var *k, Type *t)
 	return ir_var_ref(s->a, ph);
 }
 
-static Stmt *convert_loop(Ssa *s, const Stmt *st)
+static Stmt *convert_loop(Ssa *s, Stmt *n, const Stmt *st)
 {
 	bool is_for = st->kind == ST_FOR;
 	PtrMap *saved_needs = s->future;
-	Stmt *n = copy_stmt(s, st);
 	n->start = subst(s, st->start);
 	n->stop = subst(s, st->stop);
 	n->step = subst(s, st->step);
@@ -713,9 +712,8 @@ static Change *branch_changes(Ssa *s, size_t mark, int *n, PtrMap *index)
 	return out;
 }
 
-static Stmt *convert_if(Ssa *s, const Stmt *st)
+static Stmt *convert_if(Ssa *s, Stmt *n, const Stmt *st)
 {
-	Stmt *n = copy_stmt(s, st);
 	n->value = subst(s, st->value);
 	size_t mark = s->nlog;
 	n->body = convert_block(s, &st->body);
@@ -786,12 +784,9 @@ static Stmt *convert_if(Ssa *s, const Stmt *st)
 	return n;
 }
 
-static Stmt *convert_scope(Ssa *s, const Stmt *st)
+static Stmt *convert_scope(Ssa *s, Stmt *n, const Stmt *st)
 {
-	Stmt *n = copy_stmt(s, st);
-	Scope *sc = arena_alloc(s->a, sizeof *sc);
-	*sc = *st->scope;
-	n->scope = sc;
+	Scope *sc = n->scope; /* rewritten in place, each field from its old value */
 	/* attrs name the versions visible at scope entry */
 	sc->deps = subst_vars(s, sc->deps, sc->ndeps);
 	sc->no_dep_args = subst_vars(s, sc->no_dep_args, sc->nno_dep_args);
@@ -820,47 +815,46 @@ static Stmt *convert_scope(Ssa *s, const Stmt *st)
 	return n;
 }
 
-static Stmt *convert_stmt(Ssa *s, const Stmt *st)
+/* Statements are rewritten in place: the function's old body is dropped
+ * anyway, and copying every node doubled the pass's memory.  The converters
+ * read the statement's old fields from the snapshot `st` and write the node
+ * `n`, so no field is read after it was rewritten. */
+static Stmt *convert_stmt(Ssa *s, Stmt *n)
 {
+	const Stmt old = *n, *st = &old;
 	switch (st->kind) {
 	case ST_ASSIGN: {
-		Stmt *n = copy_stmt(s, st);
 		n->value = subst(s, st->value);
 		Type *t = subst_type(s, authoritative_type(n));
 		n->var = new_version(s, st->var, "ssa", t, VK_VAR);
 		cur_set(s, st->var, n->var);
 		return n;
 	}
-	case ST_EVAL: {
-		Stmt *n = copy_stmt(s, st);
+	case ST_EVAL:
 		n->value = subst(s, st->value);
 		return n;
-	}
-	case ST_RETURN: case ST_YIELD: {
-		Stmt *n = copy_stmt(s, st);
+	case ST_RETURN: case ST_YIELD:
 		n->values = subst_list(s, st->values, st->nvalues);
 		return n;
-	}
 	case ST_FOR: case ST_WHILE:
-		return convert_loop(s, st);
+		return convert_loop(s, n, st);
 	case ST_IF:
-		return convert_if(s, st);
+		return convert_if(s, n, st);
 	case ST_SCOPE:
-		return convert_scope(s, st);
+		return convert_scope(s, n, st);
 	case ST_BREAK: case ST_CONTINUE:
-		return copy_stmt(s, st);
+		return n;
 	}
-	return copy_stmt(s, st);
+	return n;
 }
 
 /* A body of two or more statements is a sequence: each child sees as
  * future needs what the following siblings read before redefining. */
 static Block convert_block(Ssa *s, const Block *b)
 {
-	Block out = { NULL, b->n };
+	Block out = { b->stmts, b->n }; /* the statements are converted in place */
 	if (b->n == 0)
 		return out;
-	out.stmts = arena_alloc(s->a, (size_t)b->n * sizeof *out.stmts);
 	if (b->n == 1) {
 		out.stmts[0] = convert_stmt(s, b->stmts[0]);
 		return out;
