@@ -25,7 +25,8 @@ typedef struct Printer {
 	unsigned epoch;    /* Var.mark value of the function being printed */
 	PtrMap dyn_names;  /* dyn Var -> printed name (program-wide) */
 	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
-	PtrMap type_text;  /* closed Type -> its printed text (TypeText) */
+	PtrMap type_text;  /* closed Type -> where its printed text is in type_texts */
+	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 } Printer;
 
@@ -426,10 +427,8 @@ static bool type_is_closed(const Type *t)
 	return true;
 }
 
-typedef struct TypeText {
-	const char *text;
-	size_t len;
-} TypeText;
+/* type_text values pack offset and length into one word; 0 means absent. */
+#define TYPE_TEXT_LEN_BITS 16
 
 static void print_type_p(Printer *pr, const Type *t)
 {
@@ -437,22 +436,21 @@ static void print_type_p(Printer *pr, const Type *t)
 		print_type_text(pr, t);
 		return;
 	}
-	const TypeText *tt = pmap_get(&pr->type_text, t);
-	if (tt) {
-		sb_putn(pr->out, tt->text, tt->len);
+	uintptr_t at = (uintptr_t)pmap_get(&pr->type_text, t);
+	if (at) {
+		size_t len = at & ((1u << TYPE_TEXT_LEN_BITS) - 1), off = (at >> TYPE_TEXT_LEN_BITS) - 1;
+		sb_putn(pr->out, pr->type_texts.data + off, len);
 		return;
 	}
 	StrBuf *b = pr->out;
 	size_t start = b->flushed + b->len;
 	print_type_text(pr, t);
-	if (b->flushed + b->len - start > b->len)
-		return; /* part of it went to the sink already */
-	TypeText *nt = arena_alloc(pr->a, sizeof *nt);
-	nt->len = b->flushed + b->len - start;
-	char *text = arena_alloc(pr->a, nt->len + 1);
-	memcpy(text, b->data + b->len - nt->len, nt->len);
-	nt->text = text;
-	pmap_put(&pr->type_text, t, nt);
+	size_t len = b->flushed + b->len - start;
+	if (len > b->len || len >> TYPE_TEXT_LEN_BITS)
+		return; /* part of it went to the sink already, or too long to pack */
+	size_t off = pr->type_texts.len;
+	sb_putn(&pr->type_texts, b->data + b->len - len, len);
+	pmap_put(&pr->type_text, t, (void *)(((uintptr_t)(off + 1) << TYPE_TEXT_LEN_BITS) | len));
 }
 
 static void print_type_text(Printer *pr, const Type *t)
@@ -1507,6 +1505,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pmap_release(&pr.dyn_names);
 	pmap_release(&pr.free_vars);
 	pmap_release(&pr.type_text);
+	sb_release(&pr.type_texts);
 	last_epoch = pr.epoch + 2;
 }
 
