@@ -55,6 +55,7 @@ typedef struct Ol {
 	int count;
 	bool failed;
 	PtrMap retmaps;       /* callee -> RetMap: callees do not change during a run */
+	bool no_target_below; /* the block being visited holds no target scope */
 } Ol;
 
 /* ------------------------------------------------------------ helpers */
@@ -1776,8 +1777,29 @@ static void thread_loop(Ol *o, Stmt *s, size_t m)
 
 static void visit_stmt(Ol *o, Stmt *s);
 
+static bool block_has_target(const Block *b, ScopeKind k)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if ((s->kind == ST_SCOPE && s->scope->kind == k) || block_has_target(&s->body, k) ||
+		    block_has_target(&s->orelse, k))
+			return true;
+	}
+	return false;
+}
+
 static void visit_block_frames(Ol *o, Block *b)
 {
+	/* Without a target scope below, nothing asks what is used after a
+	 * statement: only earlier outlinings' renames are applied. */
+	if (o->no_target_below || !block_has_target(b, o->cfg->target)) {
+		bool saved = o->no_target_below;
+		o->no_target_below = true;
+		for (int i = 0; i < b->n && !o->failed; i++)
+			visit_stmt(o, b->stmts[i]);
+		o->no_target_below = saved;
+		return;
+	}
 	/* last reference index per Var, and whether anything is referenced after */
 	PtrMap last = { 0 };
 	bool *tail = arena_alloc(o->a, (size_t)(b->n + 1) * sizeof *tail);
@@ -1906,6 +1928,9 @@ static void param_names(void *ctx, Var *v) { add(ctx, v->name); }
 int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *reserved, PtrVec *out,
 		     int *count, Diag *d)
 {
+	*count = 0;
+	if (!block_has_target(&f->body, cfg->target))
+		return 0; /* nothing to outline, nothing renamed */
 	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .func_name = f->name, .reserved = reserved, .out = out };
 	for (int i = 0; i < f->nparams; i++)
 		param_names(&o.vnames, f->params[i].var);
