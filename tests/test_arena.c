@@ -382,6 +382,28 @@ START_TEST(pmap_many_and_clear)
 }
 END_TEST
 
+START_TEST(pmap_recycled_tables_start_empty)
+{
+	/* released tables of the small sizes are handed out again: a map made
+	 * after many others were filled and dropped must see none of their keys */
+	static char keys[300];
+	for (int round = 0; round < 200; round++) {
+		PtrMap m = { 0 };
+		int n = 1 + round % 150; /* capacities 8 .. 512 */
+		for (int i = 0; i < n; i++)
+			pmap_put(&m, &keys[(round + i) % 300], (void *)(uintptr_t)(i + 1));
+		ck_assert_uint_eq(m.len, (size_t)n);
+		for (int i = 0; i < 300; i++) {
+			int k = (i - round % 300 + 300) % 300; /* position of keys[i] in this round */
+			uintptr_t want = k < n ? (uintptr_t)(k + 1) : 0;
+			ck_assert_uint_eq((uintptr_t)pmap_get(&m, &keys[i]), want);
+		}
+		pmap_release(&m);
+		ck_assert_uint_eq(m.cap, 0);
+	}
+}
+END_TEST
+
 START_TEST(pmap_interned_keys)
 {
 	/* the parser maps interned names to Vars: equal text = same key */
@@ -479,6 +501,42 @@ START_TEST(strbuf_sink)
 }
 END_TEST
 
+START_TEST(strbuf_put_int_and_flushed)
+{
+	StrBuf b = { 0 };
+	sb_put_int(&b, 0);
+	sb_putc(&b, ' ');
+	sb_put_int(&b, -42);
+	sb_putc(&b, ' ');
+	sb_put_int(&b, INT64_MIN);
+	sb_putc(&b, ' ');
+	sb_put_int(&b, INT64_MAX);
+	ck_assert_str_eq(b.data, "0 -42 -9223372036854775808 9223372036854775807");
+	ck_assert_uint_eq(b.flushed, 0);
+	sb_release(&b);
+
+	/* with a sink, flushed + len is the position in the whole text */
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	StrBuf s = { 0 };
+	s.sink = f;
+	size_t total = 0;
+	for (int i = 0; i < 400000; i++) {
+		sb_puts(&s, "abcdefgh");
+		total += 8;
+		ck_assert_uint_eq(s.flushed + s.len, total);
+	}
+	ck_assert_uint_gt(s.flushed, 0);
+	ck_assert_int_eq(sb_flush(&s), 0);
+	ck_assert_uint_eq(s.flushed, total);
+	sb_release(&s);
+	fclose(f);
+	ck_assert_uint_eq(memlen, total);
+	free(mem);
+}
+END_TEST
+
 static Suite *arena_suite(void)
 {
 	Suite *s = suite_create("arena");
@@ -503,12 +561,14 @@ static Suite *arena_suite(void)
 	tcase_add_test(tc, vec_recycling_respects_reset);
 	tcase_add_test(tc, pmap_basic);
 	tcase_add_test(tc, pmap_many_and_clear);
+	tcase_add_test(tc, pmap_recycled_tables_start_empty);
 	tcase_add_test(tc, pmap_interned_keys);
 	tcase_add_test(tc, htab_find_add);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("strbuf");
 	tcase_add_test(tc, strbuf_ops);
 	tcase_add_test(tc, strbuf_sink);
+	tcase_add_test(tc, strbuf_put_int_and_flushed);
 	suite_add_tcase(s, tc);
 	return s;
 }
