@@ -1164,10 +1164,28 @@ static Expr *parse_atom(Parser *p)
 }
 
 /* t[i] on a tensor selects row i: pl.tensor.slice(t, [1, d1, ...],
- * [i, 0, ...], [], [0]) (the reference's subscript sugar). */
+ * [i, 0, ...], [], [0]) (the reference's subscript sugar).  On a 1-D tensor
+ * the index names one element, which is a scalar read: pl.tensor.read(t, [i])
+ * (the reference accepts `gate[0] > 0` as a scalar condition). */
 static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
 {
 	Type *tt = ir_expr_type(t);
+	if (tt->ndim == 1) {
+		Expr *offs = ir_expr_new(p->a, EX_TUPLE, pos);
+		offs->nargs = 1;
+		offs->args = arena_alloc(p->a, sizeof *offs->args);
+		offs->args[0] = idx;
+		Expr *read = ir_expr_new(p->a, EX_OP_CALL, pos);
+		read->str = intern_cstr(p->a, "tensor.read");
+		read->nargs = 2;
+		read->args = arena_alloc(p->a, 2 * sizeof *read->args);
+		read->args[0] = t;
+		read->args[1] = offs;
+		Expr *r = sugar_lower_call(&p->sugar, read);
+		if (!r)
+			longjmp(p->fail, 1);
+		return r;
+	}
 	Expr *shape = ir_expr_new(p->a, EX_TUPLE, pos), *offs = ir_expr_new(p->a, EX_TUPLE, pos);
 	shape->nargs = offs->nargs = tt->ndim;
 	shape->args = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape->args);
