@@ -144,11 +144,18 @@ static DwEffect check_scalar(DwCheck *c, const Expr *e, SrcPos at, bool reads_ok
 		/* Only an explicit tensor.read is known to be harmless; any other
 		 * call (a helper function, a newer op) might communicate, block or
 		 * touch payload, so it is refused rather than trusted. */
-		if (!reads_ok || e->kind != EX_OP_CALL || strcmp(e->str, "tensor.read") != 0) {
+		if (e->kind != EX_OP_CALL || strcmp(e->str, "tensor.read") != 0) {
 			fail(c, at,
 			     "deferred waiter scalar bookkeeping supports only a pre-registration tensor.read call "
-			     "(a scalar read of a tensor before the first pld.system.defer_wait); '%s' is not allowed here",
+			     "(a scalar read of a tensor before the first pld.system.defer_wait); '%s' is not allowed",
 			     e->str);
+			return DW_PURE;
+		}
+		if (!reads_ok) {
+			fail(c, at,
+			     "deferred waiter scalar bookkeeping supports only a pre-registration tensor.read call as "
+			     "(part of) an assignment's value; not inside a condition, loop bound, offset, expected "
+			     "value or loop carry");
 			return DW_PURE;
 		}
 		/* the first argument is the tensor read from; its indices are scalars */
