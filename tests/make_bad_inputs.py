@@ -415,6 +415,10 @@ case('defer_wait_65_conditions_over_two_loops',  # 40 + 5 * 5
      waiter(AT, '    for k in pl.range(40):', '        ' + wait('0', 'k'),
             '    for j in pl.range(5):', '        for k in pl.range(5):', '            ' + wait('j', 'k')),
      'at most 64 conditions', '8:9', OUTLINE)
+case('defer_wait_65_conditions_conditional_and_unrolled',  # at most 1 for each k of 7..0, + 57
+     waiter(AT, '    for k in pl.range(7, -1, -1):', '        if k != n:', '            ' + wait(),
+            '    for j in pl.unroll(57):', '        ' + wait('j')),
+     'at most 64 conditions', '8:9', OUTLINE)
 case('defer_wait_tensor_read_after_registration',
      waiter(AT, '    ' + wait('0'), '    want = pl.read(seq, [1])', '    ' + wait('1', 'want')),
      'cannot execute tensor reads', '10:13', OUTLINE)
