@@ -52,6 +52,7 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
@@ -684,7 +685,9 @@ static Expr *parse_dict(Parser *p)
 		Token kt = next(p);
 		expect_op(p, ":");
 		vec_push(&keys, (void *)intern(p->a, kt.text, kt.slen));
+		p->attr_depth++; /* a parse error leaves through longjmp: the parse is over */
 		vec_push(&vals, parse_kwval(p));
+		p->attr_depth--;
 		if (!accept_op(p, ","))
 			break;
 	}
@@ -1139,7 +1142,8 @@ static Expr *parse_atom(Parser *p)
 				if (!at_op(p, close))
 					vec_release(&v);
 				expect_op(p, close);
-				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
+				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open),
+					     .op = p->attr_depth ? TUP_PAREN : TUP_LIST };
 				tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
 				return share(p, &tup);
 			}

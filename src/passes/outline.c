@@ -1414,8 +1414,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 			}
 		}
 		if (npol) {
-			/* (parameter index, policy) pairs sorted by index; a pair prints
-			 * verbatim as "(i, p)" */
+			/* a list of (parameter index, policy) tuples sorted by index */
 			Expr **xs = arena_alloc(a, (size_t)npol * sizeof *xs);
 			int *ord = arena_alloc(a, (size_t)npol * sizeof *ord);
 			for (int k = 0; k < npol; k++) {
@@ -1425,8 +1424,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				}
 			}
 			for (int k = 0; k < npol; k++) {
-				xs[k] = ir_expr_new(a, EX_SYMBOL, (SrcPos){ 0, 0 });
-				xs[k]->str = arena_printf(a, "(%d, %d)", pol_idx[ord[k]], (int)(intptr_t)policies.items[2 * ord[k] + 1]);
+				Expr **pair = arena_alloc(a, 2 * sizeof *pair);
+				pair[0] = ir_int(a, pol_idx[ord[k]], DT_INDEX);
+				pair[1] = ir_int(a, (int64_t)(intptr_t)policies.items[2 * ord[k] + 1], DT_INDEX);
+				xs[k] = mk_list(o, pair, 2);
+				xs[k]->op = TUP_PAREN;
 			}
 			add_kw(&kn, &kv, "cache_policy", mk_list(o, xs, npol));
 		}
