@@ -206,7 +206,7 @@ static DwSummary check_loop(DwCheck *c, const Stmt *s)
 	if (trips <= 0) {
 		fail(c, s->pos,
 		     "a loop that registers pld.system.defer_wait conditions needs a statically known positive "
-		     "trip count (a pl.range of constants that runs at least once), so that the number of "
+		     "trip count (constant bounds and at least one iteration), so that the number of "
 		     "conditions per waiter can be bounded");
 		return body;
 	}
