@@ -52,6 +52,7 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
@@ -684,7 +685,9 @@ static Expr *parse_dict(Parser *p)
 		Token kt = next(p);
 		expect_op(p, ":");
 		vec_push(&keys, (void *)intern(p->a, kt.text, kt.slen));
+		p->attr_depth++; /* a parse error leaves through longjmp: the parse is over */
 		vec_push(&vals, parse_kwval(p));
+		p->attr_depth--;
 		if (!accept_op(p, ","))
 			break;
 	}
@@ -1139,7 +1142,8 @@ static Expr *parse_atom(Parser *p)
 				if (!at_op(p, close))
 					vec_release(&v);
 				expect_op(p, close);
-				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
+				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open),
+					     .op = p->attr_depth ? TUP_PAREN : TUP_LIST };
 				tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
 				return share(p, &tup);
 			}
@@ -1164,10 +1168,28 @@ static Expr *parse_atom(Parser *p)
 }
 
 /* t[i] on a tensor selects row i: pl.tensor.slice(t, [1, d1, ...],
- * [i, 0, ...], [], [0]) (the reference's subscript sugar). */
+ * [i, 0, ...], [], [0]) (the reference's subscript sugar).  On a 1-D tensor
+ * the index names one element, which is a scalar read: pl.tensor.read(t, [i])
+ * (the reference accepts `gate[0] > 0` as a scalar condition). */
 static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
 {
 	Type *tt = ir_expr_type(t);
+	if (tt->ndim == 1) {
+		Expr *offs = ir_expr_new(p->a, EX_TUPLE, pos);
+		offs->nargs = 1;
+		offs->args = arena_alloc(p->a, sizeof *offs->args);
+		offs->args[0] = idx;
+		Expr *read = ir_expr_new(p->a, EX_OP_CALL, pos);
+		read->str = intern_cstr(p->a, "tensor.read");
+		read->nargs = 2;
+		read->args = arena_alloc(p->a, 2 * sizeof *read->args);
+		read->args[0] = t;
+		read->args[1] = offs;
+		Expr *r = sugar_lower_call(&p->sugar, read);
+		if (!r)
+			longjmp(p->fail, 1);
+		return r;
+	}
 	Expr *shape = ir_expr_new(p->a, EX_TUPLE, pos), *offs = ir_expr_new(p->a, EX_TUPLE, pos);
 	shape->nargs = offs->nargs = tt->ndim;
 	shape->args = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape->args);

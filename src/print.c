@@ -162,13 +162,16 @@ static void print_attr_value(Printer *pr, const Expr *v)
 	if (v->kind == EX_STR) {
 		put_quoted(pr->out, v->str);
 	} else if (v->kind == EX_TUPLE) {
-		sb_putc(pr->out, '[');
+		bool paren = v->op == TUP_PAREN;
+		sb_putc(pr->out, paren ? '(' : '[');
 		for (int i = 0; i < v->nargs; i++) {
 			if (i)
 				sb_puts(pr->out, ", ");
 			print_attr_value(pr, v->args[i]);
 		}
-		sb_putc(pr->out, ']');
+		if (paren && v->nargs == 1)
+			sb_putc(pr->out, ','); /* Python's one-element tuple */
+		sb_putc(pr->out, paren ? ')' : ']');
 	} else if (v->kind == EX_DICT) {
 		sb_putc(pr->out, '{');
 		for (int i = 0; i < v->nkw; i++) {

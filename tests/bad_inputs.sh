@@ -3,13 +3,14 @@
 # a substring the error message must contain, optionally a second line
 # LINE:COL where that error must be), and for the large inputs this
 # script generates (deep nesting, 10^6-element lists; not committed), check
-# that
-#   PTOOPT FILE
+# that (ARGS: the line of DIR/NAME.args, word-split, when there is one -
+# the passes whose errors the case is about)
+#   PTOOPT ARGS FILE
 #     exits with exactly 1 (not a crash, not a timeout),
 #     prints nothing on stdout,
 #     prints a "FILE:LINE:COL: error: MSG" line on stderr (FILE as given on
 #     the command line) whose MSG contains the substring;
-#   PTOOPT -o OUT FILE
+#   PTOOPT ARGS -o OUT FILE
 #     exits with 1 and leaves neither OUT nor a temporary file behind.
 #
 # usage: bad_inputs.sh PTOOPT DIR [NAME...]
@@ -128,9 +129,12 @@ generate() {
 # check_one FILE ERRFILE NAME WORKDIR: prints "PASS NAME" or "FAIL NAME: why"
 # (plus indented stderr lines).
 check_one() {
-    local f=$1 errf=$2 name=$3 w=$4 why="" want="" at="" rc
+    local f=$1 errf=$2 name=$3 w=$4 why="" want="" at="" rc args=()
     { IFS= read -r want; IFS= read -r at; } < "$errf"
-    "$tool" "$f" > "$w/out" 2> "$w/err"
+    if [ -f "${f%.pto}.args" ]; then
+        read -r -a args < "${f%.pto}.args" || true
+    fi
+    "$tool" "${args[@]}" "$f" > "$w/out" 2> "$w/err"
     rc=$?
     if [ $rc -ge 128 ]; then
         why="killed by signal $((rc - 128))"
@@ -169,7 +173,7 @@ check_one() {
         # (leaks were checked by the first run; in a sanitizer build, where
         # every run costs a lot, only every third case repeats with -o)
         local od="$w/o" left
-        ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" "$tool" -o "$od/out.pto" "$f" > "$w/out" 2> "$w/err2"
+        ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" "$tool" "${args[@]}" -o "$od/out.pto" "$f" > "$w/out" 2> "$w/err2"
         rc=$?
         left=("$od"/* "$od"/.[!.]*)
         if [ $rc -ne 1 ]; then

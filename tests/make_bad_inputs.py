@@ -46,10 +46,11 @@ def body(*lines, ret='        return x\n'):
     return H + M + ''.join('        ' + l + '\n' for l in lines) + ret
 
 cases = {}
-def case(name, text, err, at=None):
-    """at: 'LINE:COL' the error must point at (checked when given)"""
+def case(name, text, err, at=None, args=None):
+    """at: 'LINE:COL' the error must point at (checked when given);
+    args: ptoopt arguments before the file (written to NAME.args)"""
     assert name not in cases, name
-    cases[name] = (text if isinstance(text, bytes) else text.encode(), err + ('\n' + at if at else ''))
+    cases[name] = (text if isinstance(text, bytes) else text.encode(), err + ('\n' + at if at else ''), args)
 
 def trunc(marker, after=True, extra=''):
     i = BASE.index(marker)
@@ -385,20 +386,95 @@ case('subscript_store_too_many_indices', body('x[0:8, 0:1] = x'), 'more indices'
 case('split_with_split_aiv_region', body('with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):',
      '    for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '        y: pl.Tensor[[64], pl.FP32] = x'), 'mutually exclusive')
 
+# ---- the deferred-wait waiter contract (outline-incore; src/passes/deferred_wait.c)
+WAITER = '''import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, flags: pld.DistributedTensor[[8, 1], pl.INT32], seq: pl.Tensor[[8], pl.INT32], n: pl.Scalar[pl.INDEX]):
+'''
+OUTLINE = '--passes=convert-to-ssa,outline-incore'
+def waiter(*lines):
+    return WAITER + ''.join('        ' + l + '\n' for l in lines)
+def wait(off='k', exp='1'):
+    return 'pld.system.defer_wait(flags, offsets=[%s, 0], expected=%s, cmp=pld.WaitCmp.Ge)' % (off, exp)
+AT = 'with pl.at(level=pl.Level.CORE_GROUP):'
+case('defer_wait_allow_early_resolve',
+     waiter('with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=True):',
+            '    for k in pl.range(8):', '        ' + wait(exp='2')),
+     'allow_early_resolve=True', '8:9', OUTLINE)
+case('defer_wait_dynamic_trip_count',
+     waiter(AT, '    for k in pl.range(0, n, 2):', '        ' + wait()),
+     'statically known positive trip count', '9:13', OUTLINE)
+case('defer_wait_descending_range_runs_zero_times',
+     waiter(AT, '    for k in pl.range(4, 0):', '        ' + wait()),
+     'statically known positive trip count', '9:13', OUTLINE)
+case('defer_wait_65_conditions_over_two_loops',  # 40 + 5 * 5
+     waiter(AT, '    for k in pl.range(40):', '        ' + wait('0', 'k'),
+            '    for j in pl.range(5):', '        for k in pl.range(5):', '            ' + wait('j', 'k')),
+     'at most 64 conditions', '8:9', OUTLINE)
+case('defer_wait_65_conditions_conditional_and_unrolled',  # at most 1 for each k of 7..0, + 57
+     waiter(AT, '    for k in pl.range(7, -1, -1):', '        if k != n:', '            ' + wait(),
+            '    for j in pl.unroll(57):', '        ' + wait('j')),
+     'at most 64 conditions', '8:9', OUTLINE)
+case('defer_wait_tensor_read_after_registration',
+     waiter(AT, '    ' + wait('0'), '    want = pl.read(seq, [1])', '    ' + wait('1', 'want')),
+     'cannot execute tensor reads', '10:13', OUTLINE)
+case('defer_wait_payload_tensor_assignment',
+     waiter(AT, '    ' + wait('0'), '    copy = pl.tensor.adds(seq, 1)'),
+     'cannot create or update payload tensors', '10:13', OUTLINE)
+case('defer_wait_loop_reads_tensor_on_other_iterations',
+     waiter(AT, '    for k in pl.range(3):', '        if k > 0:', '            ' + wait(),
+            '        else:', '            want = pl.read(seq, [k])'),
+     'loop may execute tensor reads', '9:13', OUTLINE)
+case('defer_wait_other_call_in_bookkeeping',
+     waiter(AT, '    m = pl.tensor.dim(seq, 0)', '    ' + wait('m')),
+     "supports only a pre-registration tensor.read call (a scalar read of a tensor before the first "
+     "pld.system.defer_wait); 'tensor.dim'", '9:13', OUTLINE)
+case('defer_wait_tensor_read_inside_offsets',
+     waiter(AT, '    ' + wait('pl.read(seq, [0])')),
+     "supports only a pre-registration tensor.read call as (part of) an assignment's value", '9:13', OUTLINE)
+case('defer_wait_under_cluster_scope',
+     waiter('with pl.cluster():', '    ' + AT, '        ' + wait('0')),
+     'defer_wait must be in a task-level', '9:13', OUTLINE)
+case('defer_wait_directly_in_spmd_scope',
+     waiter('with pl.spmd(2):', '    ' + wait('0')),
+     'must be the body of a CORE_GROUP / InCore task', '8:9', '--passes=convert-to-ssa,outline-incore,outline-cluster')
+case('defer_wait_followed_by_other_op',
+     waiter(AT, '    ' + wait('0'), '    pl.system.cacheinvalid()'),
+     "the operation 'system.cacheinvalid' is not allowed", '10:13', OUTLINE)
+case('defer_wait_in_while_loop',
+     waiter(AT, '    k = 0', '    while k < 4:', '        ' + wait(), '        k = k + 1'),
+     'loops must be sequential pl.range or pl.unroll loops', '10:13', OUTLINE)
+case('defer_wait_in_parallel_loop',
+     waiter(AT, '    for k in pl.parallel(4):', '        ' + wait()),
+     'loops must be sequential pl.range or pl.unroll loops', '9:13', OUTLINE)
+case('defer_wait_result_assigned',
+     waiter(AT, '    r: pl.Scalar[pl.INT32] = ' + wait('0')),
+     'has no result: call it as a statement of its own', '9:13', OUTLINE)
+case('defer_wait_break_in_waiter',
+     waiter(AT, '    for k in pl.range(4):', '        ' + wait(), '        if k == n:', '            break'),
+     'may hold only scalar assignments, if / for control flow', '12:21', OUTLINE)
+
 PENDING = {
     'bare_yield_in_carried_loop', 'break_in_split_aiv', 'split_aiv_nested',
     'spmd_for_with_deps', 'self_in_host_subworker',
 }
 pending_dir = os.path.join(os.path.dirname(os.path.abspath(out)), 'bad-pending')
 
-for name, (text, err) in cases.items():
+for name, (text, err, args) in cases.items():
     d = pending_dir if name in PENDING else out
     for old in (out, pending_dir):
-        for ext in ('.pto', '.err'):
-            if old != d and os.path.exists(os.path.join(old, name + ext)):
+        for ext in ('.pto', '.err', '.args'):
+            if (old != d or (ext == '.args' and not args)) and os.path.exists(os.path.join(old, name + ext)):
                 os.remove(os.path.join(old, name + ext))
     with open(os.path.join(d, name + '.pto'), 'wb') as f:
         f.write(text)
     with open(os.path.join(d, name + '.err'), 'w') as f:
         f.write(err + '\n')
+    if args:
+        with open(os.path.join(d, name + '.args'), 'w') as f:
+            f.write(args + '\n')
 print(len(cases) - len(PENDING), 'in', out, '+', len(PENDING), 'pending')

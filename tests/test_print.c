@@ -648,6 +648,32 @@ START_TEST(func_attr_line)
 }
 END_TEST
 
+START_TEST(func_attr_tuples)
+{
+	/* attribute values are data: a Python tuple keeps its parentheses (also
+	 * a one-element one, and inside a call's attrs=), a list its brackets;
+	 * in an expression (a, b) is a MakeTuple and prints as a list */
+	roundtrip(HDR
+		  "    @pl.function\n"
+		  "    def k(self, x: pl.Tensor[[8], pl.FP32]):\n"
+		  "        pl.func_attr({\"cache_policy\": [(0, 1), (2, 0)], \"one\": (3,), \"l\": [[1, 2]]})\n"
+		  "        y: pl.Tensor[[4], pl.FP32] = pl.tensor.slice(x, (4,), (0,))\n"
+		  "        return\n"
+		  "    @pl.function\n"
+		  "    def main(self, x: pl.Tensor[[8], pl.FP32]):\n"
+		  "        self.k(x, attrs={\"pairs\": [(1, 2)]})\n",
+		  OHDR
+		  "    @pl.function\n"
+		  "    def k(self, x: pl.Tensor[[8], pl.FP32]):\n"
+		  "        pl.func_attr({\"cache_policy\": [(0, 1), (2, 0)], \"one\": (3,), \"l\": [[1, 2]]})\n"
+		  "        y: pl.Tensor[[4], pl.FP32] = pl.tensor.slice(x, [4], [0])\n"
+		  "        return\n"
+		  "    @pl.function\n"
+		  "    def main(self, x: pl.Tensor[[8], pl.FP32]):\n"
+		  "        self.k(x, attrs={\"pairs\": [(1, 2)]})\n");
+}
+END_TEST
+
 START_TEST(dynamic_header_sorted)
 {
 	/* §1: one line per used dyn var, byte order, one blank line after;
@@ -953,6 +979,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, function_order_callee_in_loop_bound);
 	tcase_add_test(tc, decorators_and_self);
 	tcase_add_test(tc, func_attr_line);
+	tcase_add_test(tc, func_attr_tuples);
 	tcase_add_test(tc, dynamic_header_sorted);
 	tcase_add_test(tc, standalone_function_print);
 	suite_add_tcase(s, tc);

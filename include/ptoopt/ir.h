@@ -153,7 +153,7 @@ typedef enum ExprKind {
 	EX_BINARY,  /* op, lhs, rhs */
 	EX_UNARY,   /* op, lhs */
 	EX_CAST,    /* lhs, dtype: pl.cast(e, pl.DT) */
-	EX_TUPLE,   /* elems: MakeTuple, printed [a, b] */
+	EX_TUPLE,   /* elems: MakeTuple, printed [a, b]; op: TupleForm */
 	EX_GETITEM, /* lhs[ival] */
 	EX_OP_CALL, /* pl.<op>(args, kwargs, attrs={...}) */
 	EX_FN_CALL, /* self.<callee>(args, kwargs, attrs={...}) */
@@ -172,10 +172,15 @@ typedef enum BinOp {
 
 typedef enum UnOp { UOP_NEG, UOP_NOT, UOP_BITNOT, UOP_ABS } UnOp;
 
+/* An EX_TUPLE's op.  In expressions both spellings are a MakeTuple, printed
+ * as a list; attribute values are plain data, where a Python tuple
+ * (`"cache_policy": [(0, 1)]`) keeps its parentheses. */
+typedef enum TupleForm { TUP_LIST, TUP_PAREN } TupleForm;
+
 struct Expr {
 	uint8_t kind;     /* ExprKind */
 	uint8_t dtype;    /* DType: EX_INT / EX_FLOAT / EX_CAST */
-	uint8_t op;       /* BinOp / UnOp */
+	uint8_t op;       /* BinOp / UnOp; TupleForm for EX_TUPLE */
 	bool spmd;        /* EX_SUBMIT: pl.spmd_submit */
 	int nargs;
 	SrcPos pos;

@@ -87,4 +87,14 @@ void dir_infer_function(Program *p, const Function *f, ParamDir *out);
 typedef enum ArgAccess { ACC_READ, ACC_WRITE, ACC_READWRITE } ArgAccess;
 ArgAccess dir_arg_access(const Expr *call, int i);
 
+/* Deferred-completion waiters (deferred_wait.c). */
+/* Whether some statement of b (at any depth) calls pld.system.defer_wait. */
+bool dw_block_has_defer_wait(const Block *b);
+/* *is_waiter: whether the scope body registers deferred-wait conditions; if
+ * it does, check the waiter contract (scalar bookkeeping, control flow and
+ * registrations only, no tensor read or payload work once registration has
+ * begun, at most 64 conditions on any path).  scope_pos locates errors about
+ * the scope as a whole.  Returns 0, or 1 after diag_error. */
+int dw_check_waiter(const Block *body, SrcPos scope_pos, Diag *d, bool *is_waiter);
+
 #endif

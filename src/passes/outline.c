@@ -51,6 +51,7 @@ typedef struct Ol {
 	Frame *frames;        /* required outputs: enclosing tails ... */
 	const PtrMap *req;    /* ... plus, inside a recursion, the outer outputs */
 	bool nested;          /* inside a non-target scope body */
+	bool in_launch;       /* inside a non-target scope that launches tasks (not pl.scope) */
 	PtrVec *out;
 	int count;
 	bool failed;
@@ -937,54 +938,6 @@ static bool hoist_chain(Var *v, const PtrMap *top, const PtrMap *defs, PtrMap *h
 	return true;
 }
 
-static bool expr_defer_wait(const Expr *e)
-{
-	if (!e || e->kind == EX_VAR)
-		return false;
-	if (is_call(e, "pld.system.defer_wait"))
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (expr_defer_wait(e->args[i]))
-			return true;
-	return false;
-}
-
-static bool block_calls_defer_wait(const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (expr_defer_wait(s->value) || block_calls_defer_wait(&s->body) || block_calls_defer_wait(&s->orelse))
-			return true;
-	}
-	return false;
-}
-
-/* A loop that registers deferred-wait conditions must run a statically known,
- * positive number of times (a constant range, or a while loop never): the
- * first such loop that does not, or NULL. */
-static const Stmt *dynamic_registration_loop(const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if ((s->kind == ST_FOR || s->kind == ST_WHILE) && block_calls_defer_wait(&s->body)) {
-			if (s->kind == ST_WHILE)
-				return s;
-			const Expr *lo = s->start, *hi = s->stop, *st = s->step;
-			if (!hi || hi->kind != EX_INT || (lo && lo->kind != EX_INT) || (st && st->kind != EX_INT))
-				return s;
-			int64_t l = lo ? lo->ival : 0, h = hi->ival, k = st ? st->ival : 1;
-			if (k <= 0 || h <= l)
-				return s;
-		}
-		const Stmt *in = dynamic_registration_loop(&s->body);
-		if (!in)
-			in = dynamic_registration_loop(&s->orelse);
-		if (in)
-			return in;
-	}
-	return NULL;
-}
-
 /* ------------------------------------------------------------ outlining */
 
 static void visit_block(Ol *o, Block *b);
@@ -1080,6 +1033,38 @@ static Expr *mk_list(Ol *o, Expr **xs, int n)
 static void collect_name(void *ctx, Var *v) { add(ctx, v->name); }
 
 /* Replace the scope statement s by its call site, appended to `out`. */
+/* A scope that registers pld.system.defer_wait conditions becomes a
+ * deferred-completion waiter: its body must keep the waiter contract
+ * (deferred_wait.c), and only a task of its own may carry it - the task's
+ * completion is the condition, so nothing around it may decide dispatch or
+ * resolve it early.  Returns 1 after diag_error. */
+static int check_waiter(Ol *o, const Stmt *s, bool *waiter)
+{
+	const Scope *sc = s->scope;
+	const char *why = NULL;
+	if (dw_check_waiter(&s->body, s->pos, o->d, waiter))
+		why = "";
+	else if (!*waiter)
+		return 0;
+	else if (sc->kind != SC_INCORE)
+		why = "pld.system.defer_wait must be the body of a CORE_GROUP / InCore task "
+		      "(a with pl.at(level=pl.Level.CORE_GROUP) scope)";
+	else if (o->in_launch)
+		why = "pld.system.defer_wait must be in a task-level pl.at(CORE_GROUP) scope: nesting the waiter "
+		      "under pl.spmd or another launching scope is unsupported, because the outer launch decides "
+		      "the dispatch predicate and early resolution";
+	else if (sc->allow_early_resolve)
+		why = "a pld.system.defer_wait task cannot use allow_early_resolve=True (its task id must stay "
+		      "unresolved until the registered conditions hold); put allow_early_resolve=True on the "
+		      "consumer task instead";
+	if (!why)
+		return 0;
+	if (*why)
+		diag_error(o->d, s->pos.line, s->pos.col, "%s", why);
+	o->failed = true;
+	return 1;
+}
+
 static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 {
 	Arena *a = o->a;
@@ -1088,6 +1073,9 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	add(&o->fnames, name);
 	add(o->reserved, name);
 	Block *body = &s->body;
+	bool waiter;
+	if (check_waiter(o, s, &waiter))
+		return;
 	/* everything released at `done`, so an error can leave from anywhere */
 	PtrVec defs = { 0 }, hoisted_stmts = { 0 }, stores = { 0 };
 	PtrVec outs = { 0 };      /* Var: regular output or store target */
@@ -1407,26 +1395,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				add_kw(&kn, &kv, "slot_num", sc->slot_num);
 			if (sc->windowize)
 				add_kw(&kn, &kv, "windowize", mk_true(o));
-			if (block_calls_defer_wait(body)) {
-				/* a deferred waiter completes when its condition holds; early
-				 * resolution would release its consumers before that */
-				if (sc->allow_early_resolve) {
-					diag_error(o->d, s->pos.line, s->pos.col,
-						   "a pld.system.defer_wait task cannot use allow_early_resolve=True; "
-						   "put allow_early_resolve=True on the consumer task instead");
-					o->failed = true;
-					goto done;
-				}
-				const Stmt *dl = dynamic_registration_loop(body);
-				if (dl) {
-					diag_error(o->d, dl->pos.line, dl->pos.col,
-						   "a loop that registers pld.system.defer_wait conditions needs a statically "
-						   "known positive trip count (a pl.range of constants that runs at least once)");
-					o->failed = true;
-					goto done;
-				}
+			if (waiter)
 				add_kw(&kn, &kv, "deferred_completion_waiter", mk_true(o));
-			}
 			SplitSum ss = { 0 };
 			split_regions(body, &ss);
 			if (ss.found) {
@@ -1445,8 +1415,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 			}
 		}
 		if (npol) {
-			/* (parameter index, policy) pairs sorted by index; a pair prints
-			 * verbatim as "(i, p)" */
+			/* a list of (parameter index, policy) tuples sorted by index */
 			Expr **xs = arena_alloc(a, (size_t)npol * sizeof *xs);
 			int *ord = arena_alloc(a, (size_t)npol * sizeof *ord);
 			for (int k = 0; k < npol; k++) {
@@ -1456,8 +1425,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				}
 			}
 			for (int k = 0; k < npol; k++) {
-				xs[k] = ir_expr_new(a, EX_SYMBOL, (SrcPos){ 0, 0 });
-				xs[k]->str = arena_printf(a, "(%d, %d)", pol_idx[ord[k]], (int)(intptr_t)policies.items[2 * ord[k] + 1]);
+				Expr **pair = arena_alloc(a, 2 * sizeof *pair);
+				pair[0] = ir_int(a, pol_idx[ord[k]], DT_INDEX);
+				pair[1] = ir_int(a, (int64_t)(intptr_t)policies.items[2 * ord[k] + 1], DT_INDEX);
+				xs[k] = mk_list(o, pair, 2);
+				xs[k]->op = TUP_PAREN;
 			}
 			add_kw(&kn, &kv, "cache_policy", mk_list(o, xs, npol));
 		}
@@ -1651,7 +1623,7 @@ done:
  * inside a non-target scope; Scalars are never exported this way (seed). */
 static void fallback(Ol *o, Stmt *s, UsedAfter *u)
 {
-	if (block_calls_defer_wait(&s->body))
+	if (dw_block_has_defer_wait(&s->body))
 		return;
 	PtrVec st = { 0 };
 	stores_block(&s->body, &st, &u->extra);
@@ -1910,10 +1882,12 @@ static void visit_stmt(Ol *o, Stmt *s)
 		return;
 	}
 	case ST_SCOPE: {
-		bool prev = o->nested;
+		bool prev = o->nested, prev_launch = o->in_launch;
 		o->nested = true;
+		o->in_launch |= s->scope->kind != SC_RUNTIME;
 		visit_block(o, &s->body);
 		o->nested = prev;
+		o->in_launch = prev_launch;
 		return;
 	}
 	default:
