@@ -150,6 +150,37 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+/* Zeroed memory for big tables and buffers: from 2 MB on, huge-page backed
+ * like the arena's large blocks (a 100 MB input read into 4 KB pages costs
+ * 25 000 page faults).  Free with xfree_big and the same size. */
+void *xzalloc_big(size_t n)
+{
+	if (n < HUGE_BLOCK) {
+		void *p = alloc_fails() ? NULL : calloc(1, n ? n : 1);
+		if (!p)
+			oom();
+		return p;
+	}
+	size_t total = (n + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
+	void *m = alloc_fails() ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		oom();
+#ifdef MADV_HUGEPAGE
+	madvise(m, total, MADV_HUGEPAGE);
+#endif
+	return m;
+}
+
+void xfree_big(void *p, size_t n)
+{
+	if (!p)
+		return;
+	if (n < HUGE_BLOCK)
+		free(p);
+	else
+		munmap(p, (n + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1));
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = alloc_fails() ? NULL : realloc(p, n ? n : 1);
@@ -180,7 +211,7 @@ void arena_free(Arena *a)
 {
 	pool_free(&a->main);
 	pool_free(&a->text);
-	free(a->strs);
+	xfree_big(a->strs, a->capstrs * sizeof(struct InternSlot));
 	mem_release(a->capstrs * sizeof(struct InternSlot));
 	memset(a, 0, sizeof *a);
 }
@@ -293,9 +324,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 	if (a->nstrs * 2 >= a->capstrs) {
 		size_t ncap = a->capstrs ? a->capstrs * 2 : 1024;
 		mem_take(ncap * sizeof(struct InternSlot));
-		struct InternSlot *ns = alloc_fails() ? NULL : calloc(ncap, sizeof *ns);
-		if (!ns)
-			oom();
+		struct InternSlot *ns = xzalloc_big(ncap * sizeof *ns);
 		for (size_t i = 0; i < a->capstrs; i++) {
 			if (!a->strs[i].s)
 				continue;
@@ -304,7 +333,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 				j = (j + 1) & (ncap - 1);
 			ns[j] = a->strs[i];
 		}
-		free(a->strs);
+		xfree_big(a->strs, a->capstrs * sizeof(struct InternSlot));
 		mem_release(a->capstrs * sizeof(struct InternSlot));
 		a->strs = ns;
 		a->capstrs = ncap;
@@ -449,11 +478,16 @@ static void **pmap_table(size_t cap)
 {
 	int c = pmap_class(cap);
 	void **block;
-	if (c < PMAP_CLASSES && pmap_nspare[c])
+	if (c < PMAP_CLASSES && pmap_nspare[c]) {
 		block = pmap_spare[c][--pmap_nspare[c]];
-	else if (!(block = alloc_fails() ? NULL : malloc(cap * 2 * sizeof(void *))))
-		oom();
-	memset(block, 0, cap * 2 * sizeof(void *));
+		memset(block, 0, cap * 2 * sizeof(void *));
+	} else if (c < PMAP_CLASSES) {
+		if (!(block = alloc_fails() ? NULL : malloc(cap * 2 * sizeof(void *))))
+			oom();
+		memset(block, 0, cap * 2 * sizeof(void *));
+	} else {
+		block = xzalloc_big(cap * 2 * sizeof(void *));
+	}
 	return block;
 }
 
@@ -462,8 +496,10 @@ static void pmap_table_free(void **block, size_t cap)
 	int c = pmap_class(cap);
 	if (c < PMAP_CLASSES && pmap_nspare[c] < PMAP_KEEP)
 		pmap_spare[c][pmap_nspare[c]++] = block;
-	else
+	else if (c < PMAP_CLASSES)
 		free(block);
+	else
+		xfree_big(block, cap * 2 * sizeof(void *));
 }
 
 void pmap_put(PtrMap *m, const void *key, void *val)
@@ -533,13 +569,8 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 	if ((t->len + 1) * 2 > t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 256;
 		mem_take(ncap * (sizeof *t->hashes + sizeof *t->vals));
-		uint64_t *nh = alloc_fails() ? NULL : calloc(ncap, sizeof *nh);
-		void **nv = calloc(ncap, sizeof *nv);
-		if (!nh || !nv) {
-			free(nh);
-			free(nv);
-			oom();
-		}
+		uint64_t *nh = xzalloc_big(ncap * sizeof *nh);
+		void **nv = xzalloc_big(ncap * sizeof *nv);
 		for (size_t i = 0; i < t->cap; i++) {
 			if (!t->vals[i])
 				continue;
@@ -549,8 +580,8 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 			nh[j] = t->hashes[i];
 			nv[j] = t->vals[i];
 		}
-		free(t->hashes);
-		free(t->vals);
+		xfree_big(t->hashes, t->cap * sizeof *t->hashes);
+		xfree_big(t->vals, t->cap * sizeof *t->vals);
 		mem_release(t->cap * (sizeof *t->hashes + sizeof *t->vals));
 		t->hashes = nh;
 		t->vals = nv;
@@ -567,7 +598,7 @@ void htab_add(HashTab *t, uint64_t h, void *val)
 void htab_release(HashTab *t)
 {
 	mem_release(t->cap * (sizeof *t->hashes + sizeof *t->vals));
-	free(t->hashes);
-	free(t->vals);
+	xfree_big(t->hashes, t->cap * sizeof *t->hashes);
+	xfree_big(t->vals, t->cap * sizeof *t->vals);
 	memset(t, 0, sizeof *t);
 }

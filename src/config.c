@@ -327,7 +327,7 @@ bool config_load(DriverConfig *c, const char *path)
 		yaml_document_delete(&L.doc);
 	}
 	yaml_parser_delete(&parser);
-	free(text);
+	file_free(text);
 	return ok;
 }
 

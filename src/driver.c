@@ -382,7 +382,7 @@ static int process(DriverConfig *c, const char *path)
 	if (prog)
 		ir_program_release(prog);
 	arena_free(&arena);
-	free(src);
+	file_free(src);
 	free(r.seconds);
 	sb_release(&r.last);
 	sb_release(&dumps);

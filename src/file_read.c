@@ -4,9 +4,36 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "ptoopt/arena.h"
+
+/* The buffer's size is kept in front of the text, for file_free. */
+#define HEADER 16
+
+static char *buffer_new(size_t cap)
+{
+	char *base = xzalloc_big(cap + HEADER);
+	*(size_t *)(void *)base = cap + HEADER;
+	return base + HEADER;
+}
+
+void file_free(char *text)
+{
+	if (!text)
+		return;
+	char *base = text - HEADER;
+	xfree_big(base, *(size_t *)(void *)base);
+}
+
+static char *buffer_grow(char *buf, size_t n, size_t cap)
+{
+	char *nb = buffer_new(cap);
+	memcpy(nb, buf, n);
+	file_free(buf);
+	return nb;
+}
 
 char *file_read_stream(FILE *f, size_t limit, size_t *len, bool *too_big)
 {
@@ -22,23 +49,23 @@ char *file_read_stream(FILE *f, size_t limit, size_t *len, bool *too_big)
 		}
 		cap = (size_t)st.st_size + 1;
 	}
-	char *buf = xmalloc(cap);
+	char *buf = buffer_new(cap);
 	for (;;) {
 		if (n == cap) {
 			if (cap > limit) {
 				*too_big = true;
-				free(buf);
+				file_free(buf);
 				return NULL;
 			}
+			buf = buffer_grow(buf, n, cap * 2);
 			cap *= 2;
-			buf = xrealloc(buf, cap);
 		}
 		size_t r = fread(buf + n, 1, cap - n, f);
 		n += r;
 		if (r == 0) {
 			if (ferror(f)) {
 				int e = errno;
-				free(buf);
+				file_free(buf);
 				errno = e ? e : EIO;
 				return NULL;
 			}
@@ -47,11 +74,11 @@ char *file_read_stream(FILE *f, size_t limit, size_t *len, bool *too_big)
 	}
 	if (n > limit) {
 		*too_big = true;
-		free(buf);
+		file_free(buf);
 		return NULL;
 	}
 	if (n == cap)
-		buf = xrealloc(buf, cap + 1);
+		buf = buffer_grow(buf, n, cap + 1);
 	buf[n] = 0;
 	*len = n;
 	return buf;

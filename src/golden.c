@@ -106,7 +106,7 @@ int golden_check(const DriverConfig *c, Program *prog, const char *shown)
 			fclose(d.out);
 		free(quiet_buf);
 	}
-	free(expected);
+	file_free(expected);
 	sb_release(&result);
 	return rc;
 }

@@ -582,7 +582,7 @@ bool ops_load_file(OpRegistry *r, const char *path, Diag *d)
 	sub.len = n;
 	bool ok = ops_load_text(r, path, buf, n, &sub);
 	d->nerrors = sub.nerrors;
-	free(buf);
+	file_free(buf);
 	return ok;
 }
 

@@ -55,6 +55,9 @@ void set_oom_handler(OomHandler h);
 void oom(void) __attribute__((noreturn));
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/* Zeroed; huge-page backed from 2 MB on.  Free with xfree_big(p, same n). */
+void *xzalloc_big(size_t n);
+void xfree_big(void *p, size_t n);
 
 /* Growable array of pointers.  With .arena set the storage comes from the
  * arena (so a longjmp out of the parser leaks nothing); otherwise from

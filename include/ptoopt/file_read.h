@@ -11,12 +11,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* All of f, malloc'd, NUL-terminated, its length in *len.  NULL on failure:
- * *too_big when the text exceeds limit bytes, otherwise errno says why. */
+/* All of f, NUL-terminated, its length in *len; release it with file_free.
+ * NULL on failure: *too_big when the text exceeds limit bytes, otherwise
+ * errno says why.  Large inputs land in huge pages (see xzalloc_big). */
 char *file_read_stream(FILE *f, size_t limit, size_t *len, bool *too_big);
 
 /* All of the file at path, as file_read_stream; a directory fails with
  * errno EISDIR. */
 char *file_read(const char *path, size_t limit, size_t *len, bool *too_big);
+
+/* Release what file_read / file_read_stream returned (NULL is fine). */
+void file_free(char *text);
 
 #endif
