@@ -266,7 +266,7 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 
 /* Eight bytes at a time: names are short and interning is on the lexer's
  * hot path.  Only table placement depends on it, never the output. */
-static uint64_t hash_bytes(const char *s, size_t n)
+uint64_t hash_bytes(const char *s, size_t n)
 {
 	uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
 	while (n >= 8) {

@@ -366,6 +366,7 @@ static void scan(Lexer *lx, Token *t)
 		t->kind = TK_DEDENT;
 		t->line = lx->line;
 		t->col = col_of(lx, lx->p);
+		t->src = lx->p;
 		t->end_line = t->line;
 		return;
 	}
@@ -419,6 +420,7 @@ static void scan(Lexer *lx, Token *t)
 				t->kind = TK_INDENT;
 				t->line = t->end_line = lx->line;
 				t->col = col_of(lx, q);
+				t->src = q;
 				return;
 			}
 			if (width < cur) {
@@ -435,6 +437,7 @@ static void scan(Lexer *lx, Token *t)
 				t->kind = TK_DEDENT;
 				t->line = t->end_line = lx->line;
 				t->col = col_of(lx, q);
+				t->src = q;
 				return;
 			}
 			if (alt != alt_cur)
@@ -466,10 +469,12 @@ static void scan(Lexer *lx, Token *t)
 			t->kind = TK_NEWLINE;
 			t->line = t->end_line = line;
 			t->col = col;
+			t->src = q;
 			return;
 		}
 		t->line = lx->line;
 		t->col = col_of(lx, q);
+		t->src = q;
 		if (is_ident_start((unsigned char)c) || c == '_') {
 			const char *s = q;
 			while (q < lx->end && (is_ident((unsigned char)*q) || *q == '_'))
@@ -511,6 +516,7 @@ at_eof:
 		lex_error(lx, lx->line, col_of(lx, lx->p), "unexpected end of file inside brackets");
 	t->line = t->end_line = lx->line;
 	t->col = col_of(lx, lx->p);
+	t->src = lx->p;
 	if (!lx->at_line_start && !lx->emitted_eof_newline) {
 		lx->emitted_eof_newline = true;
 		lx->at_line_start = true;
@@ -534,13 +540,28 @@ void lex_fill(Lexer *lx, int k)
 	}
 }
 
-Token lex_next(Lexer *lx)
+void lex_skip_to(Lexer *lx, const char *to)
 {
-	lex_peek(lx, 0);
-	Token t = lx->la[lx->la_head];
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
-	return t;
+	/* The dropped tokens were all scanned, so their brackets counted in
+	 * depth; tokens of the stretch not scanned yet never will be.  When
+	 * the whole stretch was scanned the count is back where it started. */
+	int net = 0;
+	while (lx->nla > 0) {
+		const Token *t = &lx->la[lx->la_head];
+		if (t->src >= to)
+			return; /* the lexer is already past the stretch */
+		if (t->kind == TK_OP) {
+			char c = t->text[0];
+			if (t->text[1] == 0 && (c == '(' || c == '[' || c == '{'))
+				net++;
+			else if (t->text[1] == 0 && (c == ')' || c == ']' || c == '}'))
+				net--;
+		}
+		lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+		lx->nla--;
+	}
+	lx->depth -= net;
+	lx->p = to;
 }
 
 void lex_comments_gc(Lexer *lx)

@@ -56,6 +56,8 @@ typedef struct Parser {
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
+	struct AnnEntry *ann; /* annotation cache (parse_type), open addressing */
+	size_t nann, capann;
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
@@ -107,9 +109,17 @@ static const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
 static Token next(Parser *p)
 {
 	Token t = lex_next(&p->lx);
-	if (t.kind != TK_NEWLINE && t.kind != TK_INDENT && t.kind != TK_DEDENT && t.kind != TK_EOF)
+	if (t.kind >= TK_NAME) /* a real token, not NEWLINE / INDENT / DEDENT / EOF */
 		p->last_line = t.end_line;
 	return t;
+}
+/* next() when the token is not needed: no copy */
+static void skip(Parser *p)
+{
+	const Token *t = peek(p);
+	if (t->kind >= TK_NAME)
+		p->last_line = t->end_line;
+	lex_skip(&p->lx);
 }
 static SrcPos pos_of(const Token *t) { return (SrcPos){ t->line, t->col }; }
 
@@ -136,11 +146,20 @@ static bool accept_op(Parser *p, const char *op)
 {
 	if (!at_op(p, op))
 		return false;
-	next(p);
+	skip(p);
 	return true;
 }
 
-static Token expect_op(Parser *p, const char *op)
+static void expect_op(Parser *p, const char *op)
+{
+	const Token *t = peek(p);
+	if (!tok_is_op(t, op))
+		PERR_AT(p, t, "expected '%s', found %s", op, describe(t));
+	skip(p);
+}
+
+/* expect_op, returning the operator token */
+static Token expect_op_tok(Parser *p, const char *op)
 {
 	const Token *t = peek(p);
 	if (!tok_is_op(t, op))
@@ -161,7 +180,7 @@ static void expect_kind(Parser *p, TokKind k, const char *what)
 	const Token *t = peek(p);
 	if (t->kind != k)
 		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
-	next(p);
+	skip(p);
 }
 
 static void expect_newline(Parser *p)
@@ -175,11 +194,11 @@ static const char *dotted_after(Parser *p, const char *prefix)
 {
 	if (!tok_is_name(peek(p), prefix) || !tok_is_op(peek_at(p, 1), "."))
 		return NULL;
-	next(p);
+	skip(p);
 	char buf[256];
 	size_t n = 0;
 	do {
-		next(p); /* '.' */
+		skip(p); /* '.' */
 		Token t = expect_name(p, "a name after '.'");
 		size_t l = strlen(t.text);
 		if (n + l + 2 >= sizeof buf)
@@ -347,7 +366,7 @@ static Expr **parse_expr_list(Parser *p, int *n, const char *what)
 	if (!tok_is_op(t, "[") && !tok_is_op(t, "("))
 		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
 	const char *close = tok_is_op(t, "[") ? "]" : ")";
-	next(p);
+	skip(p);
 	PtrVec v = ARENA_VEC(p->a);
 	while (!at_op(p, close)) {
 		vec_push(&v, parse_expr(p));
@@ -512,10 +531,276 @@ static Expr *leaf_str(Parser *p, ExprKind k, const char *s, SrcPos pos)
 
 static Type *parse_type_raw(Parser *p);
 
+/* ------------------------------------------------ annotation cache
+ *
+ * Almost every assignment repeats an annotation seen before
+ * (`pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]`), and parsing it again only
+ * finds the hash-consed Type built the first time.  So the text of each
+ * annotation that parsed is remembered with its Type, and the next
+ * occurrence of the same bytes skips the lexer past them.
+ *
+ * That is exact only when a new parse would build an equal Type, and
+ * fail nowhere:
+ * - the text is one line of names, decimal integers, `[ ] ( ) , . = + - * / %`
+ *   and spaces: no comment or string (the lexer queues / decodes those),
+ *   no call other than pl.TensorView(...) / pl.TileView(...), no `self.`;
+ * - every free name (not after `.`, not a keyword argument) resolves as it
+ *   did then: the same local Var and the same module-level Global (a
+ *   parameter of another function is another Var, so that is a miss);
+ * - the Type hash-conses (its dims compare equal when rebuilt: no calls,
+ *   dicts or NaN), so unique_type would have returned the cached one.
+ * An annotation that fails to parse is never stored, so its error is
+ * reported from a real parse, at the same place. */
+
+#define ANN_MAX_NAMES 8
+#define ANN_MAX_DEPTH 32
+
+typedef struct AnnEntry {
+	const char *text;     /* in the source; NULL = empty slot */
+	uint32_t len;
+	uint64_t hash;
+	Type *type;
+	bool lit;             /* parser state the parse left behind */
+	int nops;
+	int nnames;
+	const char *names[ANN_MAX_NAMES]; /* interned free names ... */
+	Var *vars[ANN_MAX_NAMES];         /* ... and what they resolved to */
+	Global *globals[ANN_MAX_NAMES];
+} AnnEntry;
+
+typedef struct AnnScan {
+	const char *start, *end;
+	int nnames;
+	const char *name_at[ANN_MAX_NAMES];
+	uint32_t name_len[ANN_MAX_NAMES];
+} AnnScan;
+
+enum { AC_OTHER, AC_IDENT, AC_DIGIT, AC_SPACE, AC_OPEN, AC_CLOSE, AC_PUNCT };
+/* ann_class of ASCII bytes as digits (the AC_ values above); bytes >= 0x80
+ * are AC_OTHER. */
+static const char ann_classes[129] =
+	"00000000000000000000000000000000"
+	"30000600456666662222222222000600"
+	"01111111111111111111111111140501"
+	"01111111111111111111111111100000";
+static inline int ann_class_of(unsigned char c) { return c < 128 ? ann_classes[c] - '0' : AC_OTHER; }
+
+static bool ann_ident_char(unsigned char c) { int k = ann_class_of(c); return k == AC_IDENT || k == AC_DIGIT; }
+
+/* The extent of the annotation starting at s (`NAME(.NAME)*[ ... ]`) and
+ * its free names; false when it is not of the cacheable form. */
+static bool ann_scan(const char *s, const char *end, AnnScan *sc)
+{
+	const char *q = s;
+	sc->start = s;
+	sc->nnames = 0;
+	/* prefix: pl.Tensor / pld.DistributedTensor / tuple, no spaces */
+	for (;;) {
+		if (q >= end || ann_class_of((unsigned char)*q) != AC_IDENT)
+			return false;
+		while (q < end && ann_ident_char((unsigned char)*q))
+			q++;
+		if (q < end && *q == '.') {
+			q++;
+			continue;
+		}
+		break;
+	}
+	if (q >= end || *q != '[')
+		return false;
+	q++;
+	int depth = 1;
+	char prev = '['; /* last non-space byte */
+	while (q < end) {
+		unsigned char c = (unsigned char)*q;
+		switch (ann_class_of(c)) {
+		case AC_SPACE:
+			q++;
+			continue;
+		case AC_IDENT: {
+			const char *n = q;
+			while (q < end && ann_ident_char((unsigned char)*q))
+				q++;
+			size_t len = (size_t)(q - n);
+			const char *r = q;
+			while (r < end && *r == ' ')
+				r++;
+			char after = r < end ? *r : 0;
+			if (prev == '.') {
+				/* an attribute; a call only as pl.TensorView( / pl.TileView( */
+				if (after == '(' && !(len == 10 && !memcmp(n, "TensorView", 10)) &&
+				    !(len == 8 && !memcmp(n, "TileView", 8)))
+					return false;
+			} else if (after == '.') {
+				if (!(len == 2 && !memcmp(n, "pl", 2)) && !(len == 3 && !memcmp(n, "pld", 3)))
+					return false; /* self.f, x.shape, ... */
+			} else if (after == '(') {
+				return false; /* a call */
+			} else if (after == '=' && prev != '=') {
+				/* keyword argument name: not looked up */
+			} else {
+				if (sc->nnames == ANN_MAX_NAMES)
+					return false;
+				sc->name_at[sc->nnames] = n;
+				sc->name_len[sc->nnames++] = (uint32_t)len;
+			}
+			prev = 'a';
+			continue;
+		}
+		case AC_DIGIT:
+			while (q < end && ann_class_of((unsigned char)*q) == AC_DIGIT)
+				q++;
+			/* 1.5, 1e3, 0x10, 1_000: left to the real lexer */
+			if (q < end && (ann_ident_char((unsigned char)*q) || *q == '.'))
+				return false;
+			prev = '0';
+			continue;
+		case AC_OPEN:
+			if (++depth > ANN_MAX_DEPTH)
+				return false;
+			break;
+		case AC_CLOSE:
+			if (--depth == 0) {
+				sc->end = q + 1;
+				return true;
+			}
+			break;
+		case AC_PUNCT:
+			if (c == '=' && (prev == '=' || (q + 1 < end && q[1] == '=')))
+				return false; /* == */
+			break;
+		default:
+			return false; /* newline, comment, string, tab, {, <, ... */
+		}
+		prev = (char)c;
+		q++;
+	}
+	return false;
+}
+
+static bool expr_conses(const Expr *e)
+{
+	switch (e->kind) {
+	case EX_VAR: case EX_INT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return true;
+	case EX_FLOAT:
+		return e->fval == e->fval;
+	case EX_BINARY:
+		return expr_conses(e->lhs) && expr_conses(e->rhs);
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		return expr_conses(e->lhs);
+	case EX_TUPLE:
+		for (int i = 0; i < e->nargs; i++)
+			if (!expr_conses(e->args[i]))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether a Type rebuilt from the same text compares equal to t (see
+ * type_equal / expr_equal), so that unique_type would return t. */
+static bool type_conses(const Type *t)
+{
+	for (int i = 0; i < t->ndim; i++)
+		if (!expr_conses(t->shape[i]))
+			return false;
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			if (!expr_conses(t->view->kw[i].value))
+				return false;
+	for (int i = 0; i < t->nelems; i++)
+		if (!type_conses(t->elems[i]))
+			return false;
+	return t->memref == NULL;
+}
+
+static AnnEntry *ann_slot(Parser *p, const char *s, size_t n, uint64_t h)
+{
+	size_t j = h & (p->capann - 1);
+	for (;;) {
+		AnnEntry *e = &p->ann[j];
+		if (!e->text || (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0))
+			return e;
+		j = (j + 1) & (p->capann - 1);
+	}
+}
+
+static bool ann_same_resolution(Parser *p, const AnnEntry *e)
+{
+	for (int i = 0; i < e->nnames; i++)
+		if (lookup(p, e->names[i]) != e->vars[i] || pmap_get(&p->globals, e->names[i]) != e->globals[i])
+			return false;
+	return true;
+}
+
+static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
+{
+	if (2 * (p->nann + 1) > p->capann) {
+		size_t ncap = p->capann ? 2 * p->capann : 256;
+		AnnEntry *old = p->ann;
+		size_t ocap = p->capann;
+		p->ann = xmalloc(ncap * sizeof *p->ann);
+		memset(p->ann, 0, ncap * sizeof *p->ann);
+		p->capann = ncap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].text)
+				*ann_slot(p, old[i].text, old[i].len, old[i].hash) = old[i];
+		free(old);
+	}
+	size_t n = (size_t)(sc->end - sc->start);
+	AnnEntry *e = ann_slot(p, sc->start, n, h);
+	if (!e->text)
+		p->nann++;
+	e->text = sc->start;
+	e->len = (uint32_t)n;
+	e->hash = h;
+	e->type = t;
+	e->lit = p->lit;
+	e->nops = p->nops;
+	e->nnames = sc->nnames;
+	for (int i = 0; i < sc->nnames; i++) {
+		const char *name = intern(p->a, sc->name_at[i], sc->name_len[i]);
+		e->names[i] = name;
+		e->vars[i] = lookup(p, name);
+		e->globals[i] = pmap_get(&p->globals, name);
+	}
+}
+
 static Type *parse_type(Parser *p)
 {
+	const Token *t0 = peek(p);
+	AnnScan sc = { .nnames = 0 };
+	bool cacheable = t0->kind == TK_NAME && t0->line == p->lx.line &&
+			 ann_scan(t0->src, p->lx.end, &sc);
+	uint64_t h = 0;
+	if (cacheable) {
+		h = hash_bytes(sc.start, (size_t)(sc.end - sc.start));
+		if (p->capann) {
+			AnnEntry *e = ann_slot(p, sc.start, (size_t)(sc.end - sc.start), h);
+			if (e->text && ann_same_resolution(p, e)) {
+				p->last_line = t0->line;
+				lex_skip_to(&p->lx, sc.end);
+				p->lit = e->lit;
+				p->nops = e->nops;
+				return e->type;
+			}
+		}
+	}
 	ArenaMark m = arena_mark(p->a);
-	return unique_type(p, parse_type_raw(p), m);
+	Type *t = unique_type(p, parse_type_raw(p), m);
+	if (cacheable && type_conses(t)) {
+		/* the parse must have ended exactly at the scanned end */
+		const Lexer *lx = &p->lx;
+		const char *at = lx->nla ? lx->la[lx->la_head].src : lx->p;
+		const char *q = sc.end;
+		while (q < at && *q == ' ')
+			q++;
+		if (q == at)
+			ann_store(p, &sc, h, t);
+	}
+	return t;
 }
 
 static Type *parse_type_raw(Parser *p)
@@ -524,7 +809,7 @@ static Type *parse_type_raw(Parser *p)
 	Token first = *t0;
 	if (tok_is_name(t0, "tuple")) {
 		/* only in return annotations: tuple[T1, T2] */
-		next(p);
+		skip(p);
 		Type *tt = ir_type_new(p->a, TY_TUPLE);
 		expect_op(p, "[");
 		PtrVec v = ARENA_VEC(p->a);
@@ -588,8 +873,8 @@ static Type *parse_type_raw(Parser *p)
 		Type *t = ir_type_new(p->a, TY_TUPLE);
 		expect_op(p, "[");
 		if (at_op(p, "(") && tok_is_op(peek_at(p, 1), ")")) {
-			next(p);
-			next(p);
+			skip(p);
+			skip(p);
 			expect_op(p, "]");
 			return t;
 		}
@@ -671,7 +956,7 @@ static Expr *new_expr(Parser *p, ExprKind k, const Token *t)
 
 static Expr *parse_dict(Parser *p)
 {
-	Token open = expect_op(p, "{");
+	Token open = expect_op_tok(p, "{");
 	Expr *e = new_expr(p, EX_DICT, &open);
 	PtrVec keys = ARENA_VEC(p->a), vals = ARENA_VEC(p->a);
 	while (!at_op(p, "}")) {
@@ -717,7 +1002,7 @@ static void parse_args(Parser *p, PtrVec *args, PtrVec *kwnames, PtrVec *kwvals)
 		const Token *t = peek(p);
 		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 			Token k = next(p);
-			next(p);
+			skip(p);
 			for (size_t i = 0; i < kwnames->len; i++)
 				if (kwnames->items[i] == k.text) {
 					vec_release(args);
@@ -1013,7 +1298,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	}
 	Token open = *peek(p);
 	if (!pld && (strcmp(d, "const") == 0 || strcmp(d, "cast") == 0)) {
-		next(p);
+		skip(p);
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
 		expect_op(p, ",");
@@ -1036,7 +1321,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return share(p, &c);
 	}
 	if (!pld && (strcmp(d, "min") == 0 || strcmp(d, "max") == 0)) {
-		next(p);
+		skip(p);
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
@@ -1045,14 +1330,14 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, pos_of(&first));
 	}
 	if (!pld && (strcmp(d, "submit") == 0 || strcmp(d, "spmd_submit") == 0)) {
-		next(p);
+		skip(p);
 		Expr *e = new_expr(p, EX_SUBMIT, &first);
 		e->spmd = d[0] == 's' && d[1] == 'p';
 		const Token *s = peek(p);
 		if (!tok_is_name(s, "self") || !tok_is_op(peek_at(p, 1), "."))
 			PERR_AT(p, s, "pl.%s expects self.<function> as its first argument", d);
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		Token f = expect_name(p, "a function name");
 		e->str = f.text;
 		e->lhs = new_expr(p, EX_VAR, &f); /* position of the callee, for errors */
@@ -1068,7 +1353,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
-	next(p); /* ( */
+	skip(p); /* ( */
 	(void)open;
 	Expr *e = new_expr(p, EX_OP_CALL, &first);
 	e->str = pld ? arena_printf(p->a, "pld.%s", d) : d;
@@ -1104,11 +1389,11 @@ static Expr *parse_atom(Parser *p)
 			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			Token st = next(p);
-			next(p);
+			skip(p);
 			Token f = expect_name(p, "a function name after 'self.'");
 			if (!at_op(p, "("))
 				PERR_AT(p, &st, "'self.%s' must be called", f.text);
-			next(p);
+			skip(p);
 			Expr *e = new_expr(p, EX_FN_CALL, &st);
 			e->str = f.text;
 			parse_call_tail(p, e);
@@ -1216,7 +1501,7 @@ static Expr *parse_postfix(Parser *p)
 		const Token *it = peek(p);
 		bool neg = false;
 		if (tok_is_op(it, "-")) {
-			next(p);
+			skip(p);
 			neg = true;
 			it = peek(p);
 		}
@@ -1700,7 +1985,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 	Stmt *s = NULL;
 
 	if (tok_is_name(t, "pass")) {
-		next(p);
+		skip(p);
 		/* pass produces no IR; its comments move to the next statement */
 		take_comments(p, peek(p)->line, cm);
 		for (size_t i = 0; i < cm->len; i++)
@@ -1709,10 +1994,10 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		return;
 	}
 	if (tok_is_name(t, "break") || tok_is_name(t, "continue")) {
-		next(p);
+		skip(p);
 		s = ir_stmt_new(p->a, first.text[0] == 'b' ? ST_BREAK : ST_CONTINUE, pos_of(&first));
 	} else if (tok_is_name(t, "return")) {
-		next(p);
+		skip(p);
 		s = ir_stmt_new(p->a, ST_RETURN, pos_of(&first));
 		PtrVec v = ARENA_VEC(p->a);
 		if (peek(p)->kind != TK_NEWLINE) {
@@ -1755,8 +2040,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (paren)
 				expect_op(p, ")");
 		}
-		Token eq = expect_op(p, "=");
-		(void)eq;
+		expect_op(p, "=");
 		if (at_yield(p)) {
 			s = parse_yield_values(p, &first);
 			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
@@ -1837,8 +2121,8 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		s = subscript_store(p, &first);
 	} else {
 		Expr *e = parse_expr(p);
@@ -1896,11 +2180,11 @@ static void bind_rets(Parser *p, Stmt *s)
 /* Header comments (through the ':' line) belong to the compound statement. */
 static void header_end(Parser *p, Stmt *s, PtrVec *cm)
 {
-	Token colon = expect_op(p, ":");
+	Token colon = expect_op_tok(p, ":");
 	const Token *nl = peek(p);
 	if (nl->kind != TK_NEWLINE)
 		PERR_AT(p, nl, "expected a new line after ':' (one-line bodies are not supported)");
-	next(p);
+	skip(p);
 	const Token *ind = peek(p);
 	int arg[3] = { s->pos.line, colon.line, ind->kind == TK_INDENT ? ind->col : 1 };
 	comments_visit(p, colon.line, pred_compound, arg, cm);
@@ -1916,7 +2200,7 @@ static Var **parse_var_list(Parser *p, int *n)
 	const Token *t = peek(p);
 	if (!tok_is_op(t, "["))
 		PERR_AT(p, t, "expected a list of variables '[...]', found %s", describe(t));
-	next(p);
+	skip(p);
 	PtrVec v = ARENA_VEC(p->a);
 	while (!at_op(p, "]")) {
 		const Token *nt = peek(p);
@@ -1943,7 +2227,7 @@ static bool parse_bool_kw(Parser *p)
 {
 	const Token *t = peek(p);
 	if (tok_is_name(t, "True") || tok_is_name(t, "False")) {
-		next(p);
+		skip(p);
 		return t->text[0] == 'T';
 	}
 	PERR_AT(p, t, "expected True or False, found %s", describe(t));
@@ -1969,7 +2253,7 @@ static void parse_optimizations(Parser *p, Scope *sc)
 		if (d && strcmp(d, "split") == 0) {
 			expect_op(p, "(");
 			if (at_name(p, "mode")) {
-				next(p);
+				skip(p);
 				expect_op(p, "=");
 			}
 			sc->split = (SplitMode)parse_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
@@ -2084,7 +2368,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	PtrVec targets = ARENA_VEC(p->a); /* Token* of iter-arg names */
 	if (tok_is_op(t, "(")) {
 		paren_targets = true;
-		next(p);
+		skip(p);
 		while (!at_op(p, ")")) {
 			Token n = expect_name(p, "a loop-carried variable name");
 			Token *c = arena_alloc(p->a, sizeof *c);
@@ -2129,13 +2413,13 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		vec_release(&targets);
 		PERR_AT(p, in, "expected 'in', found %s", describe(in));
 	}
-	next(p);
+	skip(p);
 	const Token *it = peek(p);
 	Token itt = *it;
 	const char *kind = NULL;
 	if (it->kind == TK_NAME && tok_is_op(peek_at(p, 1), ".")) {
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		Token k = expect_name(p, "an iterator such as pl.range");
 		kind = k.text;
 	}
@@ -2250,7 +2534,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		const Token *a = peek(p);
 		if (a->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 			Token k = next(p);
-			next(p);
+			skip(p);
 			if (!strcmp(k.text, "init_values")) {
 				init = ir_expr_new(p->a, EX_TUPLE, pos_of(&k));
 				init->args = parse_tuple_values(p, &init->nargs);
@@ -2382,7 +2666,7 @@ static void parse_if(Parser *p, PtrVec *out, PtrVec *cm, bool is_elif)
 		parse_if(p, &inner, &ecm, true);
 		s->orelse.stmts = (Stmt **)vec_finish(p->a, &inner, &s->orelse.n);
 	} else if (tok_is_name(t, "else")) {
-		next(p);
+		skip(p);
 		expect_op(p, ":");
 		expect_newline(p);
 		/* comments above and on the else line go to the first else statement */
@@ -2432,7 +2716,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	const char *d = dotted_after(p, "pl");
 	if (!d || !at_op(p, "("))
 		PERR_AT(p, &ct, "expected a scope such as pl.at(...), pl.cluster(), pl.spmd(...) or pl.scope()");
-	next(p);
+	skip(p);
 	Stmt *s = NULL;
 	bool split_written = false;
 	if (!strcmp(d, "at")) {
@@ -2597,7 +2881,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 	const Token *t = peek(p);
 	if (t->kind != TK_INDENT)
 		PERR_AT(p, t, "expected an indented block, found %s", describe(t));
-	next(p);
+	skip(p);
 	if (++p->block_depth > LEX_MAX_INDENT)
 		PERR_AT(p, t, "blocks nested too deeply");
 	PtrVec out = ARENA_VEC(p->a);
@@ -2620,7 +2904,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 	/* carried docstring / pass comments at the end of a block are dropped */
 	p->carried.len = 0;
 	if (peek(p)->kind == TK_DEDENT)
-		next(p);
+		skip(p);
 	p->block_depth--;
 	p->scope_start = saved_start;
 	b->stmts = (Stmt **)vec_finish(p->a, &out, &b->n);
@@ -2631,7 +2915,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 static Function *parse_function(Parser *p, bool in_program)
 {
 	/* decorator */
-	Token at = expect_op(p, "@");
+	Token at = expect_op_tok(p, "@");
 	const Token *dt = peek(p);
 	const char *d = dotted_after(p, "pl");
 	if (!d || strcmp(d, "function"))
@@ -2693,7 +2977,7 @@ static Function *parse_function(Parser *p, bool in_program)
 		PERR_AT(p, dfn, "expected 'def' after the decorator, found %s", describe(dfn));
 	/* decorator-line and class-level comments belong to no statement */
 	drop_comments_before_line(p, dfn->line);
-	next(p);
+	skip(p);
 	Token name = expect_name(p, "a function name");
 	f->name = name.text;
 	p->fn = f;
@@ -2721,8 +3005,8 @@ static Function *parse_function(Parser *p, bool in_program)
 		if (at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") &&
 		    (tok_is_name(peek_at(p, 2), "Out") || tok_is_name(peek_at(p, 2), "InOut")) &&
 		    tok_is_op(peek_at(p, 3), "[")) {
-			next(p);
-			next(p);
+			skip(p);
+			skip(p);
 			Token w = next(p);
 			dir = w.text[0] == 'O' ? DIR_OUT : DIR_INOUT;
 			expect_op(p, "[");
@@ -2824,8 +3108,8 @@ static Function *parse_function(Parser *p, bool in_program)
 		bool host = f->level >= LV_HOST && f->role == RL_SUBWORKER;
 		if (!host && !f->external_source)
 			PERR_AT(p, &el, "Unsupported constant type: a function body of '...' is only allowed for HOST-level SubWorker functions or with external_source=");
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		f->abstract = host;
 	}
 	p->carried.len = 0;
@@ -2836,7 +3120,7 @@ static Function *parse_function(Parser *p, bool in_program)
 	}
 	(void)ind;
 	if (peek(p)->kind == TK_DEDENT)
-		next(p);
+		skip(p);
 	p->carried.len = 0;
 	f->body.stmts = (Stmt **)vec_finish(p->a, &out, &f->body.n);
 	/* comments after the function's last statement are dropped */
@@ -3009,7 +3293,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 		(void)t1;
 		PtrVec funcs = ARENA_VEC(p->a);
 		if (tok_is_name(t3, "program")) {
-			next(p);
+			skip(p);
 			dotted_after(p, "pl");
 			if (accept_op(p, "(")) {
 				while (!at_op(p, ")")) {
@@ -3027,7 +3311,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 			const Token *c = peek(p);
 			if (!tok_is_name(c, "class"))
 				PERR_AT(p, c, "expected 'class' after @pl.program, found %s", describe(c));
-			next(p);
+			skip(p);
 			Token cn = expect_name(p, "a class name");
 			prog->name = cn.text;
 			if (accept_op(p, "("))
@@ -3036,8 +3320,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 			expect_newline(p);
 			expect_kind(p, TK_INDENT, "an indented class body");
 			if (peek(p)->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE) {
-				next(p);
-				next(p);
+				skip(p);
+				skip(p);
 			}
 			while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
 				const Token *ft = peek(p);
@@ -3054,7 +3338,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 				vec_push(&funcs, f);
 			}
 			if (peek(p)->kind == TK_DEDENT)
-				next(p);
+				skip(p);
 		} else {
 			vec_push(&funcs, parse_function(p, false));
 		}
@@ -3078,6 +3362,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
 	htab_release(&p->types);
+	free(p->ann);
 	pmap_release(&p->enum_cache);
 	htab_release(&p->leaves);
 	sugar_release(&p->sugar);
