@@ -32,8 +32,25 @@ typedef struct Undo {
 	void *prev_idx;       /* previous log index + 1 of the name's binding */
 } Undo;
 
+/* Names the parser compares tokens with, interned once (p->nm). */
+enum {
+	NM_FOR, NM_IF, NM_WHILE, NM_WITH, NM_ELIF, NM_ELSE,
+	NM_DEF, NM_CLASS, NM_IMPORT, NM_LAMBDA, NM_TRY, NM_DEL, NM_GLOBAL, NM_ASSERT,
+	NM_RAISE, NM_YIELD, NM_ASYNC, NM_FROM,
+	NM_STMT_KEYWORDS, /* the ones above start statements */
+	NM_CONST = NM_STMT_KEYWORDS, NM_CAST, NM_MIN, NM_MAX, NM_SUBMIT, NM_SPMD_SUBMIT,
+	NM_COUNT,
+};
+static const char *const nm_spellings[NM_COUNT] = {
+	"for", "if", "while", "with", "elif", "else",
+	"def", "class", "import", "lambda", "try", "del", "global", "assert",
+	"raise", "yield", "async", "from",
+	"const", "cast", "min", "max", "submit", "spmd_submit",
+};
+
 typedef struct Parser {
 	Lexer lx;
+	const char *nm[NM_COUNT];
 	Arena *a;
 	Diag *diag;
 	jmp_buf fail;
@@ -190,10 +207,48 @@ static void expect_newline(Parser *p)
 
 /* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
  * when the tokens at the cursor are not `<prefix>.`.  Consumes on success. */
+static bool ident_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+/* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
+ * would read exactly those tokens and the next token starts right after
+ * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
+static const char *dotted_span_end(const char *s, const char *end)
+{
+	const char *q = s;
+	for (;;) {
+		if (q >= end || !ident_byte((unsigned char)*q) || (*q >= '0' && *q <= '9'))
+			return NULL;
+		while (q < end && ident_byte((unsigned char)*q))
+			q++;
+		if (q >= end)
+			return NULL;
+		if (*q != '.')
+			break;
+		q++;
+	}
+	unsigned char c = (unsigned char)*q;
+	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
+		return NULL;
+	return q;
+}
+
 static const char *dotted_after(Parser *p, const char *prefix)
 {
 	if (!tok_is_name(peek(p), prefix) || !tok_is_op(peek_at(p, 1), "."))
 		return NULL;
+	/* Fast path: `pl.tile.load(` is one span of the source; intern it
+	 * instead of lexing and joining its names. */
+	const Token *dot = peek_at(p, 1);
+	const char *tail = dot->src + 1;
+	const char *e = dotted_span_end(tail, p->lx.end);
+	if (e && e - tail < 200) {
+		p->last_line = dot->line;
+		lex_skip_to(&p->lx, e);
+		return intern(p->a, tail, (size_t)(e - tail));
+	}
 	skip(p);
 	char buf[256];
 	size_t n = 0;
@@ -772,8 +827,7 @@ static Type *parse_type(Parser *p)
 {
 	const Token *t0 = peek(p);
 	AnnScan sc = { .nnames = 0 };
-	bool cacheable = t0->kind == TK_NAME && t0->line == p->lx.line &&
-			 ann_scan(t0->src, p->lx.end, &sc);
+	bool cacheable = t0->kind == TK_NAME && ann_scan(t0->src, p->lx.end, &sc);
 	uint64_t h = 0;
 	if (cacheable) {
 		h = hash_bytes(sc.start, (size_t)(sc.end - sc.start));
@@ -1297,7 +1351,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
 	}
 	Token open = *peek(p);
-	if (!pld && (strcmp(d, "const") == 0 || strcmp(d, "cast") == 0)) {
+	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
 		skip(p);
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
@@ -1320,7 +1374,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = pos_of(&first), .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
-	if (!pld && (strcmp(d, "min") == 0 || strcmp(d, "max") == 0)) {
+	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
 		skip(p);
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
@@ -1329,7 +1383,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		expect_op(p, ")");
 		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, pos_of(&first));
 	}
-	if (!pld && (strcmp(d, "submit") == 0 || strcmp(d, "spmd_submit") == 0)) {
+	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
 		skip(p);
 		Expr *e = new_expr(p, EX_SUBMIT, &first);
 		e->spmd = d[0] == 's' && d[1] == 'p';
@@ -1745,7 +1799,14 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 /* `pl.yield_(` at the cursor? */
 static bool at_yield(Parser *p)
 {
-	return at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "yield_");
+	if (!at_name(p, "pl") || !tok_is_op(peek_at(p, 1), "."))
+		return false;
+	/* a name right after the '.' is the next token: compare its bytes
+	 * without lexing it */
+	const char *q = peek_at(p, 1)->src + 1;
+	if (p->lx.end - q > 6 && ident_byte((unsigned char)*q))
+		return !memcmp(q, "yield_", 6) && !ident_byte((unsigned char)q[6]);
+	return tok_is_name(peek_at(p, 2), "yield_");
 }
 
 static Stmt *parse_yield_values(Parser *p, const Token *at)
@@ -2855,17 +2916,23 @@ static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
 	PtrVec all = ARENA_VEC(p->a);
 	take_carried(p, &all);
 	if (t->kind == TK_NAME) {
+		/* names are interned: keywords compare by pointer */
 		const char *n = t->text;
-		if (!strcmp(n, "for")) { parse_for(p, out, &all); return; }
-		if (!strcmp(n, "if")) { parse_if(p, out, &all, false); return; }
-		if (!strcmp(n, "while")) { parse_while(p, out, &all); return; }
-		if (!strcmp(n, "with")) { parse_with(p, out, &all); return; }
-		if (!strcmp(n, "elif") || !strcmp(n, "else"))
+		int k = 0;
+		while (k < NM_STMT_KEYWORDS && p->nm[k] != n)
+			k++;
+		switch (k) {
+		case NM_FOR: parse_for(p, out, &all); return;
+		case NM_IF: parse_if(p, out, &all, false); return;
+		case NM_WHILE: parse_while(p, out, &all); return;
+		case NM_WITH: parse_with(p, out, &all); return;
+		case NM_ELIF: case NM_ELSE:
 			PERR_AT(p, t, "'%s' without a matching 'if'", n);
-		if (!strcmp(n, "def") || !strcmp(n, "class") || !strcmp(n, "import") || !strcmp(n, "lambda") ||
-		    !strcmp(n, "try") || !strcmp(n, "del") || !strcmp(n, "global") || !strcmp(n, "assert") ||
-		    !strcmp(n, "raise") || !strcmp(n, "yield") || !strcmp(n, "async") || !strcmp(n, "from"))
+		case NM_STMT_KEYWORDS:
+			break;
+		default:
 			PERR_AT(p, t, "'%s' is not supported inside a function body", n);
+		}
 	}
 	if (t->kind == TK_INDENT)
 		PERR_AT(p, t, "unexpected indent");
@@ -3235,6 +3302,7 @@ static void prescan(Parser *p)
 	q->globals = p->globals; /* read only: the prescan never parses module statements */
 	q->sigs = p->sigs;
 	q->headers_only = q->prescanned = true;
+	memcpy(q->nm, p->nm, sizeof q->nm);
 	sugar_init(&q->sugar, p->a, &quiet, p->sugar.reg);
 	lex_init(&q->lx, p->a, &quiet, &q->fail, p->src, p->len);
 	if (setjmp(q->fail) == 0) {
@@ -3252,6 +3320,7 @@ static void prescan(Parser *p)
 	vec_release(&q->carried);
 	vec_release(&q->fn_calls);
 	htab_release(&q->types);
+	free(q->ann);
 	pmap_release(&q->enum_cache);
 	htab_release(&q->leaves);
 	sugar_release(&q->sugar);
@@ -3265,6 +3334,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	memset(p, 0, sizeof *p);
 	p->a = a;
 	p->diag = d;
+	for (int i = 0; i < NM_COUNT; i++)
+		p->nm[i] = intern_cstr(a, nm_spellings[i]);
 	pmap_clear(&yield_lhs);
 	Program *prog = arena_alloc(a, sizeof *prog);
 	prog->arena = a;
