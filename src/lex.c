@@ -281,6 +281,20 @@ static void read_string(Lexer *lx, Token *t)
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
+	/* fast path: up to 19 plain decimal digits (fits in 64 bits) and no
+	 * leading zero, followed by something that cannot continue a number */
+	if (is_digit((unsigned char)q[0]) && (q[0] != '0' || !(q + 1 < lx->end && is_digit((unsigned char)q[1])))) {
+		const char *r = q;
+		uint64_t v = 0;
+		while (r < lx->end && is_digit((unsigned char)*r) && r - q < 19)
+			v = v * 10 + (uint64_t)(*r++ - '0');
+		if (r >= lx->end || !(is_ident((unsigned char)*r) || *r == '_' || *r == '.')) {
+			t->kind = TK_INT;
+			t->ival = v;
+			lx->p = r;
+			return;
+		}
+	}
 	char buf[128];
 	size_t n = 0;
 	bool is_float = false, hex = false;

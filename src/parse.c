@@ -1609,53 +1609,58 @@ static Expr *parse_unary(Parser *p)
 	return e;
 }
 
-static int binop_of(const Token *t, int level)
+/* The binary operator token t spells and its level (0: * / // %,
+ * 1: + -, 2: << >>, 3: comparisons), or -1. */
+static int binop_info(const Token *t, int *level)
 {
 	if (t->kind != TK_OP)
 		return -1;
 	const char *s = t->text;
-	switch (level) {
-	case 0: /* multiplicative */
-		if (!strcmp(s, "*")) return OP_MUL;
-		if (!strcmp(s, "/")) return OP_DIV;
-		if (!strcmp(s, "//")) return OP_FLOORDIV;
-		if (!strcmp(s, "%")) return OP_MOD;
+	char c1 = s[1];
+	if (c1 && s[2])
 		return -1;
-	case 1:
-		if (!strcmp(s, "+")) return OP_ADD;
-		if (!strcmp(s, "-")) return OP_SUB;
-		return -1;
-	case 2:
-		if (!strcmp(s, "<<")) return OP_SHL;
-		if (!strcmp(s, ">>")) return OP_SHR;
-		return -1;
-	case 3:
-		if (!strcmp(s, "==")) return OP_EQ;
-		if (!strcmp(s, "!=")) return OP_NE;
-		if (!strcmp(s, "<")) return OP_LT;
-		if (!strcmp(s, "<=")) return OP_LE;
-		if (!strcmp(s, ">")) return OP_GT;
-		if (!strcmp(s, ">=")) return OP_GE;
-		return -1;
+	switch (s[0]) {
+	case '*': *level = 0; return c1 ? -1 : OP_MUL;
+	case '/': *level = 0; return !c1 ? OP_DIV : c1 == '/' ? OP_FLOORDIV : -1;
+	case '%': *level = 0; return c1 ? -1 : OP_MOD;
+	case '+': *level = 1; return c1 ? -1 : OP_ADD;
+	case '-': *level = 1; return c1 ? -1 : OP_SUB;
+	case '<': *level = c1 == '<' ? 2 : 3; return !c1 ? OP_LT : c1 == '=' ? OP_LE : c1 == '<' ? OP_SHL : -1;
+	case '>': *level = c1 == '>' ? 2 : 3; return !c1 ? OP_GT : c1 == '=' ? OP_GE : c1 == '>' ? OP_SHR : -1;
+	case '=': *level = 3; return c1 == '=' ? OP_EQ : -1;
+	case '!': *level = 3; return c1 == '=' ? OP_NE : -1;
+	default: return -1;
 	}
-	return -1;
 }
 
-static Expr *parse_binary_level(Parser *p, int level)
+static bool is_comparison(const Token *t)
 {
-	Expr *l = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
+	int level;
+	return binop_info(t, &level) >= 0 && level == 3;
+}
+
+/* Binary operators of levels 0..max (precedence climbing, all left
+ * associative): the operands are built and combined in the same order as
+ * one recursive function per level would, so type errors come first in
+ * the same places. */
+static Expr *parse_binary_level(Parser *p, int max)
+{
+	Expr *l = parse_unary(p);
+	if (max < 0)
+		return l;
 	for (;;) {
 		const Token *t = peek(p);
-		if (t->kind == TK_OP && (!strcmp(t->text, "&") || !strcmp(t->text, "|") || !strcmp(t->text, "^")))
+		if (t->kind == TK_OP && (t->text[0] == '&' || t->text[0] == '|' || t->text[0] == '^') && !t->text[1])
 			PERR_AT(p, t, "unsupported binary operator '%s'", t->text);
-		int op = binop_of(t, level);
-		if (op < 0)
+		int level;
+		int op = binop_info(t, &level);
+		if (op < 0 || level > max)
 			return l;
 		Token ot = next(p);
-		Expr *r = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
+		Expr *r = parse_binary_level(p, level - 1);
 		l = mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
 		p->lit = false;
-		if (level == 3 && binop_of(peek(p), 3) >= 0)
+		if (level == 3 && is_comparison(peek(p)))
 			PERR_AT(p, peek(p), "chained comparisons are not supported");
 	}
 }
