@@ -371,9 +371,66 @@ static void tab_error(Lexer *lx, const char *q)
 	lex_error(lx, lx->line, col_of(lx, q), "inconsistent use of tabs and spaces in indentation");
 }
 
+/* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
+ * digit, 3 starts an operator; 0 is anything else (and every byte >= 0x80). */
+enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP };
+static const char lex_classes[129] =
+	"00000000000000000000000000000000"
+	"00000330333333332222222222333330"
+	"31111111111111111111111111130331"
+	"01111111111111111111111111133330";
+static inline int lex_class(unsigned char c) { return c < 128 ? lex_classes[c] - '0' : LC_OTHER; }
+
+/* The common case of scan(): a name, number or operator after spaces in
+ * the middle of a line.  Returns false (having changed nothing) for
+ * everything else, which scan() handles in full. */
+static bool scan_common(Lexer *lx, Token *t)
+{
+	const char *q = lx->p;
+	while (q < lx->end && *q == ' ')
+		q++;
+	if (q >= lx->end)
+		return false;
+	unsigned char c = (unsigned char)*q;
+	int k = lex_class(c);
+	if (k == LC_OTHER || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1])))
+		return false; /* ".5" is a number */
+	memset(t, 0, sizeof *t);
+	t->line = t->end_line = lx->line;
+	t->col = col_of(lx, q);
+	t->src = q;
+	if (k == LC_NAME) {
+		const char *r = q + 1;
+		while (r < lx->end && (unsigned)(lex_class((unsigned char)*r) - LC_NAME) <= LC_DIGIT - LC_NAME)
+			r++;
+		t->kind = TK_NAME;
+		t->text = intern(lx->arena, q, (size_t)(r - q));
+		lx->p = r;
+		return true;
+	}
+	if (k == LC_DIGIT) {
+		lx->p = q;
+		read_number(lx, t);
+		return true;
+	}
+	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
+	if (c == '(' || c == '[' || c == '{') {
+		if (++lx->depth > 1000)
+			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
+	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
+		lx->depth--;
+	}
+	t->kind = TK_OP;
+	t->text = op_text(q, n);
+	lx->p = q + n;
+	return true;
+}
+
 /* Produce the next raw token (INDENT/DEDENT handled here too). */
 static void scan(Lexer *lx, Token *t)
 {
+	if (lx->pending_dedents == 0 && !(lx->at_line_start && lx->depth == 0) && scan_common(lx, t))
+		return;
 	memset(t, 0, sizeof *t);
 	if (lx->pending_dedents > 0) {
 		lx->pending_dedents--;

@@ -38,14 +38,14 @@ enum {
 	NM_DEF, NM_CLASS, NM_IMPORT, NM_LAMBDA, NM_TRY, NM_DEL, NM_GLOBAL, NM_ASSERT,
 	NM_RAISE, NM_YIELD, NM_ASYNC, NM_FROM,
 	NM_STMT_KEYWORDS, /* the ones above start statements */
-	NM_CONST = NM_STMT_KEYWORDS, NM_CAST, NM_MIN, NM_MAX, NM_SUBMIT, NM_SPMD_SUBMIT,
+	NM_CONST = NM_STMT_KEYWORDS, NM_CAST, NM_MIN, NM_MAX, NM_SUBMIT, NM_SPMD_SUBMIT, NM_NOT,
 	NM_COUNT,
 };
 static const char *const nm_spellings[NM_COUNT] = {
 	"for", "if", "while", "with", "elif", "else",
 	"def", "class", "import", "lambda", "try", "del", "global", "assert",
 	"raise", "yield", "async", "from",
-	"const", "cast", "min", "max", "submit", "spmd_submit",
+	"const", "cast", "min", "max", "submit", "spmd_submit", "not",
 };
 
 typedef struct Parser {
@@ -76,6 +76,7 @@ typedef struct Parser {
 	struct AnnEntry *ann; /* annotation cache (parse_type), open addressing */
 	size_t nann, capann;
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 	SugarCtx sugar;       /* op-call lowering and typing from the op registry */
@@ -1339,7 +1340,12 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	const char *d = dotted_after(p, prefix);
 	bool pld = prefix[2] == 'd';
 	if (!at_op(p, "(")) {
-		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ... */
+		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ...
+		 * The shared node depends only on the spelling (d is interned),
+		 * and so does check_enum_symbol: one lookup for a repeated one. */
+		Expr *known = pld ? NULL : pmap_get(&p->symbols, d);
+		if (known)
+			return known;
 		char buf[300];
 		/* pl.MemorySpace.X is the long spelling of pl.Mem.X */
 		if (!strncmp(d, "MemorySpace.", 12))
@@ -1348,7 +1354,10 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
 		if (!pld)
 			check_enum_symbol(p, &first, d);
-		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
+		Expr *sym = leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
+		if (!pld)
+			pmap_put(&p->symbols, d, sym);
+		return sym;
 	}
 	Token open = *peek(p);
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
@@ -1410,8 +1419,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	skip(p); /* ( */
 	(void)open;
 	Expr *e = new_expr(p, EX_OP_CALL, &first);
-	e->str = pld ? arena_printf(p->a, "pld.%s", d) : d;
-	e->str = intern_cstr(p->a, e->str);
+	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
@@ -1689,6 +1697,8 @@ static Expr *parse_and(Parser *p)
 	return l;
 }
 
+static Expr *parse_atom(Parser *p);
+
 static Expr *parse_expr(Parser *p)
 {
 	const Token *t = peek(p);
@@ -1696,6 +1706,19 @@ static Expr *parse_expr(Parser *p)
 		p->nops = 0;
 	if (++p->depth > MAX_EXPR_DEPTH)
 		PERR_AT(p, t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+	/* A lone name or integer before `,` `)` `]` or the line end (most
+	 * arguments and dims) is just the atom: skip the descent through the
+	 * operator levels, none of which could apply. */
+	if ((t->kind == TK_NAME && t->text != p->nm[NM_NOT]) ||
+	    (t->kind == TK_INT && !t->overflow && t->ival <= (uint64_t)INT64_MAX)) {
+		const Token *u = peek_at(p, 1);
+		if (u->kind == TK_NEWLINE || (u->kind == TK_OP && !u->text[1] &&
+					      (u->text[0] == ',' || u->text[0] == ')' || u->text[0] == ']'))) {
+			Expr *e = parse_atom(p);
+			p->depth--;
+			return e;
+		}
+	}
 	Expr *l = parse_and(p);
 	while (at_name(p, "or")) {
 		Token ot = next(p);
@@ -3327,6 +3350,7 @@ static void prescan(Parser *p)
 	htab_release(&q->types);
 	free(q->ann);
 	pmap_release(&q->enum_cache);
+	pmap_release(&q->symbols);
 	htab_release(&q->leaves);
 	sugar_release(&q->sugar);
 	free(q);
@@ -3440,6 +3464,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	htab_release(&p->types);
 	free(p->ann);
 	pmap_release(&p->enum_cache);
+	pmap_release(&p->symbols);
 	htab_release(&p->leaves);
 	sugar_release(&p->sugar);
 	pmap_release(&p->own_sigs);
