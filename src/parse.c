@@ -75,6 +75,8 @@ typedef struct Parser {
 	HashTab types;        /* hash-consed types (unique_type) */
 	struct AnnEntry *ann; /* annotation cache (parse_type), open addressing */
 	size_t nann, capann;
+	struct ListEntry *lists; /* integer list cache (parse_atom), open addressing */
+	size_t nlists, caplists;
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
@@ -1427,6 +1429,107 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	return r;
 }
 
+/* Lists of integer literals (`[64, 128]`, `[0, 0]`) are shared tuples of
+ * shared leaves, so the same text always gives the same node: remembered
+ * by text like annotations (see the annotation cache above).  Only the
+ * plain form: decimal integers without leading zeros, `,` and spaces, one
+ * line, no trailing comma, and not near the nesting limit. */
+typedef struct ListEntry {
+	const char *text; /* NULL = empty slot */
+	uint32_t len;
+	uint64_t hash;
+	Expr *list;
+} ListEntry;
+
+/* The end of the plain integer list at s, or NULL. */
+static const char *int_list_end(const char *s, const char *end)
+{
+	const char *q = s + 1;
+	for (;;) {
+		while (q < end && *q == ' ')
+			q++;
+		const char *d = q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d || q - d > 18 || (*d == '0' && q - d > 1) || q >= end || ident_byte((unsigned char)*q) || *q == '.')
+			return NULL;
+		while (q < end && *q == ' ')
+			q++;
+		if (q >= end)
+			return NULL;
+		if (*q == ']')
+			return q + 1;
+		if (*q != ',')
+			return NULL;
+		q++;
+	}
+}
+
+static ListEntry *int_list_slot(Parser *p, const char *s, size_t n, uint64_t h)
+{
+	size_t j = h & (p->caplists - 1);
+	for (;;) {
+		ListEntry *e = &p->lists[j];
+		if (!e->text || (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0))
+			return e;
+		j = (j + 1) & (p->caplists - 1);
+	}
+}
+
+static Expr *int_list_cached(Parser *p, const Token *t)
+{
+	if (!p->caplists || p->depth + 2 >= MAX_EXPR_DEPTH)
+		return NULL;
+	const char *e = int_list_end(t->src, p->lx.end);
+	if (!e)
+		return NULL;
+	size_t n = (size_t)(e - t->src);
+	ListEntry *le = int_list_slot(p, t->src, n, hash_bytes(t->src, n));
+	if (!le->text)
+		return NULL;
+	p->last_line = t->line;
+	lex_skip_to(&p->lx, e);
+	p->lit = true; /* as after parsing its last element */
+	return le->list;
+}
+
+/* After [ ... ] at s parsed to list: remember it if it is a plain one. */
+static void int_list_store(Parser *p, const char *s, Expr *list)
+{
+	const char *e = int_list_end(s, p->lx.end);
+	if (!e || !p->lit || list->kind != EX_TUPLE)
+		return;
+	for (int i = 0; i < list->nargs; i++)
+		if (list->args[i]->kind != EX_INT)
+			return;
+	/* the parse must have ended exactly there */
+	const Lexer *lx = &p->lx;
+	const char *at = lx->nla ? lx->la[lx->la_head].src : lx->p;
+	const char *q = e;
+	while (q < at && *q == ' ')
+		q++;
+	if (q != at)
+		return;
+	if (2 * (p->nlists + 1) > p->caplists) {
+		size_t ncap = p->caplists ? 2 * p->caplists : 256;
+		ListEntry *old = p->lists;
+		size_t ocap = p->caplists;
+		p->lists = xmalloc(ncap * sizeof *p->lists);
+		memset(p->lists, 0, ncap * sizeof *p->lists);
+		p->caplists = ncap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].text)
+				*int_list_slot(p, old[i].text, old[i].len, old[i].hash) = old[i];
+		free(old);
+	}
+	size_t n = (size_t)(e - s);
+	uint64_t h = hash_bytes(s, n);
+	ListEntry *le = int_list_slot(p, s, n, h);
+	if (!le->text)
+		p->nlists++;
+	*le = (ListEntry){ s, (uint32_t)n, h, list };
+}
+
 static Expr *parse_atom(Parser *p)
 {
 	const Token *t = peek(p);
@@ -1468,7 +1571,13 @@ static Expr *parse_atom(Parser *p)
 			PERR_AT(p, t, "'None' is not supported here");
 		return parse_name_ref(p);
 	case TK_OP:
+		if (tok_is_op(t, "[")) {
+			Expr *known = int_list_cached(p, t);
+			if (known)
+				return known;
+		}
 		if (tok_is_op(t, "(") || tok_is_op(t, "[")) {
+			const char *open_src = t->src;
 			Token open = next(p);
 			const char *close = open.text[0] == '(' ? ")" : "]";
 			if (open.text[0] == '(' && !at_op(p, ")")) {
@@ -1501,7 +1610,10 @@ static Expr *parse_atom(Parser *p)
 			expect_op(p, close);
 			Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
 			tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
-			return share(p, &tup);
+			Expr *r = share(p, &tup);
+			if (open.text[0] == '[')
+				int_list_store(p, open_src, r);
+			return r;
 		}
 		break;
 	default:
@@ -3349,6 +3461,7 @@ static void prescan(Parser *p)
 	vec_release(&q->fn_calls);
 	htab_release(&q->types);
 	free(q->ann);
+	free(q->lists);
 	pmap_release(&q->enum_cache);
 	pmap_release(&q->symbols);
 	htab_release(&q->leaves);
@@ -3463,6 +3576,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	vec_release(&p->fn_calls);
 	htab_release(&p->types);
 	free(p->ann);
+	free(p->lists);
 	pmap_release(&p->enum_cache);
 	pmap_release(&p->symbols);
 	htab_release(&p->leaves);
