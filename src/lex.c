@@ -187,16 +187,17 @@ static size_t op_len(const char *q, size_t avail)
 }
 
 /* Operator spellings: token text points at these static strings. */
+static const char *const op_one[128] = {
+	['('] = "(", [')'] = ")", ['['] = "[", [']'] = "]", ['{'] = "{", ['}'] = "}",
+	[','] = ",", [':'] = ":", ['.'] = ".", [';'] = ";", ['@'] = "@", ['='] = "=",
+	['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%", ['<'] = "<",
+	['>'] = ">", ['~'] = "~", ['&'] = "&", ['|'] = "|", ['^'] = "^",
+};
+
 static const char *op_text(const char *s, size_t n)
 {
-	static const char *const one[128] = {
-		['('] = "(", [')'] = ")", ['['] = "[", [']'] = "]", ['{'] = "{", ['}'] = "}",
-		[','] = ",", [':'] = ":", ['.'] = ".", [';'] = ";", ['@'] = "@", ['='] = "=",
-		['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%", ['<'] = "<",
-		['>'] = ">", ['~'] = "~", ['&'] = "&", ['|'] = "|", ['^'] = "^",
-	};
 	if (n == 1)
-		return one[(unsigned char)s[0]];
+		return op_one[(unsigned char)s[0]];
 	for (int i = 0; ops2[i]; i++)
 		if (n == 2 && memcmp(ops2[i], s, 2) == 0)
 			return ops2[i];
@@ -372,19 +373,20 @@ static void tab_error(Lexer *lx, const char *q)
 }
 
 /* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
- * digit, 3 starts an operator; 0 is anything else (and every byte >= 0x80). */
-enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP };
+ * digit, 3 starts an operator, 4 is a one-byte operator that never starts
+ * a longer one; 0 is anything else (and every byte >= 0x80). */
+enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1 };
 static const char lex_classes[129] =
 	"00000000000000000000000000000000"
-	"00000330333333332222222222333330"
-	"31111111111111111111111111130331"
-	"01111111111111111111111111133330";
+	"00000330443343332222222222343330"
+	"41111111111111111111111111140431"
+	"01111111111111111111111111143440";
 static inline int lex_class(unsigned char c) { return c < 128 ? lex_classes[c] - '0' : LC_OTHER; }
 
 /* The common case of scan(): a name, number or operator after spaces in
  * the middle of a line.  Returns false (having changed nothing) for
  * everything else, which scan() handles in full. */
-static bool scan_common(Lexer *lx, Token *t)
+static inline bool scan_common(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
 	while (q < lx->end && *q == ' ')
@@ -413,7 +415,7 @@ static bool scan_common(Lexer *lx, Token *t)
 		read_number(lx, t);
 		return true;
 	}
-	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
+	size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
 	if (c == '(' || c == '[' || c == '{') {
 		if (++lx->depth > 1000)
 			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
@@ -421,16 +423,15 @@ static bool scan_common(Lexer *lx, Token *t)
 		lx->depth--;
 	}
 	t->kind = TK_OP;
-	t->text = op_text(q, n);
+	t->text = n == 1 ? op_one[c] : op_text(q, n);
 	lx->p = q + n;
 	return true;
 }
 
-/* Produce the next raw token (INDENT/DEDENT handled here too). */
-static void scan(Lexer *lx, Token *t)
+/* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
+ * line, so that lex_fill around the common case stays small. */
+static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 {
-	if (lx->pending_dedents == 0 && !(lx->at_line_start && lx->depth == 0) && scan_common(lx, t))
-		return;
 	memset(t, 0, sizeof *t);
 	if (lx->pending_dedents > 0) {
 		lx->pending_dedents--;
@@ -606,7 +607,9 @@ at_eof:
 void lex_fill(Lexer *lx, int k)
 {
 	while (lx->nla <= k) {
-		scan(lx, &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)]);
+		Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
+		if (lx->pending_dedents != 0 || (lx->at_line_start && lx->depth == 0) || !scan_common(lx, t))
+			scan(lx, t);
 		lx->nla++;
 	}
 }
