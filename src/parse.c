@@ -796,7 +796,7 @@ static bool ann_same_resolution(Parser *p, const AnnEntry *e)
 static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
 {
 	if (2 * (p->nann + 1) > p->capann) {
-		size_t ncap = p->capann ? 2 * p->capann : 256;
+		size_t ncap = p->capann ? 2 * p->capann : 64;
 		AnnEntry *old = p->ann;
 		size_t ocap = p->capann;
 		p->ann = xmalloc(ncap * sizeof *p->ann);
@@ -1511,7 +1511,7 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 	if (q != at)
 		return;
 	if (2 * (p->nlists + 1) > p->caplists) {
-		size_t ncap = p->caplists ? 2 * p->caplists : 256;
+		size_t ncap = p->caplists ? 2 * p->caplists : 64;
 		ListEntry *old = p->lists;
 		size_t ocap = p->caplists;
 		p->lists = xmalloc(ncap * sizeof *p->lists);
