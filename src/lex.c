@@ -383,6 +383,18 @@ static const char lex_classes[129] =
 	"01111111111111111111111111143440";
 static inline int lex_class(unsigned char c) { return c < 128 ? lex_classes[c] - '0' : LC_OTHER; }
 
+/* intern() through lx->recent (the same pointer intern would return). */
+static inline const char *lex_intern(Lexer *lx, const char *s, size_t n)
+{
+	unsigned h = ((unsigned char)s[0] * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[n / 2] + (unsigned)n * 131u) & 255u;
+	if (lx->recent[h].len == n && memcmp(lx->recent[h].name, s, n) == 0)
+		return lx->recent[h].name;
+	const char *name = intern(lx->arena, s, n);
+	lx->recent[h].name = name;
+	lx->recent[h].len = n;
+	return name;
+}
+
 /* The common case of scan(): a name, number or operator after spaces in
  * the middle of a line.  Returns false (having changed nothing) for
  * everything else, which scan() handles in full. */
@@ -406,7 +418,7 @@ static inline bool scan_common(Lexer *lx, Token *t)
 		while (r < lx->end && (unsigned)(lex_class((unsigned char)*r) - LC_NAME) <= LC_DIGIT - LC_NAME)
 			r++;
 		t->kind = TK_NAME;
-		t->text = intern(lx->arena, q, (size_t)(r - q));
+		t->text = lex_intern(lx, q, (size_t)(r - q));
 		lx->p = r;
 		return true;
 	}
@@ -553,7 +565,7 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 				q++;
 			/* string prefixes r"..." are not part of the subset */
 			t->kind = TK_NAME;
-			t->text = intern(lx->arena, s, (size_t)(q - s));
+			t->text = lex_intern(lx, s, (size_t)(q - s));
 			lx->p = q;
 		} else if (is_digit((unsigned char)c) || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1]))) {
 			read_number(lx, t);

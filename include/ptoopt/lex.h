@@ -68,6 +68,9 @@ typedef struct Lexer {
 	size_t ncomments, ccomments, comment_head;
 	/* interned operator strings for quick comparison */
 	const char *op_cache[64];
+	/* names interned lately, by a hash of their bytes: most names repeat
+	 * within a few lines, and this is cheaper than intern() (lex.c) */
+	struct { const char *name; size_t len; } recent[256];
 } Lexer;
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
