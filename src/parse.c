@@ -826,25 +826,53 @@ static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
 	}
 }
 
+/* Where the first bracket opened at or after s closes again (counting
+ * `[ (` against `] )`), or NULL at a line end, comment or string.  For
+ * the lookup only: bytes equal to a stored annotation's have the extent
+ * and free names ann_scan found for it, so they need no full scan. */
+static const char *ann_extent(const char *s, const char *end)
+{
+	int depth = 0;
+	if (end - s > 512)
+		end = s + 512;
+	for (const char *q = s; q < end; q++) {
+		switch (*q) {
+		case '[': case '(':
+			depth++;
+			break;
+		case ']': case ')':
+			if (--depth <= 0)
+				return depth == 0 ? q + 1 : NULL;
+			break;
+		case '\n': case '\r': case '#': case '"': case '\'': case 0:
+			return NULL;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
 static Type *parse_type(Parser *p)
 {
 	const Token *t0 = peek(p);
-	AnnScan sc = { .nnames = 0 };
-	bool cacheable = t0->kind == TK_NAME && ann_scan(t0->src, p->lx.end, &sc);
-	uint64_t h = 0;
-	if (cacheable) {
-		h = hash_bytes(sc.start, (size_t)(sc.end - sc.start));
-		if (p->capann) {
-			AnnEntry *e = ann_slot(p, sc.start, (size_t)(sc.end - sc.start), h);
+	if (t0->kind == TK_NAME && p->capann) {
+		const char *end = ann_extent(t0->src, p->lx.end);
+		if (end) {
+			size_t n = (size_t)(end - t0->src);
+			AnnEntry *e = ann_slot(p, t0->src, n, hash_bytes(t0->src, n));
 			if (e->text && ann_same_resolution(p, e)) {
 				p->last_line = t0->line;
-				lex_skip_to(&p->lx, sc.end);
+				lex_skip_to(&p->lx, end);
 				p->lit = e->lit;
 				p->nops = e->nops;
 				return e->type;
 			}
 		}
 	}
+	AnnScan sc = { .nnames = 0 };
+	bool cacheable = t0->kind == TK_NAME && ann_scan(t0->src, p->lx.end, &sc);
+	uint64_t h = cacheable ? hash_bytes(sc.start, (size_t)(sc.end - sc.start)) : 0;
 	ArenaMark m = arena_mark(p->a);
 	Type *t = unique_type(p, parse_type_raw(p), m);
 	if (cacheable && type_conses(t)) {
