@@ -296,22 +296,34 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 }
 
 /* Eight bytes at a time: names are short and interning is on the lexer's
- * hot path.  Only table placement depends on it, never the output. */
-static uint64_t hash_bytes(const char *s, size_t n)
+ * hot path.  A short tail is read with (overlapping) loads that cover
+ * every byte, not byte by byte.  Only table placement depends on it,
+ * never the output. */
+uint64_t hash_bytes(const char *s, size_t n)
 {
 	uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
-	while (n >= 8) {
+	size_t left = n;
+	while (left >= 8) {
 		uint64_t w;
 		memcpy(&w, s, 8);
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 		s += 8;
-		n -= 8;
+		left -= 8;
 	}
-	if (n) {
-		uint64_t w = 0;
-		for (size_t i = 0; i < n; i++)
-			w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	if (left) {
+		uint64_t w;
+		if (n >= 8) {
+			memcpy(&w, s + left - 8, 8); /* the last 8 bytes of the string */
+		} else if (left >= 4) {
+			uint32_t lo, hi;
+			memcpy(&lo, s, 4);
+			memcpy(&hi, s + left - 4, 4);
+			w = lo | (uint64_t)hi << 32;
+		} else {
+			w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[left / 2] << 8 |
+			    (uint64_t)(unsigned char)s[left - 1] << 16;
+		}
 		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 		h ^= h >> 29;
 	}

@@ -28,7 +28,7 @@ static const char *const split_names[SPLIT_COUNT] = { "NONE", "UP_DOWN", "LEFT_R
 static int lookup(const char *const *names, int n, const char *s)
 {
 	for (int i = 0; i < n; i++)
-		if (strcmp(names[i], s) == 0)
+		if (names[i][0] == s[0] && strcmp(names[i], s) == 0) /* first byte: most names differ there */
 			return i;
 	return -1;
 }

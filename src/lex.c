@@ -187,16 +187,17 @@ static size_t op_len(const char *q, size_t avail)
 }
 
 /* Operator spellings: token text points at these static strings. */
+static const char *const op_one[128] = {
+	['('] = "(", [')'] = ")", ['['] = "[", [']'] = "]", ['{'] = "{", ['}'] = "}",
+	[','] = ",", [':'] = ":", ['.'] = ".", [';'] = ";", ['@'] = "@", ['='] = "=",
+	['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%", ['<'] = "<",
+	['>'] = ">", ['~'] = "~", ['&'] = "&", ['|'] = "|", ['^'] = "^",
+};
+
 static const char *op_text(const char *s, size_t n)
 {
-	static const char *const one[128] = {
-		['('] = "(", [')'] = ")", ['['] = "[", [']'] = "]", ['{'] = "{", ['}'] = "}",
-		[','] = ",", [':'] = ":", ['.'] = ".", [';'] = ";", ['@'] = "@", ['='] = "=",
-		['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%", ['<'] = "<",
-		['>'] = ">", ['~'] = "~", ['&'] = "&", ['|'] = "|", ['^'] = "^",
-	};
 	if (n == 1)
-		return one[(unsigned char)s[0]];
+		return op_one[(unsigned char)s[0]];
 	for (int i = 0; ops2[i]; i++)
 		if (n == 2 && memcmp(ops2[i], s, 2) == 0)
 			return ops2[i];
@@ -281,6 +282,20 @@ static void read_string(Lexer *lx, Token *t)
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
+	/* fast path: up to 19 plain decimal digits (fits in 64 bits) and no
+	 * leading zero, followed by something that cannot continue a number */
+	if (is_digit((unsigned char)q[0]) && (q[0] != '0' || !(q + 1 < lx->end && is_digit((unsigned char)q[1])))) {
+		const char *r = q;
+		uint64_t v = 0;
+		while (r < lx->end && is_digit((unsigned char)*r) && r - q < 19)
+			v = v * 10 + (uint64_t)(*r++ - '0');
+		if (r >= lx->end || !(is_ident((unsigned char)*r) || *r == '_' || *r == '.')) {
+			t->kind = TK_INT;
+			t->ival = v;
+			lx->p = r;
+			return;
+		}
+	}
 	char buf[128];
 	size_t n = 0;
 	bool is_float = false, hex = false;
@@ -357,8 +372,77 @@ static void tab_error(Lexer *lx, const char *q)
 	lex_error(lx, lx->line, col_of(lx, q), "inconsistent use of tabs and spaces in indentation");
 }
 
-/* Produce the next raw token (INDENT/DEDENT handled here too). */
-static void scan(Lexer *lx, Token *t)
+/* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
+ * digit, 3 starts an operator, 4 is a one-byte operator that never starts
+ * a longer one; 0 is anything else (and every byte >= 0x80). */
+enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1 };
+static const char lex_classes[129] =
+	"00000000000000000000000000000000"
+	"00000330443343332222222222343330"
+	"41111111111111111111111111140431"
+	"01111111111111111111111111143440";
+static inline int lex_class(unsigned char c) { return c < 128 ? lex_classes[c] - '0' : LC_OTHER; }
+
+/* intern() through lx->recent (the same pointer intern would return). */
+static inline const char *lex_intern(Lexer *lx, const char *s, size_t n)
+{
+	unsigned h = ((unsigned char)s[0] * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[n / 2] + (unsigned)n * 131u) & 255u;
+	if (lx->recent[h].len == n && memcmp(lx->recent[h].name, s, n) == 0)
+		return lx->recent[h].name;
+	const char *name = intern(lx->arena, s, n);
+	lx->recent[h].name = name;
+	lx->recent[h].len = n;
+	return name;
+}
+
+/* The common case of scan(): a name, number or operator after spaces in
+ * the middle of a line.  Returns false (having changed nothing) for
+ * everything else, which scan() handles in full. */
+static inline bool scan_common(Lexer *lx, Token *t)
+{
+	const char *q = lx->p;
+	while (q < lx->end && *q == ' ')
+		q++;
+	if (q >= lx->end)
+		return false;
+	unsigned char c = (unsigned char)*q;
+	int k = lex_class(c);
+	if (k == LC_OTHER || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1])))
+		return false; /* ".5" is a number */
+	memset(t, 0, sizeof *t);
+	t->line = t->end_line = lx->line;
+	t->col = col_of(lx, q);
+	t->src = q;
+	if (k == LC_NAME) {
+		const char *r = q + 1;
+		while (r < lx->end && (unsigned)(lex_class((unsigned char)*r) - LC_NAME) <= LC_DIGIT - LC_NAME)
+			r++;
+		t->kind = TK_NAME;
+		t->text = lex_intern(lx, q, (size_t)(r - q));
+		lx->p = r;
+		return true;
+	}
+	if (k == LC_DIGIT) {
+		lx->p = q;
+		read_number(lx, t);
+		return true;
+	}
+	size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
+	if (c == '(' || c == '[' || c == '{') {
+		if (++lx->depth > 1000)
+			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
+	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
+		lx->depth--;
+	}
+	t->kind = TK_OP;
+	t->text = n == 1 ? op_one[c] : op_text(q, n);
+	lx->p = q + n;
+	return true;
+}
+
+/* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
+ * line, so that lex_fill around the common case stays small. */
+static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 {
 	memset(t, 0, sizeof *t);
 	if (lx->pending_dedents > 0) {
@@ -366,6 +450,7 @@ static void scan(Lexer *lx, Token *t)
 		t->kind = TK_DEDENT;
 		t->line = lx->line;
 		t->col = col_of(lx, lx->p);
+		t->src = lx->p;
 		t->end_line = t->line;
 		return;
 	}
@@ -419,6 +504,7 @@ static void scan(Lexer *lx, Token *t)
 				t->kind = TK_INDENT;
 				t->line = t->end_line = lx->line;
 				t->col = col_of(lx, q);
+				t->src = q;
 				return;
 			}
 			if (width < cur) {
@@ -435,6 +521,7 @@ static void scan(Lexer *lx, Token *t)
 				t->kind = TK_DEDENT;
 				t->line = t->end_line = lx->line;
 				t->col = col_of(lx, q);
+				t->src = q;
 				return;
 			}
 			if (alt != alt_cur)
@@ -466,17 +553,19 @@ static void scan(Lexer *lx, Token *t)
 			t->kind = TK_NEWLINE;
 			t->line = t->end_line = line;
 			t->col = col;
+			t->src = q;
 			return;
 		}
 		t->line = lx->line;
 		t->col = col_of(lx, q);
+		t->src = q;
 		if (is_ident_start((unsigned char)c) || c == '_') {
 			const char *s = q;
 			while (q < lx->end && (is_ident((unsigned char)*q) || *q == '_'))
 				q++;
 			/* string prefixes r"..." are not part of the subset */
 			t->kind = TK_NAME;
-			t->text = intern(lx->arena, s, (size_t)(q - s));
+			t->text = lex_intern(lx, s, (size_t)(q - s));
 			lx->p = q;
 		} else if (is_digit((unsigned char)c) || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1]))) {
 			read_number(lx, t);
@@ -511,6 +600,7 @@ at_eof:
 		lex_error(lx, lx->line, col_of(lx, lx->p), "unexpected end of file inside brackets");
 	t->line = t->end_line = lx->line;
 	t->col = col_of(lx, lx->p);
+	t->src = lx->p;
 	if (!lx->at_line_start && !lx->emitted_eof_newline) {
 		lx->emitted_eof_newline = true;
 		lx->at_line_start = true;
@@ -529,18 +619,35 @@ at_eof:
 void lex_fill(Lexer *lx, int k)
 {
 	while (lx->nla <= k) {
-		scan(lx, &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)]);
+		Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
+		if (lx->pending_dedents != 0 || (lx->at_line_start && lx->depth == 0) || !scan_common(lx, t))
+			scan(lx, t);
 		lx->nla++;
 	}
 }
 
-Token lex_next(Lexer *lx)
+void lex_skip_to(Lexer *lx, const char *to)
 {
-	lex_peek(lx, 0);
-	Token t = lx->la[lx->la_head];
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
-	return t;
+	/* The dropped tokens were all scanned, so their brackets counted in
+	 * depth; tokens of the stretch not scanned yet never will be.  When
+	 * the whole stretch was scanned the count is back where it started. */
+	int net = 0;
+	while (lx->nla > 0) {
+		const Token *t = &lx->la[lx->la_head];
+		if (t->src >= to)
+			return; /* the lexer is already past the stretch */
+		if (t->kind == TK_OP) {
+			char c = t->text[0];
+			if (t->text[1] == 0 && (c == '(' || c == '[' || c == '{'))
+				net++;
+			else if (t->text[1] == 0 && (c == ')' || c == ']' || c == '}'))
+				net--;
+		}
+		lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+		lx->nla--;
+	}
+	lx->depth -= net;
+	lx->p = to;
 }
 
 void lex_comments_gc(Lexer *lx)

@@ -32,8 +32,25 @@ typedef struct Undo {
 	void *prev_idx;       /* previous log index + 1 of the name's binding */
 } Undo;
 
+/* Names the parser compares tokens with, interned once (p->nm). */
+enum {
+	NM_FOR, NM_IF, NM_WHILE, NM_WITH, NM_ELIF, NM_ELSE,
+	NM_DEF, NM_CLASS, NM_IMPORT, NM_LAMBDA, NM_TRY, NM_DEL, NM_GLOBAL, NM_ASSERT,
+	NM_RAISE, NM_YIELD, NM_ASYNC, NM_FROM,
+	NM_STMT_KEYWORDS, /* the ones above start statements */
+	NM_CONST = NM_STMT_KEYWORDS, NM_CAST, NM_MIN, NM_MAX, NM_SUBMIT, NM_SPMD_SUBMIT, NM_NOT,
+	NM_COUNT,
+};
+static const char *const nm_spellings[NM_COUNT] = {
+	"for", "if", "while", "with", "elif", "else",
+	"def", "class", "import", "lambda", "try", "del", "global", "assert",
+	"raise", "yield", "async", "from",
+	"const", "cast", "min", "max", "submit", "spmd_submit", "not",
+};
+
 typedef struct Parser {
 	Lexer lx;
+	const char *nm[NM_COUNT];
 	Arena *a;
 	Diag *diag;
 	jmp_buf fail;
@@ -57,7 +74,12 @@ typedef struct Parser {
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
+	struct AnnEntry *ann; /* annotation cache (parse_type), open addressing */
+	size_t nann, capann;
+	struct ListEntry *lists; /* integer list cache (parse_atom), open addressing */
+	size_t nlists, caplists;
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 	SugarCtx sugar;       /* op-call lowering and typing from the op registry */
@@ -108,9 +130,17 @@ static const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
 static Token next(Parser *p)
 {
 	Token t = lex_next(&p->lx);
-	if (t.kind != TK_NEWLINE && t.kind != TK_INDENT && t.kind != TK_DEDENT && t.kind != TK_EOF)
+	if (t.kind >= TK_NAME) /* a real token, not NEWLINE / INDENT / DEDENT / EOF */
 		p->last_line = t.end_line;
 	return t;
+}
+/* next() when the token is not needed: no copy */
+static void skip(Parser *p)
+{
+	const Token *t = peek(p);
+	if (t->kind >= TK_NAME)
+		p->last_line = t->end_line;
+	lex_skip(&p->lx);
 }
 static SrcPos pos_of(const Token *t) { return (SrcPos){ t->line, t->col }; }
 
@@ -137,11 +167,20 @@ static bool accept_op(Parser *p, const char *op)
 {
 	if (!at_op(p, op))
 		return false;
-	next(p);
+	skip(p);
 	return true;
 }
 
-static Token expect_op(Parser *p, const char *op)
+static void expect_op(Parser *p, const char *op)
+{
+	const Token *t = peek(p);
+	if (!tok_is_op(t, op))
+		PERR_AT(p, t, "expected '%s', found %s", op, describe(t));
+	skip(p);
+}
+
+/* expect_op, returning the operator token */
+static Token expect_op_tok(Parser *p, const char *op)
 {
 	const Token *t = peek(p);
 	if (!tok_is_op(t, op))
@@ -162,7 +201,7 @@ static void expect_kind(Parser *p, TokKind k, const char *what)
 	const Token *t = peek(p);
 	if (t->kind != k)
 		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
-	next(p);
+	skip(p);
 }
 
 static void expect_newline(Parser *p)
@@ -172,15 +211,53 @@ static void expect_newline(Parser *p)
 
 /* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
  * when the tokens at the cursor are not `<prefix>.`.  Consumes on success. */
+static bool ident_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+/* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
+ * would read exactly those tokens and the next token starts right after
+ * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
+static const char *dotted_span_end(const char *s, const char *end)
+{
+	const char *q = s;
+	for (;;) {
+		if (q >= end || !ident_byte((unsigned char)*q) || (*q >= '0' && *q <= '9'))
+			return NULL;
+		while (q < end && ident_byte((unsigned char)*q))
+			q++;
+		if (q >= end)
+			return NULL;
+		if (*q != '.')
+			break;
+		q++;
+	}
+	unsigned char c = (unsigned char)*q;
+	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
+		return NULL;
+	return q;
+}
+
 static const char *dotted_after(Parser *p, const char *prefix)
 {
 	if (!tok_is_name(peek(p), prefix) || !tok_is_op(peek_at(p, 1), "."))
 		return NULL;
-	next(p);
+	/* Fast path: `pl.tile.load(` is one span of the source; intern it
+	 * instead of lexing and joining its names. */
+	const Token *dot = peek_at(p, 1);
+	const char *tail = dot->src + 1;
+	const char *e = dotted_span_end(tail, p->lx.end);
+	if (e && e - tail < 200) {
+		p->last_line = dot->line;
+		lex_skip_to(&p->lx, e);
+		return intern(p->a, tail, (size_t)(e - tail));
+	}
+	skip(p);
 	char buf[256];
 	size_t n = 0;
 	do {
-		next(p); /* '.' */
+		skip(p); /* '.' */
 		Token t = expect_name(p, "a name after '.'");
 		size_t l = strlen(t.text);
 		if (n + l + 2 >= sizeof buf)
@@ -348,7 +425,7 @@ static Expr **parse_expr_list(Parser *p, int *n, const char *what)
 	if (!tok_is_op(t, "[") && !tok_is_op(t, "("))
 		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
 	const char *close = tok_is_op(t, "[") ? "]" : ")";
-	next(p);
+	skip(p);
 	PtrVec v = ARENA_VEC(p->a);
 	while (!at_op(p, close)) {
 		vec_push(&v, parse_expr(p));
@@ -513,10 +590,303 @@ static Expr *leaf_str(Parser *p, ExprKind k, const char *s, SrcPos pos)
 
 static Type *parse_type_raw(Parser *p);
 
+/* ------------------------------------------------ annotation cache
+ *
+ * Almost every assignment repeats an annotation seen before
+ * (`pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]`), and parsing it again only
+ * finds the hash-consed Type built the first time.  So the text of each
+ * annotation that parsed is remembered with its Type, and the next
+ * occurrence of the same bytes skips the lexer past them.
+ *
+ * That is exact only when a new parse would build an equal Type, and
+ * fail nowhere:
+ * - the text is one line of names, decimal integers, `[ ] ( ) , . = + - * / %`
+ *   and spaces: no comment or string (the lexer queues / decodes those),
+ *   no call other than pl.TensorView(...) / pl.TileView(...), no `self.`;
+ * - every free name (not after `.`, not a keyword argument) resolves as it
+ *   did then: the same local Var and the same module-level Global (a
+ *   parameter of another function is another Var, so that is a miss);
+ * - the Type hash-conses (its dims compare equal when rebuilt: no calls,
+ *   dicts or NaN), so unique_type would have returned the cached one.
+ * An annotation that fails to parse is never stored, so its error is
+ * reported from a real parse, at the same place. */
+
+#define ANN_MAX_NAMES 8
+#define ANN_MAX_DEPTH 32
+
+typedef struct AnnEntry {
+	const char *text;     /* in the source; NULL = empty slot */
+	uint32_t len;
+	uint64_t hash;
+	Type *type;
+	bool lit;             /* parser state the parse left behind */
+	int nops;
+	int nnames;
+	const char *names[ANN_MAX_NAMES]; /* interned free names ... */
+	Var *vars[ANN_MAX_NAMES];         /* ... and what they resolved to */
+	Global *globals[ANN_MAX_NAMES];
+} AnnEntry;
+
+typedef struct AnnScan {
+	const char *start, *end;
+	int nnames;
+	const char *name_at[ANN_MAX_NAMES];
+	uint32_t name_len[ANN_MAX_NAMES];
+} AnnScan;
+
+enum { AC_OTHER, AC_IDENT, AC_DIGIT, AC_SPACE, AC_OPEN, AC_CLOSE, AC_PUNCT };
+/* ann_class of ASCII bytes as digits (the AC_ values above); bytes >= 0x80
+ * are AC_OTHER. */
+static const char ann_classes[129] =
+	"00000000000000000000000000000000"
+	"30000600456666662222222222000600"
+	"01111111111111111111111111140501"
+	"01111111111111111111111111100000";
+static inline int ann_class_of(unsigned char c) { return c < 128 ? ann_classes[c] - '0' : AC_OTHER; }
+
+static bool ann_ident_char(unsigned char c) { int k = ann_class_of(c); return k == AC_IDENT || k == AC_DIGIT; }
+
+/* The extent of the annotation starting at s (`NAME(.NAME)*[ ... ]`) and
+ * its free names; false when it is not of the cacheable form. */
+static bool ann_scan(const char *s, const char *end, AnnScan *sc)
+{
+	const char *q = s;
+	sc->start = s;
+	sc->nnames = 0;
+	/* prefix: pl.Tensor / pld.DistributedTensor / tuple, no spaces */
+	for (;;) {
+		if (q >= end || ann_class_of((unsigned char)*q) != AC_IDENT)
+			return false;
+		while (q < end && ann_ident_char((unsigned char)*q))
+			q++;
+		if (q < end && *q == '.') {
+			q++;
+			continue;
+		}
+		break;
+	}
+	if (q >= end || *q != '[')
+		return false;
+	q++;
+	int depth = 1;
+	char prev = '['; /* last non-space byte */
+	while (q < end) {
+		unsigned char c = (unsigned char)*q;
+		switch (ann_class_of(c)) {
+		case AC_SPACE:
+			q++;
+			continue;
+		case AC_IDENT: {
+			const char *n = q;
+			while (q < end && ann_ident_char((unsigned char)*q))
+				q++;
+			size_t len = (size_t)(q - n);
+			const char *r = q;
+			while (r < end && *r == ' ')
+				r++;
+			char after = r < end ? *r : 0;
+			if (prev == '.') {
+				/* an attribute; a call only as pl.TensorView( / pl.TileView( */
+				if (after == '(' && !(len == 10 && !memcmp(n, "TensorView", 10)) &&
+				    !(len == 8 && !memcmp(n, "TileView", 8)))
+					return false;
+			} else if (after == '.') {
+				if (!(len == 2 && !memcmp(n, "pl", 2)) && !(len == 3 && !memcmp(n, "pld", 3)))
+					return false; /* self.f, x.shape, ... */
+			} else if (after == '(') {
+				return false; /* a call */
+			} else if (after == '=' && prev != '=') {
+				/* keyword argument name: not looked up */
+			} else {
+				if (sc->nnames == ANN_MAX_NAMES)
+					return false;
+				sc->name_at[sc->nnames] = n;
+				sc->name_len[sc->nnames++] = (uint32_t)len;
+			}
+			prev = 'a';
+			continue;
+		}
+		case AC_DIGIT:
+			while (q < end && ann_class_of((unsigned char)*q) == AC_DIGIT)
+				q++;
+			/* 1.5, 1e3, 0x10, 1_000: left to the real lexer */
+			if (q < end && (ann_ident_char((unsigned char)*q) || *q == '.'))
+				return false;
+			prev = '0';
+			continue;
+		case AC_OPEN:
+			if (++depth > ANN_MAX_DEPTH)
+				return false;
+			break;
+		case AC_CLOSE:
+			if (--depth == 0) {
+				sc->end = q + 1;
+				return true;
+			}
+			break;
+		case AC_PUNCT:
+			if (c == '=' && (prev == '=' || (q + 1 < end && q[1] == '=')))
+				return false; /* == */
+			break;
+		default:
+			return false; /* newline, comment, string, tab, {, <, ... */
+		}
+		prev = (char)c;
+		q++;
+	}
+	return false;
+}
+
+static bool expr_conses(const Expr *e)
+{
+	switch (e->kind) {
+	case EX_VAR: case EX_INT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return true;
+	case EX_FLOAT:
+		return e->fval == e->fval;
+	case EX_BINARY:
+		return expr_conses(e->lhs) && expr_conses(e->rhs);
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		return expr_conses(e->lhs);
+	case EX_TUPLE:
+		for (int i = 0; i < e->nargs; i++)
+			if (!expr_conses(e->args[i]))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether a Type rebuilt from the same text compares equal to t (see
+ * type_equal / expr_equal), so that unique_type would return t. */
+static bool type_conses(const Type *t)
+{
+	for (int i = 0; i < t->ndim; i++)
+		if (!expr_conses(t->shape[i]))
+			return false;
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			if (!expr_conses(t->view->kw[i].value))
+				return false;
+	for (int i = 0; i < t->nelems; i++)
+		if (!type_conses(t->elems[i]))
+			return false;
+	return t->memref == NULL;
+}
+
+static AnnEntry *ann_slot(Parser *p, const char *s, size_t n, uint64_t h)
+{
+	size_t j = h & (p->capann - 1);
+	for (;;) {
+		AnnEntry *e = &p->ann[j];
+		if (!e->text || (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0))
+			return e;
+		j = (j + 1) & (p->capann - 1);
+	}
+}
+
+static bool ann_same_resolution(Parser *p, const AnnEntry *e)
+{
+	for (int i = 0; i < e->nnames; i++)
+		if (lookup(p, e->names[i]) != e->vars[i] || pmap_get(&p->globals, e->names[i]) != e->globals[i])
+			return false;
+	return true;
+}
+
+static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
+{
+	if (2 * (p->nann + 1) > p->capann) {
+		size_t ncap = p->capann ? 2 * p->capann : 64;
+		AnnEntry *old = p->ann;
+		size_t ocap = p->capann;
+		p->ann = xmalloc(ncap * sizeof *p->ann);
+		memset(p->ann, 0, ncap * sizeof *p->ann);
+		p->capann = ncap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].text)
+				*ann_slot(p, old[i].text, old[i].len, old[i].hash) = old[i];
+		free(old);
+	}
+	size_t n = (size_t)(sc->end - sc->start);
+	AnnEntry *e = ann_slot(p, sc->start, n, h);
+	if (!e->text)
+		p->nann++;
+	e->text = sc->start;
+	e->len = (uint32_t)n;
+	e->hash = h;
+	e->type = t;
+	e->lit = p->lit;
+	e->nops = p->nops;
+	e->nnames = sc->nnames;
+	for (int i = 0; i < sc->nnames; i++) {
+		const char *name = intern(p->a, sc->name_at[i], sc->name_len[i]);
+		e->names[i] = name;
+		e->vars[i] = lookup(p, name);
+		e->globals[i] = pmap_get(&p->globals, name);
+	}
+}
+
+/* Where the first bracket opened at or after s closes again (counting
+ * `[ (` against `] )`), or NULL at a line end, comment or string.  For
+ * the lookup only: bytes equal to a stored annotation's have the extent
+ * and free names ann_scan found for it, so they need no full scan. */
+static const char *ann_extent(const char *s, const char *end)
+{
+	int depth = 0;
+	if (end - s > 512)
+		end = s + 512;
+	for (const char *q = s; q < end; q++) {
+		switch (*q) {
+		case '[': case '(':
+			depth++;
+			break;
+		case ']': case ')':
+			if (--depth <= 0)
+				return depth == 0 ? q + 1 : NULL;
+			break;
+		case '\n': case '\r': case '#': case '"': case '\'': case 0:
+			return NULL;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
 static Type *parse_type(Parser *p)
 {
+	const Token *t0 = peek(p);
+	if (t0->kind == TK_NAME && p->capann) {
+		const char *end = ann_extent(t0->src, p->lx.end);
+		if (end) {
+			size_t n = (size_t)(end - t0->src);
+			AnnEntry *e = ann_slot(p, t0->src, n, hash_bytes(t0->src, n));
+			if (e->text && ann_same_resolution(p, e)) {
+				p->last_line = t0->line;
+				lex_skip_to(&p->lx, end);
+				p->lit = e->lit;
+				p->nops = e->nops;
+				return e->type;
+			}
+		}
+	}
+	AnnScan sc = { .nnames = 0 };
+	bool cacheable = t0->kind == TK_NAME && ann_scan(t0->src, p->lx.end, &sc);
+	uint64_t h = cacheable ? hash_bytes(sc.start, (size_t)(sc.end - sc.start)) : 0;
 	ArenaMark m = arena_mark(p->a);
-	return unique_type(p, parse_type_raw(p), m);
+	Type *t = unique_type(p, parse_type_raw(p), m);
+	if (cacheable && type_conses(t)) {
+		/* the parse must have ended exactly at the scanned end */
+		const Lexer *lx = &p->lx;
+		const char *at = lx->nla ? lx->la[lx->la_head].src : lx->p;
+		const char *q = sc.end;
+		while (q < at && *q == ' ')
+			q++;
+		if (q == at)
+			ann_store(p, &sc, h, t);
+	}
+	return t;
 }
 
 static Type *parse_type_raw(Parser *p)
@@ -525,7 +895,7 @@ static Type *parse_type_raw(Parser *p)
 	Token first = *t0;
 	if (tok_is_name(t0, "tuple")) {
 		/* only in return annotations: tuple[T1, T2] */
-		next(p);
+		skip(p);
 		Type *tt = ir_type_new(p->a, TY_TUPLE);
 		expect_op(p, "[");
 		PtrVec v = ARENA_VEC(p->a);
@@ -589,8 +959,8 @@ static Type *parse_type_raw(Parser *p)
 		Type *t = ir_type_new(p->a, TY_TUPLE);
 		expect_op(p, "[");
 		if (at_op(p, "(") && tok_is_op(peek_at(p, 1), ")")) {
-			next(p);
-			next(p);
+			skip(p);
+			skip(p);
 			expect_op(p, "]");
 			return t;
 		}
@@ -672,7 +1042,7 @@ static Expr *new_expr(Parser *p, ExprKind k, const Token *t)
 
 static Expr *parse_dict(Parser *p)
 {
-	Token open = expect_op(p, "{");
+	Token open = expect_op_tok(p, "{");
 	Expr *e = new_expr(p, EX_DICT, &open);
 	PtrVec keys = ARENA_VEC(p->a), vals = ARENA_VEC(p->a);
 	while (!at_op(p, "}")) {
@@ -720,7 +1090,7 @@ static void parse_args(Parser *p, PtrVec *args, PtrVec *kwnames, PtrVec *kwvals)
 		const Token *t = peek(p);
 		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 			Token k = next(p);
-			next(p);
+			skip(p);
 			for (size_t i = 0; i < kwnames->len; i++)
 				if (kwnames->items[i] == k.text) {
 					vec_release(args);
@@ -1003,7 +1373,12 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	const char *d = dotted_after(p, prefix);
 	bool pld = prefix[2] == 'd';
 	if (!at_op(p, "(")) {
-		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ... */
+		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ...
+		 * The shared node depends only on the spelling (d is interned),
+		 * and so does check_enum_symbol: one lookup for a repeated one. */
+		Expr *known = pld ? NULL : pmap_get(&p->symbols, d);
+		if (known)
+			return known;
 		char buf[300];
 		/* pl.MemorySpace.X is the long spelling of pl.Mem.X */
 		if (!strncmp(d, "MemorySpace.", 12))
@@ -1012,11 +1387,14 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
 		if (!pld)
 			check_enum_symbol(p, &first, d);
-		return leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
+		Expr *sym = leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
+		if (!pld)
+			pmap_put(&p->symbols, d, sym);
+		return sym;
 	}
 	Token open = *peek(p);
-	if (!pld && (strcmp(d, "const") == 0 || strcmp(d, "cast") == 0)) {
-		next(p);
+	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
+		skip(p);
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
 		expect_op(p, ",");
@@ -1038,8 +1416,8 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = pos_of(&first), .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
-	if (!pld && (strcmp(d, "min") == 0 || strcmp(d, "max") == 0)) {
-		next(p);
+	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
+		skip(p);
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
@@ -1047,15 +1425,15 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		expect_op(p, ")");
 		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, pos_of(&first));
 	}
-	if (!pld && (strcmp(d, "submit") == 0 || strcmp(d, "spmd_submit") == 0)) {
-		next(p);
+	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
+		skip(p);
 		Expr *e = new_expr(p, EX_SUBMIT, &first);
 		e->spmd = d[0] == 's' && d[1] == 'p';
 		const Token *s = peek(p);
 		if (!tok_is_name(s, "self") || !tok_is_op(peek_at(p, 1), "."))
 			PERR_AT(p, s, "pl.%s expects self.<function> as its first argument", d);
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		Token f = expect_name(p, "a function name");
 		e->str = f.text;
 		e->lhs = new_expr(p, EX_VAR, &f); /* position of the callee, for errors */
@@ -1071,16 +1449,116 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
-	next(p); /* ( */
+	skip(p); /* ( */
 	(void)open;
 	Expr *e = new_expr(p, EX_OP_CALL, &first);
-	e->str = pld ? arena_printf(p->a, "pld.%s", d) : d;
-	e->str = intern_cstr(p->a, e->str);
+	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
 	return r;
+}
+
+/* Lists of integer literals (`[64, 128]`, `[0, 0]`) are shared tuples of
+ * shared leaves, so the same text always gives the same node: remembered
+ * by text like annotations (see the annotation cache above).  Only the
+ * plain form: decimal integers without leading zeros, `,` and spaces, one
+ * line, no trailing comma, and not near the nesting limit. */
+typedef struct ListEntry {
+	const char *text; /* NULL = empty slot */
+	uint32_t len;
+	uint64_t hash;
+	Expr *list;
+} ListEntry;
+
+/* The end of the plain integer list at s, or NULL. */
+static const char *int_list_end(const char *s, const char *end)
+{
+	const char *q = s + 1;
+	for (;;) {
+		while (q < end && *q == ' ')
+			q++;
+		const char *d = q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d || q - d > 18 || (*d == '0' && q - d > 1) || q >= end || ident_byte((unsigned char)*q) || *q == '.')
+			return NULL;
+		while (q < end && *q == ' ')
+			q++;
+		if (q >= end)
+			return NULL;
+		if (*q == ']')
+			return q + 1;
+		if (*q != ',')
+			return NULL;
+		q++;
+	}
+}
+
+static ListEntry *int_list_slot(Parser *p, const char *s, size_t n, uint64_t h)
+{
+	size_t j = h & (p->caplists - 1);
+	for (;;) {
+		ListEntry *e = &p->lists[j];
+		if (!e->text || (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0))
+			return e;
+		j = (j + 1) & (p->caplists - 1);
+	}
+}
+
+static Expr *int_list_cached(Parser *p, const Token *t)
+{
+	if (!p->caplists || p->depth + 2 >= MAX_EXPR_DEPTH)
+		return NULL;
+	const char *e = int_list_end(t->src, p->lx.end);
+	if (!e)
+		return NULL;
+	size_t n = (size_t)(e - t->src);
+	ListEntry *le = int_list_slot(p, t->src, n, hash_bytes(t->src, n));
+	if (!le->text)
+		return NULL;
+	p->last_line = t->line;
+	lex_skip_to(&p->lx, e);
+	p->lit = true; /* as after parsing its last element */
+	return le->list;
+}
+
+/* After [ ... ] at s parsed to list: remember it if it is a plain one. */
+static void int_list_store(Parser *p, const char *s, Expr *list)
+{
+	const char *e = int_list_end(s, p->lx.end);
+	if (!e || !p->lit || list->kind != EX_TUPLE)
+		return;
+	for (int i = 0; i < list->nargs; i++)
+		if (list->args[i]->kind != EX_INT)
+			return;
+	/* the parse must have ended exactly there */
+	const Lexer *lx = &p->lx;
+	const char *at = lx->nla ? lx->la[lx->la_head].src : lx->p;
+	const char *q = e;
+	while (q < at && *q == ' ')
+		q++;
+	if (q != at)
+		return;
+	if (2 * (p->nlists + 1) > p->caplists) {
+		size_t ncap = p->caplists ? 2 * p->caplists : 64;
+		ListEntry *old = p->lists;
+		size_t ocap = p->caplists;
+		p->lists = xmalloc(ncap * sizeof *p->lists);
+		memset(p->lists, 0, ncap * sizeof *p->lists);
+		p->caplists = ncap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].text)
+				*int_list_slot(p, old[i].text, old[i].len, old[i].hash) = old[i];
+		free(old);
+	}
+	size_t n = (size_t)(e - s);
+	uint64_t h = hash_bytes(s, n);
+	ListEntry *le = int_list_slot(p, s, n, h);
+	if (!le->text)
+		p->nlists++;
+	*le = (ListEntry){ s, (uint32_t)n, h, list };
 }
 
 static Expr *parse_atom(Parser *p)
@@ -1107,11 +1585,11 @@ static Expr *parse_atom(Parser *p)
 			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			Token st = next(p);
-			next(p);
+			skip(p);
 			Token f = expect_name(p, "a function name after 'self.'");
 			if (!at_op(p, "("))
 				PERR_AT(p, &st, "'self.%s' must be called", f.text);
-			next(p);
+			skip(p);
 			Expr *e = new_expr(p, EX_FN_CALL, &st);
 			e->str = f.text;
 			parse_call_tail(p, e);
@@ -1124,7 +1602,13 @@ static Expr *parse_atom(Parser *p)
 			PERR_AT(p, t, "'None' is not supported here");
 		return parse_name_ref(p);
 	case TK_OP:
+		if (tok_is_op(t, "[")) {
+			Expr *known = int_list_cached(p, t);
+			if (known)
+				return known;
+		}
 		if (tok_is_op(t, "(") || tok_is_op(t, "[")) {
+			const char *open_src = t->src;
 			Token open = next(p);
 			const char *close = open.text[0] == '(' ? ")" : "]";
 			if (open.text[0] == '(' && !at_op(p, ")")) {
@@ -1158,7 +1642,10 @@ static Expr *parse_atom(Parser *p)
 			expect_op(p, close);
 			Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
 			tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
-			return share(p, &tup);
+			Expr *r = share(p, &tup);
+			if (open.text[0] == '[')
+				int_list_store(p, open_src, r);
+			return r;
 		}
 		break;
 	default:
@@ -1238,7 +1725,7 @@ static Expr *parse_postfix(Parser *p)
 		const Token *it = peek(p);
 		bool neg = false;
 		if (tok_is_op(it, "-")) {
-			next(p);
+			skip(p);
 			neg = true;
 			it = peek(p);
 		}
@@ -1292,53 +1779,58 @@ static Expr *parse_unary(Parser *p)
 	return e;
 }
 
-static int binop_of(const Token *t, int level)
+/* The binary operator token t spells and its level (0: * / // %,
+ * 1: + -, 2: << >>, 3: comparisons), or -1. */
+static int binop_info(const Token *t, int *level)
 {
 	if (t->kind != TK_OP)
 		return -1;
 	const char *s = t->text;
-	switch (level) {
-	case 0: /* multiplicative */
-		if (!strcmp(s, "*")) return OP_MUL;
-		if (!strcmp(s, "/")) return OP_DIV;
-		if (!strcmp(s, "//")) return OP_FLOORDIV;
-		if (!strcmp(s, "%")) return OP_MOD;
+	char c1 = s[1];
+	if (c1 && s[2])
 		return -1;
-	case 1:
-		if (!strcmp(s, "+")) return OP_ADD;
-		if (!strcmp(s, "-")) return OP_SUB;
-		return -1;
-	case 2:
-		if (!strcmp(s, "<<")) return OP_SHL;
-		if (!strcmp(s, ">>")) return OP_SHR;
-		return -1;
-	case 3:
-		if (!strcmp(s, "==")) return OP_EQ;
-		if (!strcmp(s, "!=")) return OP_NE;
-		if (!strcmp(s, "<")) return OP_LT;
-		if (!strcmp(s, "<=")) return OP_LE;
-		if (!strcmp(s, ">")) return OP_GT;
-		if (!strcmp(s, ">=")) return OP_GE;
-		return -1;
+	switch (s[0]) {
+	case '*': *level = 0; return c1 ? -1 : OP_MUL;
+	case '/': *level = 0; return !c1 ? OP_DIV : c1 == '/' ? OP_FLOORDIV : -1;
+	case '%': *level = 0; return c1 ? -1 : OP_MOD;
+	case '+': *level = 1; return c1 ? -1 : OP_ADD;
+	case '-': *level = 1; return c1 ? -1 : OP_SUB;
+	case '<': *level = c1 == '<' ? 2 : 3; return !c1 ? OP_LT : c1 == '=' ? OP_LE : c1 == '<' ? OP_SHL : -1;
+	case '>': *level = c1 == '>' ? 2 : 3; return !c1 ? OP_GT : c1 == '=' ? OP_GE : c1 == '>' ? OP_SHR : -1;
+	case '=': *level = 3; return c1 == '=' ? OP_EQ : -1;
+	case '!': *level = 3; return c1 == '=' ? OP_NE : -1;
+	default: return -1;
 	}
-	return -1;
 }
 
-static Expr *parse_binary_level(Parser *p, int level)
+static bool is_comparison(const Token *t)
 {
-	Expr *l = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
+	int level;
+	return binop_info(t, &level) >= 0 && level == 3;
+}
+
+/* Binary operators of levels 0..max (precedence climbing, all left
+ * associative): the operands are built and combined in the same order as
+ * one recursive function per level would, so type errors come first in
+ * the same places. */
+static Expr *parse_binary_level(Parser *p, int max)
+{
+	Expr *l = parse_unary(p);
+	if (max < 0)
+		return l;
 	for (;;) {
 		const Token *t = peek(p);
-		if (t->kind == TK_OP && (!strcmp(t->text, "&") || !strcmp(t->text, "|") || !strcmp(t->text, "^")))
+		if (t->kind == TK_OP && (t->text[0] == '&' || t->text[0] == '|' || t->text[0] == '^') && !t->text[1])
 			PERR_AT(p, t, "unsupported binary operator '%s'", t->text);
-		int op = binop_of(t, level);
-		if (op < 0)
+		int level;
+		int op = binop_info(t, &level);
+		if (op < 0 || level > max)
 			return l;
 		Token ot = next(p);
-		Expr *r = level == 0 ? parse_unary(p) : parse_binary_level(p, level - 1);
+		Expr *r = parse_binary_level(p, level - 1);
 		l = mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
 		p->lit = false;
-		if (level == 3 && binop_of(peek(p), 3) >= 0)
+		if (level == 3 && is_comparison(peek(p)))
 			PERR_AT(p, peek(p), "chained comparisons are not supported");
 	}
 }
@@ -1367,6 +1859,8 @@ static Expr *parse_and(Parser *p)
 	return l;
 }
 
+static Expr *parse_atom(Parser *p);
+
 static Expr *parse_expr(Parser *p)
 {
 	const Token *t = peek(p);
@@ -1374,6 +1868,19 @@ static Expr *parse_expr(Parser *p)
 		p->nops = 0;
 	if (++p->depth > MAX_EXPR_DEPTH)
 		PERR_AT(p, t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+	/* A lone name or integer before `,` `)` `]` or the line end (most
+	 * arguments and dims) is just the atom: skip the descent through the
+	 * operator levels, none of which could apply. */
+	if ((t->kind == TK_NAME && t->text != p->nm[NM_NOT]) ||
+	    (t->kind == TK_INT && !t->overflow && t->ival <= (uint64_t)INT64_MAX)) {
+		const Token *u = peek_at(p, 1);
+		if (u->kind == TK_NEWLINE || (u->kind == TK_OP && !u->text[1] &&
+					      (u->text[0] == ',' || u->text[0] == ')' || u->text[0] == ']'))) {
+			Expr *e = parse_atom(p);
+			p->depth--;
+			return e;
+		}
+	}
 	Expr *l = parse_and(p);
 	while (at_name(p, "or")) {
 		Token ot = next(p);
@@ -1482,7 +1989,14 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 /* `pl.yield_(` at the cursor? */
 static bool at_yield(Parser *p)
 {
-	return at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "yield_");
+	if (!at_name(p, "pl") || !tok_is_op(peek_at(p, 1), "."))
+		return false;
+	/* a name right after the '.' is the next token: compare its bytes
+	 * without lexing it */
+	const char *q = peek_at(p, 1)->src + 1;
+	if (p->lx.end - q > 6 && ident_byte((unsigned char)*q))
+		return !memcmp(q, "yield_", 6) && !ident_byte((unsigned char)q[6]);
+	return tok_is_name(peek_at(p, 2), "yield_");
 }
 
 static Stmt *parse_yield_values(Parser *p, const Token *at)
@@ -1722,7 +2236,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 	Stmt *s = NULL;
 
 	if (tok_is_name(t, "pass")) {
-		next(p);
+		skip(p);
 		/* pass produces no IR; its comments move to the next statement */
 		take_comments(p, peek(p)->line, cm);
 		for (size_t i = 0; i < cm->len; i++)
@@ -1731,10 +2245,10 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		return;
 	}
 	if (tok_is_name(t, "break") || tok_is_name(t, "continue")) {
-		next(p);
+		skip(p);
 		s = ir_stmt_new(p->a, first.text[0] == 'b' ? ST_BREAK : ST_CONTINUE, pos_of(&first));
 	} else if (tok_is_name(t, "return")) {
-		next(p);
+		skip(p);
 		s = ir_stmt_new(p->a, ST_RETURN, pos_of(&first));
 		PtrVec v = ARENA_VEC(p->a);
 		if (peek(p)->kind != TK_NEWLINE) {
@@ -1777,8 +2291,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (paren)
 				expect_op(p, ")");
 		}
-		Token eq = expect_op(p, "=");
-		(void)eq;
+		expect_op(p, "=");
 		if (at_yield(p)) {
 			s = parse_yield_values(p, &first);
 			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
@@ -1859,8 +2372,8 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		s = subscript_store(p, &first);
 	} else {
 		Expr *e = parse_expr(p);
@@ -1918,11 +2431,11 @@ static void bind_rets(Parser *p, Stmt *s)
 /* Header comments (through the ':' line) belong to the compound statement. */
 static void header_end(Parser *p, Stmt *s, PtrVec *cm)
 {
-	Token colon = expect_op(p, ":");
+	Token colon = expect_op_tok(p, ":");
 	const Token *nl = peek(p);
 	if (nl->kind != TK_NEWLINE)
 		PERR_AT(p, nl, "expected a new line after ':' (one-line bodies are not supported)");
-	next(p);
+	skip(p);
 	const Token *ind = peek(p);
 	int arg[3] = { s->pos.line, colon.line, ind->kind == TK_INDENT ? ind->col : 1 };
 	comments_visit(p, colon.line, pred_compound, arg, cm);
@@ -1938,7 +2451,7 @@ static Var **parse_var_list(Parser *p, int *n)
 	const Token *t = peek(p);
 	if (!tok_is_op(t, "["))
 		PERR_AT(p, t, "expected a list of variables '[...]', found %s", describe(t));
-	next(p);
+	skip(p);
 	PtrVec v = ARENA_VEC(p->a);
 	while (!at_op(p, "]")) {
 		const Token *nt = peek(p);
@@ -1965,7 +2478,7 @@ static bool parse_bool_kw(Parser *p)
 {
 	const Token *t = peek(p);
 	if (tok_is_name(t, "True") || tok_is_name(t, "False")) {
-		next(p);
+		skip(p);
 		return t->text[0] == 'T';
 	}
 	PERR_AT(p, t, "expected True or False, found %s", describe(t));
@@ -1991,7 +2504,7 @@ static void parse_optimizations(Parser *p, Scope *sc)
 		if (d && strcmp(d, "split") == 0) {
 			expect_op(p, "(");
 			if (at_name(p, "mode")) {
-				next(p);
+				skip(p);
 				expect_op(p, "=");
 			}
 			sc->split = (SplitMode)parse_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
@@ -2106,7 +2619,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	PtrVec targets = ARENA_VEC(p->a); /* Token* of iter-arg names */
 	if (tok_is_op(t, "(")) {
 		paren_targets = true;
-		next(p);
+		skip(p);
 		while (!at_op(p, ")")) {
 			Token n = expect_name(p, "a loop-carried variable name");
 			Token *c = arena_alloc(p->a, sizeof *c);
@@ -2151,13 +2664,13 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		vec_release(&targets);
 		PERR_AT(p, in, "expected 'in', found %s", describe(in));
 	}
-	next(p);
+	skip(p);
 	const Token *it = peek(p);
 	Token itt = *it;
 	const char *kind = NULL;
 	if (it->kind == TK_NAME && tok_is_op(peek_at(p, 1), ".")) {
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		Token k = expect_name(p, "an iterator such as pl.range");
 		kind = k.text;
 	}
@@ -2272,7 +2785,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		const Token *a = peek(p);
 		if (a->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 			Token k = next(p);
-			next(p);
+			skip(p);
 			if (!strcmp(k.text, "init_values")) {
 				init = ir_expr_new(p->a, EX_TUPLE, pos_of(&k));
 				init->args = parse_tuple_values(p, &init->nargs);
@@ -2404,7 +2917,7 @@ static void parse_if(Parser *p, PtrVec *out, PtrVec *cm, bool is_elif)
 		parse_if(p, &inner, &ecm, true);
 		s->orelse.stmts = (Stmt **)vec_finish(p->a, &inner, &s->orelse.n);
 	} else if (tok_is_name(t, "else")) {
-		next(p);
+		skip(p);
 		expect_op(p, ":");
 		expect_newline(p);
 		/* comments above and on the else line go to the first else statement */
@@ -2454,7 +2967,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	const char *d = dotted_after(p, "pl");
 	if (!d || !at_op(p, "("))
 		PERR_AT(p, &ct, "expected a scope such as pl.at(...), pl.cluster(), pl.spmd(...) or pl.scope()");
-	next(p);
+	skip(p);
 	Stmt *s = NULL;
 	bool split_written = false;
 	if (!strcmp(d, "at")) {
@@ -2593,17 +3106,23 @@ static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
 	PtrVec all = ARENA_VEC(p->a);
 	take_carried(p, &all);
 	if (t->kind == TK_NAME) {
+		/* names are interned: keywords compare by pointer */
 		const char *n = t->text;
-		if (!strcmp(n, "for")) { parse_for(p, out, &all); return; }
-		if (!strcmp(n, "if")) { parse_if(p, out, &all, false); return; }
-		if (!strcmp(n, "while")) { parse_while(p, out, &all); return; }
-		if (!strcmp(n, "with")) { parse_with(p, out, &all); return; }
-		if (!strcmp(n, "elif") || !strcmp(n, "else"))
+		int k = 0;
+		while (k < NM_STMT_KEYWORDS && p->nm[k] != n)
+			k++;
+		switch (k) {
+		case NM_FOR: parse_for(p, out, &all); return;
+		case NM_IF: parse_if(p, out, &all, false); return;
+		case NM_WHILE: parse_while(p, out, &all); return;
+		case NM_WITH: parse_with(p, out, &all); return;
+		case NM_ELIF: case NM_ELSE:
 			PERR_AT(p, t, "'%s' without a matching 'if'", n);
-		if (!strcmp(n, "def") || !strcmp(n, "class") || !strcmp(n, "import") || !strcmp(n, "lambda") ||
-		    !strcmp(n, "try") || !strcmp(n, "del") || !strcmp(n, "global") || !strcmp(n, "assert") ||
-		    !strcmp(n, "raise") || !strcmp(n, "yield") || !strcmp(n, "async") || !strcmp(n, "from"))
+		case NM_STMT_KEYWORDS:
+			break;
+		default:
 			PERR_AT(p, t, "'%s' is not supported inside a function body", n);
+		}
 	}
 	if (t->kind == TK_INDENT)
 		PERR_AT(p, t, "unexpected indent");
@@ -2619,7 +3138,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 	const Token *t = peek(p);
 	if (t->kind != TK_INDENT)
 		PERR_AT(p, t, "expected an indented block, found %s", describe(t));
-	next(p);
+	skip(p);
 	if (++p->block_depth > LEX_MAX_INDENT)
 		PERR_AT(p, t, "blocks nested too deeply");
 	PtrVec out = ARENA_VEC(p->a);
@@ -2642,7 +3161,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 	/* carried docstring / pass comments at the end of a block are dropped */
 	p->carried.len = 0;
 	if (peek(p)->kind == TK_DEDENT)
-		next(p);
+		skip(p);
 	p->block_depth--;
 	p->scope_start = saved_start;
 	b->stmts = (Stmt **)vec_finish(p->a, &out, &b->n);
@@ -2653,7 +3172,7 @@ static void parse_block(Parser *p, Block *b, int upper)
 static Function *parse_function(Parser *p, bool in_program)
 {
 	/* decorator */
-	Token at = expect_op(p, "@");
+	Token at = expect_op_tok(p, "@");
 	const Token *dt = peek(p);
 	const char *d = dotted_after(p, "pl");
 	if (!d || strcmp(d, "function"))
@@ -2715,7 +3234,7 @@ static Function *parse_function(Parser *p, bool in_program)
 		PERR_AT(p, dfn, "expected 'def' after the decorator, found %s", describe(dfn));
 	/* decorator-line and class-level comments belong to no statement */
 	drop_comments_before_line(p, dfn->line);
-	next(p);
+	skip(p);
 	Token name = expect_name(p, "a function name");
 	f->name = name.text;
 	p->fn = f;
@@ -2743,8 +3262,8 @@ static Function *parse_function(Parser *p, bool in_program)
 		if (at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") &&
 		    (tok_is_name(peek_at(p, 2), "Out") || tok_is_name(peek_at(p, 2), "InOut")) &&
 		    tok_is_op(peek_at(p, 3), "[")) {
-			next(p);
-			next(p);
+			skip(p);
+			skip(p);
 			Token w = next(p);
 			dir = w.text[0] == 'O' ? DIR_OUT : DIR_INOUT;
 			expect_op(p, "[");
@@ -2846,8 +3365,8 @@ static Function *parse_function(Parser *p, bool in_program)
 		bool host = f->level >= LV_HOST && f->role == RL_SUBWORKER;
 		if (!host && !f->external_source)
 			PERR_AT(p, &el, "Unsupported constant type: a function body of '...' is only allowed for HOST-level SubWorker functions or with external_source=");
-		next(p);
-		next(p);
+		skip(p);
+		skip(p);
 		f->abstract = host;
 	}
 	p->carried.len = 0;
@@ -2858,7 +3377,7 @@ static Function *parse_function(Parser *p, bool in_program)
 	}
 	(void)ind;
 	if (peek(p)->kind == TK_DEDENT)
-		next(p);
+		skip(p);
 	p->carried.len = 0;
 	f->body.stmts = (Stmt **)vec_finish(p->a, &out, &f->body.n);
 	/* comments after the function's last statement are dropped */
@@ -2973,6 +3492,7 @@ static void prescan(Parser *p)
 	q->globals = p->globals; /* read only: the prescan never parses module statements */
 	q->sigs = p->sigs;
 	q->headers_only = q->prescanned = true;
+	memcpy(q->nm, p->nm, sizeof q->nm);
 	sugar_init(&q->sugar, p->a, &quiet, p->sugar.reg);
 	lex_init(&q->lx, p->a, &quiet, &q->fail, p->src, p->len);
 	if (setjmp(q->fail) == 0) {
@@ -2990,7 +3510,10 @@ static void prescan(Parser *p)
 	vec_release(&q->carried);
 	vec_release(&q->fn_calls);
 	htab_release(&q->types);
+	free(q->ann);
+	free(q->lists);
 	pmap_release(&q->enum_cache);
+	pmap_release(&q->symbols);
 	htab_release(&q->leaves);
 	sugar_release(&q->sugar);
 	free(q);
@@ -3003,6 +3526,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	memset(p, 0, sizeof *p);
 	p->a = a;
 	p->diag = d;
+	for (int i = 0; i < NM_COUNT; i++)
+		p->nm[i] = intern_cstr(a, nm_spellings[i]);
 	pmap_clear(&yield_lhs);
 	Program *prog = arena_alloc(a, sizeof *prog);
 	prog->arena = a;
@@ -3031,7 +3556,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 		(void)t1;
 		PtrVec funcs = ARENA_VEC(p->a);
 		if (tok_is_name(t3, "program")) {
-			next(p);
+			skip(p);
 			dotted_after(p, "pl");
 			if (accept_op(p, "(")) {
 				while (!at_op(p, ")")) {
@@ -3049,7 +3574,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 			const Token *c = peek(p);
 			if (!tok_is_name(c, "class"))
 				PERR_AT(p, c, "expected 'class' after @pl.program, found %s", describe(c));
-			next(p);
+			skip(p);
 			Token cn = expect_name(p, "a class name");
 			prog->name = cn.text;
 			if (accept_op(p, "("))
@@ -3058,8 +3583,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 			expect_newline(p);
 			expect_kind(p, TK_INDENT, "an indented class body");
 			if (peek(p)->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE) {
-				next(p);
-				next(p);
+				skip(p);
+				skip(p);
 			}
 			while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
 				const Token *ft = peek(p);
@@ -3076,7 +3601,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 				vec_push(&funcs, f);
 			}
 			if (peek(p)->kind == TK_DEDENT)
-				next(p);
+				skip(p);
 		} else {
 			vec_push(&funcs, parse_function(p, false));
 		}
@@ -3100,7 +3625,10 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
 	htab_release(&p->types);
+	free(p->ann);
+	free(p->lists);
 	pmap_release(&p->enum_cache);
+	pmap_release(&p->symbols);
 	htab_release(&p->leaves);
 	sugar_release(&p->sugar);
 	pmap_release(&p->own_sigs);

@@ -69,7 +69,12 @@ void sb_put_int(StrBuf *b, long long v)
  * without flags, width or precision.  Returns false for anything else. */
 static bool quick_format(const char *f)
 {
-	while ((f = strchr(f, '%'))) {
+	/* byte loops, not strchr: the formats are a few bytes long */
+	for (;;) {
+		while (*f && *f != '%')
+			f++;
+		if (!*f)
+			break;
 		f++;
 		if (*f == 'l')
 			f += f[1] == 'l' ? 2 : 1;
@@ -89,8 +94,14 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 	if (quick_format(fmt)) {
 		/* the printer's formats are names and integers: no vsnprintf */
 		const char *f = fmt;
-		for (const char *pct; (pct = strchr(f, '%')); ) {
-			sb_putn(b, f, (size_t)(pct - f));
+		for (;;) {
+			const char *pct = f;
+			while (*pct && *pct != '%')
+				pct++;
+			if (pct > f)
+				sb_putn(b, f, (size_t)(pct - f));
+			if (!*pct)
+				break;
 			f = pct + 1;
 			int longs = 0;
 			while (*f == 'l') {
@@ -110,7 +121,6 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 				break;
 			}
 		}
-		sb_puts(b, f);
 		va_end(ap);
 		return;
 	}

@@ -981,6 +981,60 @@ END_TEST
 
 /* ------------------------------------------------------------ errors */
 
+/* A repeated annotation is not parsed again when its names mean the same
+ * (parse.c's annotation cache): each one must still resolve in its own
+ * scope, and an error in it must be reported where it is. */
+#define SCOPED_ANNOTATIONS                                                                              \
+	"import pypto.language as pl\n"                                                                     \
+	"\n"                                                                                                \
+	"N = pl.dynamic(\"N\")\n"                                                                           \
+	"\n"                                                                                                \
+	"@pl.program\n"                                                                                     \
+	"class P:\n"                                                                                        \
+	"    @pl.function\n"                                                                                \
+	"    def f(self, x: pl.Tensor[[N, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[N, 64], pl.FP32]:\n" \
+	"        a: pl.Tensor[[n, 64], pl.FP32] = pl.tensor.create([n, 64], dtype=pl.FP32)\n"               \
+	"        b: pl.Tensor[[n, 64], pl.FP32] = pl.tensor.create([n, 64], dtype=pl.FP32)\n"               \
+	"        N: pl.Scalar[pl.INDEX] = n + 1\n"                                                          \
+	"        c: pl.Tensor[[N, 64], pl.FP32] = pl.tensor.create([N, 64], dtype=pl.FP32)\n"               \
+	"        return x\n"                                                                                \
+	"    @pl.function\n"                                                                                \
+	"    def g(self, x: pl.Tensor[[N, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[N, 64], pl.FP32]:\n" \
+	"        a: pl.Tensor[[n, 64], pl.FP32] = pl.tensor.create([n, 64], dtype=pl.FP32)\n"               \
+	"        return x\n"
+
+START_TEST(repeated_annotations_follow_scope)
+{
+	parse_ok(SCOPED_ANNOTATIONS);
+	Function *f = fn("f"), *g = fn("g");
+	Var *fn_n = f->params[1].var, *gn = g->params[1].var;
+	Type *fa = f->body.stmts[0]->var->type, *fb = f->body.stmts[1]->var->type;
+	Type *fc = f->body.stmts[3]->var->type, *ga = g->body.stmts[0]->var->type;
+	/* both built with f's own n */
+	ck_assert_int_eq(fa->shape[0]->kind, EX_VAR);
+	ck_assert_ptr_eq(fa->shape[0]->var, fn_n);
+	ck_assert_ptr_eq(fb->shape[0]->var, fn_n);
+	/* the same text in g names g's parameter */
+	ck_assert_ptr_ne(ga, fa);
+	ck_assert_ptr_eq(ga->shape[0]->var, gn);
+	/* N is the module's dynamic dim in the header, f's local variable after
+	 * the assignment shadows it */
+	Expr *dyn = f->params[0].var->type->shape[0];
+	ck_assert_int_eq(dyn->var->kind, VK_DYN);
+	ck_assert_ptr_eq(fc->shape[0]->var, f->body.stmts[2]->var);
+	ck_assert_int_eq(fc->shape[0]->var->kind, VK_VAR);
+	ck_assert_ptr_eq(g->params[0].var->type->shape[0]->var, dyn->var);
+	done();
+	/* the annotation seen twice before fails where it is used without n */
+	parse_fails(SCOPED_ANNOTATIONS
+		    "    @pl.function\n"
+		    "    def h(self, x: pl.Tensor[[N, 64], pl.FP32], m: pl.Scalar[pl.INDEX]) -> pl.Tensor[[N, 64], pl.FP32]:\n"
+		    "        a: pl.Tensor[[n, 64], pl.FP32] = pl.tensor.create([m, 64], dtype=pl.FP32)\n"
+		    "        return x\n",
+		    "t.pto:20:23: error:", "undefined variable 'n'", NULL);
+}
+END_TEST
+
 START_TEST(errors_names)
 {
 	parse_fails(HDR MAIN "        return zz\n", "t.pto:7:16: error:", "ndefined", "zz");
@@ -1130,6 +1184,7 @@ static Suite *parse_suite(void)
 	tc = tcase_create("errors");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, errors_names);
+	tcase_add_test(tc, repeated_annotations_follow_scope);
 	tcase_add_test(tc, errors_types_and_enums);
 	tcase_add_test(tc, errors_syntax);
 	tcase_add_test(tc, errors_deep_nesting);

@@ -47,6 +47,8 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 /* Intern s[0..n): equal strings give the same pointer. */
 const char *intern(Arena *a, const char *s, size_t n);
 const char *intern_cstr(Arena *a, const char *s);
+/* The hash intern() uses (table placement only, never output). */
+uint64_t hash_bytes(const char *s, size_t n);
 
 /* Called when malloc fails.  Prints "out of memory" and exits with 1 unless a
  * handler was installed (tests install one that longjmps). */

@@ -22,15 +22,19 @@ typedef enum TokKind {
 } TokKind;
 
 typedef struct Token {
-	TokKind kind;
+	uint8_t kind;         /* a TokKind */
+	bool overflow;        /* TK_INT did not fit in 64 bits */
 	int line, col;        /* of the first byte */
 	int end_line;         /* line of the last byte (multi-line strings) */
+	const char *src;      /* first byte in the source (for INDENT / DEDENT /
+	                         NEWLINE / EOF: where they were recognised) */
 	const char *text;     /* TK_NAME: interned name; TK_OP: interned operator;
 	                         TK_STRING: decoded value (arena) */
-	size_t slen;          /* TK_STRING: decoded length */
-	uint64_t ival;        /* TK_INT magnitude */
-	bool overflow;        /* TK_INT did not fit in 64 bits */
-	double fval;          /* TK_FLOAT */
+	union {               /* by kind, so the token stays small to copy */
+		size_t slen;  /* TK_STRING: decoded length */
+		uint64_t ival; /* TK_INT magnitude */
+		double fval;  /* TK_FLOAT */
+	};
 } Token;
 
 typedef struct Comment {
@@ -64,6 +68,9 @@ typedef struct Lexer {
 	size_t ncomments, ccomments, comment_head;
 	/* interned operator strings for quick comparison */
 	const char *op_cache[64];
+	/* names interned lately, by a hash of their bytes: most names repeat
+	 * within a few lines, and this is cheaper than intern() (lex.c) */
+	struct { const char *name; size_t len; } recent[256];
 } Lexer;
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
@@ -76,7 +83,26 @@ static inline const Token *lex_peek(Lexer *lx, int k)
 		lex_fill(lx, k);
 	return &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
 }
-Token lex_next(Lexer *lx);
+/* Consume the current token and return a copy of it. */
+static inline Token lex_next(Lexer *lx)
+{
+	Token t = *lex_peek(lx, 0);
+	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+	lx->nla--;
+	return t;
+}
+/* Consume the current token without copying it. */
+static inline void lex_skip(Lexer *lx)
+{
+	lex_peek(lx, 0);
+	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+	lx->nla--;
+}
+/* Drop the lookahead tokens that start before `to` and continue scanning
+ * at `to`.  Only for a stretch of one line whose brackets balance and that
+ * holds no comment or string, starting at the current token: the caller
+ * (the parser's annotation cache) has seen the same text parse before. */
+void lex_skip_to(Lexer *lx, const char *to);
 /* Fail at a location: reports and longjmps. */
 void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn));
