@@ -48,6 +48,8 @@ static const char *const nm_spellings[NM_COUNT] = {
 	"const", "cast", "min", "max", "submit", "spmd_submit", "not",
 };
 
+enum { LOOP_NONE, LOOP_PLAIN, LOOP_SPLIT_AIV };
+
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
@@ -69,6 +71,8 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
+	int split_aiv_depth;  /* open pl.split_aiv bodies */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
@@ -2245,6 +2249,11 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		return;
 	}
 	if (tok_is_name(t, "break") || tok_is_name(t, "continue")) {
+		/* a split_aiv body is the two AIV lanes, not an iteration to leave */
+		if (p->loop_ctx == LOOP_SPLIT_AIV)
+			PERR_AT(p, t, "'%s' not supported inside a 'for ... in pl.split_aiv(...)' body", t->text[0] == 'b' ? "break" : "continue");
+		if (p->loop_ctx == LOOP_NONE)
+			PERR_AT(p, t, "'%s' outside a loop", t->text[0] == 'b' ? "break" : "continue");
 		skip(p);
 		s = ir_stmt_new(p->a, first.text[0] == 'b' ? ST_BREAK : ST_CONTINUE, pos_of(&first));
 	} else if (tok_is_name(t, "return")) {
@@ -2609,6 +2618,24 @@ static void split_spmd_hint(Parser *p, Scope *spmd, Scope *incore)
 
 static bool block_reads_block_idx(Block *b);
 
+/* A loop with init_values binds its results through the yield's LHS, so a
+ * bare `pl.yield_(...)` statement (in the body, its ifs and scopes; nested
+ * loops have their own yields) leaves them nameless: the reference rejects it. */
+static void reject_bare_yield(Parser *p, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_YIELD && !yield_info_of((Stmt *)st))
+			perr(p, st->pos.line, st->pos.col,
+			     "a loop with init_values needs the assignment form `x_next = pl.yield_(...)`: its left-hand side "
+			     "names the values after the loop; a bare pl.yield_(...) is rejected here");
+		if (st->kind == ST_IF || st->kind == ST_SCOPE) {
+			reject_bare_yield(p, &st->body);
+			reject_bare_yield(p, &st->orelse);
+		}
+	}
+}
+
 static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token ft = next(p); /* for */
@@ -2681,6 +2708,11 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	Token open = next(p);
 	(void)open;
 
+	if (!strcmp(kind, "split_aiv") && p->split_aiv_depth) {
+		vec_release(&targets);
+		PERR_AT(p, &ft, "nested 'for ... in pl.split_aiv(...)' is not allowed: a split_aiv body already "
+			"stands for the two AIV lanes, so it cannot hold another split_aiv loop");
+	}
 	if (!strcmp(kind, "spmd") || !strcmp(kind, "split_aiv")) {
 		if (!has_loopvar || targets.len) {
 			vec_release(&targets);
@@ -2693,6 +2725,9 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		if (spmd) {
 			sc->core_num = parse_expr(p);
 			parse_scope_kwargs(p, sc, true);
+			if (sc->has_deps)
+				PERR_AT(p, &itt, "pl.spmd() does not accept 'deps=' here: a spmd loop is no task to depend on; "
+					"use `with pl.spmd(n, deps=[...]) as tid:` or pl.spmd_submit(..., deps=[...])");
 		} else {
 			sc->count = parse_expr(p);
 			expect_op(p, ",");
@@ -2711,8 +2746,13 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		def->var = iv;
 		def->value = op_call0(p, spmd ? "tile.get_block_idx" : "tile.get_subblock_idx", iv->type);
 		Block body;
+		int saved_ctx = p->loop_ctx;
 		p->incore_depth += spmd;
+		p->split_aiv_depth += !spmd;
+		p->loop_ctx = spmd ? LOOP_PLAIN : LOOP_SPLIT_AIV;
 		parse_block(p, &body, 0);
+		p->loop_ctx = saved_ctx;
+		p->split_aiv_depth -= !spmd;
 		p->incore_depth -= spmd;
 		Block *target = &s->body;
 		Stmt *inner = NULL;
@@ -2862,7 +2902,12 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		bind(p, nt->text, s->iter_args[i]);
 	}
 	vec_release(&targets);
+	int saved_ctx = p->loop_ctx;
+	p->loop_ctx = LOOP_PLAIN;
 	parse_block(p, &s->body, 0);
+	p->loop_ctx = saved_ctx;
+	if (ninit > 0)
+		reject_bare_yield(p, &s->body);
 	if (is_while) {
 		s->while_ssa = true;
 		Stmt *c = s->body.n ? s->body.stmts[0] : NULL;
@@ -2944,7 +2989,10 @@ static void parse_while(Parser *p, PtrVec *out, PtrVec *cm)
 	Stmt *s = ir_stmt_new(p->a, ST_WHILE, pos_of(&wt));
 	s->value = parse_expr(p);
 	header_end(p, s, cm);
+	int saved_ctx = p->loop_ctx;
+	p->loop_ctx = LOOP_PLAIN;
 	parse_block(p, &s->body, 0);
+	p->loop_ctx = saved_ctx;
 	vec_push(out, s);
 }
 
@@ -3250,6 +3298,9 @@ static Function *parse_function(Parser *p, bool in_program)
 	while (!at_op(p, ")")) {
 		Token pn = expect_name(p, "a parameter name");
 		if (first && !strcmp(pn.text, "self") && !at_op(p, ":")) {
+			if (in_program && f->role == RL_SUBWORKER && f->level >= LV_HOST)
+				PERR_AT(p, &pn, "SubWorker function '%s' must not declare 'self': it is a self-contained function "
+					"inside @pl.program; remove the 'self' parameter", f->name);
 			first = false;
 			if (!accept_op(p, ","))
 				break;

@@ -149,7 +149,7 @@ case('level_mismatch_aiv', H + '    @pl.function(type=pl.FunctionType.AIV, level
 case('role_mismatch_orchestration', H + '    @pl.function(type=pl.FunctionType.Orchestration, role=pl.Role.SubWorker)\n    def f(self, x: pl.Scalar[pl.INDEX]):\n        pass\n', 'SubWorker')
 case('role_mismatch_group', H + '    @pl.function(type=pl.FunctionType.Group, role=pl.Role.Orchestrator)\n    def f(self, x: pl.Scalar[pl.INDEX]):\n        pass\n', 'Orchestrator')
 case('ellipsis_body_ordinary', body('...', ret=''), '...')
-case('self_in_host_subworker', H + '    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n    def w(self, x: pl.Scalar[pl.INDEX]):\n        ...\n', 'self')
+case('self_in_host_subworker', H + '    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n    def w(self, x: pl.Scalar[pl.INDEX]):\n        ...\n', "must not declare 'self'", at='6:11')
 case('statement_in_class_body', H + '    x = 1\n', '@pl.function')
 case('two_programs', BASE + '\n@pl.program\nclass Q:\n    @pl.function\n    def f(self):\n        pass\n', 'unexpected')
 case('unsupported_import', 'import numpy as np\n' + BASE, 'import')
@@ -186,7 +186,8 @@ case('while_with_loop_var', body('for i, (k,) in pl.while_(init_values=(0,)):', 
 case('yield_count_mismatch', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    r, s = pl.yield_(a)'), 'yield')
 case('init_values_count_mismatch', body('for i, (a, b) in pl.range(n, init_values=(x,)):', '    r, s = pl.yield_(a, b)'), 'init_values')
 case('if_else_yield_count_mismatch', body('if n > 0:', '    a: pl.Tensor[[64], pl.FP32] = pl.yield_(x)', 'else:', '    a, b = pl.yield_(x, x)'), 'yield')
-case('bare_yield_in_carried_loop', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(a, 1.0)', '    pl.yield_(t)'), 'yield')
+case('bare_yield_in_carried_loop', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    t: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(a, 1.0)', '    pl.yield_(t)'), 'assignment form', at='9:13')
+case('bare_yield_in_if_of_carried_loop', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    if n > 0:', '        pl.yield_(a)', '    else:', '        b: pl.Tensor[[64], pl.FP32] = pl.yield_(a)'), 'assignment form', at='9:17')
 case('else_without_if', body('else:', '    pass'), "'else'")
 case('elif_without_if', body('elif n > 0:', '    pass'), "'elif'")
 case('positional_after_keyword', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, scalar=1.0, 2)'), 'positional argument follows keyword argument')
@@ -203,10 +204,12 @@ case('bool_arithmetic', body('c = True + 1'), 'BOOL')
 case('as_on_cluster', body('with pl.cluster() as t:', '    y: pl.Tensor[[64], pl.FP32] = x'), 'task id')
 case('role_on_core_group_scope', body('with pl.at(level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker):', '    y: pl.Tensor[[64], pl.FP32] = x'), 'role')
 case('spmd_for_two_targets', body('for a, b in pl.spmd(4):', '    pass'), 'one loop variable')
-case('spmd_for_with_deps', body('y: pl.Tensor[[64], pl.FP32] = x', 'for b in pl.spmd(4, deps=[y]):', '    pass'), 'deps')
+case('spmd_for_with_deps', body('y: pl.Tensor[[64], pl.FP32] = x', 'for b in pl.spmd(4, deps=[y]):', '    pass'), "does not accept 'deps='", at='8:18')
 case('split_aiv_without_mode', body('for v in pl.split_aiv(2):', '    pass'), "expected ','")
-case('split_aiv_nested', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    for w in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '        pass'), 'split_aiv')
-case('break_in_split_aiv', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    break'), 'break')
+case('split_aiv_nested', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    for w in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '        pass'), "nested 'for ... in pl.split_aiv(...)' is not allowed", at='8:13')
+case('break_in_split_aiv', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    break'), "'break' not supported inside a 'for ... in pl.split_aiv(...)' body", at='8:13')
+case('continue_in_if_of_split_aiv', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    if n > 0:', '        continue'), "'continue' not supported inside", at='9:17')
+case('break_outside_loop', body('if n > 0:', '    break'), "'break' outside a loop", at='8:13')
 case('unknown_scope', body('with pl.foo():', '    pass'), 'pl.foo')
 case('with_not_pl', body('with open(x):', '    pass'), 'scope')
 case('unknown_loop_iterator', body('for i in pl.foreach(4):', '    pass'), 'foreach')
@@ -458,10 +461,7 @@ case('defer_wait_break_in_waiter',
      waiter(AT, '    for k in pl.range(4):', '        ' + wait(), '        if k == n:', '            break'),
      'may hold only scalar assignments, if / for control flow', '12:21', OUTLINE)
 
-PENDING = {
-    'bare_yield_in_carried_loop', 'break_in_split_aiv', 'split_aiv_nested',
-    'spmd_for_with_deps', 'self_in_host_subworker',
-}
+PENDING = set()
 pending_dir = os.path.join(os.path.dirname(os.path.abspath(out)), 'bad-pending')
 
 for name, (text, err, args) in cases.items():

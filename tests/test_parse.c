@@ -1138,6 +1138,69 @@ START_TEST(long_operator_chain)
 }
 END_TEST
 
+/* The loop-control and yield rules reject only what the reference rejects. */
+START_TEST(loop_rules_accept)
+{
+	/* break in a pl.range loop inside a split_aiv body: the innermost loop counts */
+	parse_ok(HDR MAIN
+		 "        for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+		 "            for i in pl.range(4):\n"
+		 "                if i > 1:\n"
+		 "                    break\n"
+		 "        return x\n");
+	done();
+	/* continue in a while loop, break inside a scope inside a loop */
+	parse_ok(HDR MAIN
+		 "        k: pl.Scalar[pl.INDEX] = 0\n"
+		 "        while k < n:\n"
+		 "            k = k + 1\n"
+		 "            continue\n"
+		 "        for i in pl.range(4):\n"
+		 "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+		 "                y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"
+		 "            break\n"
+		 "        return x\n");
+	done();
+	/* the assignment form of yield in a loop with init_values; a bare yield
+	 * belongs to a nested loop without init_values */
+	parse_ok(HDR MAIN
+		 "        for i, (a,) in pl.range(n, init_values=(x,)):\n"
+		 "            for j in pl.range(2):\n"
+		 "                pl.yield_()\n"
+		 "            b: pl.Tensor[[64], pl.FP32] = pl.yield_(a)\n"
+		 "        return b\n");
+	ck_assert_int_eq(st(fn("main"), 0)->nrets, 1);
+	done();
+	/* self on a SubWorker below HOST level, and a HOST SubWorker without self */
+	parse_ok(HDR
+		 "    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n"
+		 "    def w(x: pl.Scalar[pl.INDEX]):\n"
+		 "        ...\n");
+	done();
+}
+END_TEST
+
+START_TEST(loop_rules_reject)
+{
+	parse_fails(HDR MAIN "        for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+			     "            for i in pl.range(2):\n"
+			     "                pass\n"
+			     "            continue\n"
+			     "        return x\n",
+		    "t.pto:10:13: error:", "'continue' not supported inside a 'for ... in pl.split_aiv(...)' body", NULL);
+	parse_fails(HDR MAIN "        for i in pl.range(2):\n"
+			     "            pass\n"
+			     "        continue\n"
+			     "        return x\n",
+		    "t.pto:9:9: error:", "'continue' outside a loop", NULL);
+	parse_fails(HDR MAIN "        for i, (a,) in pl.unroll(2, init_values=(x,)):\n"
+			     "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+			     "                pl.yield_(a)\n"
+			     "        return x\n",
+		    "t.pto:9:17: error:", "x_next = pl.yield_(...)", "bare pl.yield_(...)");
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -1189,6 +1252,8 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, errors_syntax);
 	tcase_add_test(tc, errors_deep_nesting);
 	tcase_add_test(tc, long_operator_chain);
+	tcase_add_test(tc, loop_rules_accept);
+	tcase_add_test(tc, loop_rules_reject);
 	suite_add_tcase(s, tc);
 	return s;
 }
