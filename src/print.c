@@ -38,7 +38,7 @@ static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int
 
 static const char *var_name(Printer *pr, const Var *v)
 {
-	const char *dyn = pmap_get(&pr->dyn_names, v);
+	const char *dyn = v->kind == VK_DYN ? pmap_get(&pr->dyn_names, v) : NULL; /* only VK_DYN are keys */
 	if (dyn)
 		return dyn;
 	if (pr->raw_names)
