@@ -831,6 +831,12 @@ static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
 	}
 }
 
+/* ann_extent: 1 opens a bracket, 2 closes one, 3 ends the search */
+static const unsigned char ann_extent_class[256] = {
+	['['] = 1, ['('] = 1, [']'] = 2, [')'] = 2,
+	['\n'] = 3, ['\r'] = 3, ['#'] = 3, ['"'] = 3, ['\''] = 3, [0] = 3,
+};
+
 /* Where the first bracket opened at or after s closes again (counting
  * `[ (` against `] )`), or NULL at a line end, comment or string.  For
  * the lookup only: bytes equal to a stored annotation's have the extent
@@ -840,22 +846,24 @@ static const char *ann_extent(const char *s, const char *end)
 	int depth = 0;
 	if (end - s > 512)
 		end = s + 512;
-	for (const char *q = s; q < end; q++) {
-		switch (*q) {
-		case '[': case '(':
+	const unsigned char *q = (const unsigned char *)s, *e = (const unsigned char *)end;
+	for (;; q++) {
+		while (q < e && !ann_extent_class[*q])
+			q++;
+		if (q >= e)
+			return NULL;
+		switch (ann_extent_class[*q]) {
+		case 1:
 			depth++;
 			break;
-		case ']': case ')':
+		case 2:
 			if (--depth <= 0)
-				return depth == 0 ? q + 1 : NULL;
+				return depth == 0 ? (const char *)q + 1 : NULL;
 			break;
-		case '\n': case '\r': case '#': case '"': case '\'': case 0:
-			return NULL;
 		default:
-			break;
+			return NULL; /* line end, comment, string, NUL */
 		}
 	}
-	return NULL;
 }
 
 static Type *parse_type(Parser *p)
