@@ -222,6 +222,10 @@ static void *pool_alloc(Pool *p, size_t n)
 	if ((size_t)(p->end - p->cur) < n) {
 		/* Blocks grow with the pool so a 100 MB program needs few mallocs. */
 		size_t size = p->head ? p->head->size * 2 : 64 * 1024;
+		/* after the first block, straight to huge pages: 4 KB pages cost a
+		 * fault each, which on a virtual machine is ~10 us */
+		if (p->head && size < HUGE_BLOCK - sizeof(ArenaBlock))
+			size = HUGE_BLOCK - sizeof(ArenaBlock);
 		if (size > 64u << 20)
 			size = 64u << 20;
 		if (size < n)
