@@ -176,51 +176,57 @@ static Var *subst_var(Ssa *s, Var *v)
 
 static Expr *subst(Ssa *s, Expr *e);
 
+/* Copy-on-change: most types mention no renamed variable, and an
+ * unchanged type must cost no memory (this runs for every new version). */
 static Type *subst_type(Ssa *s, Type *t)
 {
 	if (!t)
 		return t;
-	bool changed = false;
 	Expr **dims = NULL;
-	if (t->ndim) {
-		dims = arena_alloc(s->a, (size_t)t->ndim * sizeof *dims);
-		for (int i = 0; i < t->ndim; i++) {
-			dims[i] = subst(s, t->shape[i]);
-			changed |= dims[i] != t->shape[i];
+	for (int i = 0; i < t->ndim; i++) {
+		Expr *d = subst(s, t->shape[i]);
+		if (d != t->shape[i] && !dims) {
+			dims = arena_alloc(s->a, (size_t)t->ndim * sizeof *dims);
+			memcpy(dims, t->shape, (size_t)t->ndim * sizeof *dims);
 		}
+		if (dims)
+			dims[i] = d;
 	}
 	ViewSpec *view = t->view;
 	if (view) {
-		ViewSpec *nv = arena_alloc(s->a, sizeof *nv);
-		nv->nkw = view->nkw;
-		nv->kw = arena_alloc(s->a, (size_t)(view->nkw + 1) * sizeof *nv->kw);
-		bool vc = false;
+		ViewSpec *nv = NULL;
 		for (int i = 0; i < view->nkw; i++) {
-			nv->kw[i].name = view->kw[i].name;
-			nv->kw[i].value = subst(s, view->kw[i].value);
-			vc |= nv->kw[i].value != view->kw[i].value;
+			Expr *v = subst(s, view->kw[i].value);
+			if (v != view->kw[i].value && !nv) {
+				nv = arena_alloc(s->a, sizeof *nv);
+				nv->nkw = view->nkw;
+				nv->kw = arena_alloc(s->a, (size_t)(view->nkw + 1) * sizeof *nv->kw);
+				memcpy(nv->kw, view->kw, (size_t)view->nkw * sizeof *nv->kw);
+			}
+			if (nv)
+				nv->kw[i].value = v;
 		}
-		if (vc) {
+		if (nv)
 			view = nv;
-			changed = true;
-		}
 	}
 	Type **elems = NULL;
-	if (t->nelems) {
-		elems = arena_alloc(s->a, (size_t)t->nelems * sizeof *elems);
-		for (int i = 0; i < t->nelems; i++) {
-			elems[i] = subst_type(s, t->elems[i]);
-			changed |= elems[i] != t->elems[i];
+	for (int i = 0; i < t->nelems; i++) {
+		Type *e = subst_type(s, t->elems[i]);
+		if (e != t->elems[i] && !elems) {
+			elems = arena_alloc(s->a, (size_t)t->nelems * sizeof *elems);
+			memcpy(elems, t->elems, (size_t)t->nelems * sizeof *elems);
 		}
+		if (elems)
+			elems[i] = e;
 	}
-	if (!changed)
+	if (!dims && view == t->view && !elems)
 		return t;
 	Type *n = arena_alloc(s->a, sizeof *n);
 	*n = *t;
-	if (t->ndim)
+	if (dims)
 		n->shape = dims;
 	n->view = view;
-	if (t->nelems)
+	if (elems)
 		n->elems = elems;
 	return n;
 }
