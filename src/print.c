@@ -61,8 +61,9 @@ static void put_float(StrBuf *b, double v)
 		sb_puts(b, v < 0 ? "-inf" : "inf");
 		return;
 	}
-	/* whole numbers are most of them: %.17g prints those as the integer */
-	if (v == (double)(long long)v && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
+	/* whole numbers are most of them: %.17g prints those as the integer
+	 * (range first: converting a larger double to long long is undefined) */
+	if (fabs(v) < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
 		sb_put_int(b, (long long)v);
 		sb_puts(b, ".0");
 		return;
