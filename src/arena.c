@@ -94,6 +94,21 @@ static void mem_take(size_t n)
 
 static void mem_release(size_t n) { mem_used = n < mem_used ? mem_used - n : 0; }
 
+static size_t huge_round(size_t n) { return (n + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1); }
+
+/* n bytes (a multiple of HUGE_BLOCK) of zeroed memory with transparent huge
+ * pages requested, or NULL. */
+static void *huge_map(size_t n)
+{
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(m, n, MADV_HUGEPAGE);
+#endif
+	return m;
+}
+
 static ArenaBlock *block_new(size_t size)
 {
 	size_t total = sizeof(ArenaBlock) + size;
@@ -101,16 +116,12 @@ static ArenaBlock *block_new(size_t size)
 		return NULL;
 	mem_take(total);
 	if (total >= HUGE_BLOCK) {
-		size_t rounded = (total + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
+		size_t rounded = huge_round(total);
 		mem_take(rounded - total);
 		total = rounded;
-		void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
+		ArenaBlock *b = huge_map(total);
+		if (!b)
 			return NULL;
-#ifdef MADV_HUGEPAGE
-		madvise(m, total, MADV_HUGEPAGE);
-#endif
-		ArenaBlock *b = m;
 		b->size = total - sizeof(ArenaBlock);
 		b->mapped = true;
 		return b;
@@ -161,13 +172,9 @@ void *xzalloc_big(size_t n)
 			oom();
 		return p;
 	}
-	size_t total = (n + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
-	void *m = alloc_fails() ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	void *m = alloc_fails() ? NULL : huge_map(huge_round(n));
+	if (!m)
 		oom();
-#ifdef MADV_HUGEPAGE
-	madvise(m, total, MADV_HUGEPAGE);
-#endif
 	return m;
 }
 
@@ -178,7 +185,7 @@ void xfree_big(void *p, size_t n)
 	if (n < HUGE_BLOCK)
 		free(p);
 	else
-		munmap(p, (n + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1));
+		munmap(p, huge_round(n));
 }
 
 void *xrealloc(void *p, size_t n)

@@ -372,6 +372,18 @@ static void tab_error(Lexer *lx, const char *q)
 	lex_error(lx, lx->line, col_of(lx, q), "inconsistent use of tabs and spaces in indentation");
 }
 
+/* Bracket depth: inside brackets newlines are not tokens; the limit keeps
+ * the parser's recursion bounded. */
+static inline void track_bracket(Lexer *lx, const Token *t, char c)
+{
+	if (c == '(' || c == '[' || c == '{') {
+		if (++lx->depth > 1000)
+			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
+	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
+		lx->depth--;
+	}
+}
+
 /* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
  * digit, 3 starts an operator, 4 is a one-byte operator that never starts
  * a longer one; 0 is anything else (and every byte >= 0x80). */
@@ -428,12 +440,7 @@ static inline bool scan_common(Lexer *lx, Token *t)
 		return true;
 	}
 	size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
-	if (c == '(' || c == '[' || c == '{') {
-		if (++lx->depth > 1000)
-			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
-	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
-		lx->depth--;
-	}
+	track_bracket(lx, t, c);
 	t->kind = TK_OP;
 	t->text = n == 1 ? op_one[c] : op_text(q, n);
 	lx->p = q + n;
@@ -582,12 +589,7 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 					lex_error(lx, t->line, t->col, "unexpected character '%c'", c);
 				lex_error(lx, t->line, t->col, "unexpected character (byte 0x%02X)", (unsigned char)c);
 			}
-			if (c == '(' || c == '[' || c == '{') {
-				if (++lx->depth > 1000)
-					lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
-			} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
-				lx->depth--;
-			}
+			track_bracket(lx, t, c);
 			t->kind = TK_OP;
 			t->text = op_text(q, n);
 			lx->p = q + n;

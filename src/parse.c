@@ -50,6 +50,57 @@ static const char *const nm_spellings[NM_COUNT] = {
 
 enum { LOOP_NONE, LOOP_PLAIN, LOOP_SPLIT_AIV };
 
+/* A table keyed by spans of the source text (open addressing, empty until
+ * the first entry): the annotation and integer-list caches.  Each entry
+ * type starts with a SrcKey. */
+typedef struct SrcKey {
+	const char *text; /* in the source; NULL = empty slot */
+	uint32_t len;
+	uint64_t hash;
+} SrcKey;
+
+typedef struct SrcTable {
+	char *slots;
+	size_t n, cap, entry_size;
+} SrcTable;
+
+/* The entry for text s[0..n) with hash h, or the empty slot it would take. */
+static SrcKey *src_slot(const SrcTable *t, const char *s, size_t n, uint64_t h)
+{
+	size_t j = h & (t->cap - 1);
+	for (;;) {
+		SrcKey *k = (SrcKey *)(void *)(t->slots + j * t->entry_size);
+		if (!k->text || (k->hash == h && k->len == n && memcmp(k->text, s, n) == 0))
+			return k;
+		j = (j + 1) & (t->cap - 1);
+	}
+}
+
+/* The entry for s[0..n), created (keyed, the rest zeroed) if absent. */
+static SrcKey *src_claim(SrcTable *t, size_t entry_size, const char *s, size_t n, uint64_t h)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 64;
+		SrcTable old = *t;
+		t->slots = xmalloc(ncap * entry_size);
+		memset(t->slots, 0, ncap * entry_size);
+		t->cap = ncap;
+		t->entry_size = entry_size;
+		for (size_t i = 0; i < old.cap; i++) {
+			SrcKey *k = (SrcKey *)(void *)(old.slots + i * entry_size);
+			if (k->text)
+				memcpy(src_slot(t, k->text, k->len, k->hash), k, entry_size);
+		}
+		free(old.slots);
+	}
+	SrcKey *k = src_slot(t, s, n, h);
+	if (!k->text) {
+		t->n++;
+		*k = (SrcKey){ s, (uint32_t)n, h };
+	}
+	return k;
+}
+
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
@@ -78,10 +129,8 @@ typedef struct Parser {
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
 	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
-	struct AnnEntry *ann; /* annotation cache (parse_type), open addressing */
-	size_t nann, capann;
-	struct ListEntry *lists; /* integer list cache (parse_atom), open addressing */
-	size_t nlists, caplists;
+	SrcTable ann;         /* annotation cache (parse_type): AnnEntry */
+	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
@@ -619,9 +668,7 @@ static Type *parse_type_raw(Parser *p);
 #define ANN_MAX_DEPTH 32
 
 typedef struct AnnEntry {
-	const char *text;     /* in the source; NULL = empty slot */
-	uint32_t len;
-	uint64_t hash;
+	SrcKey key;           /* first: a SrcTable entry */
 	Type *type;
 	bool lit;             /* parser state the parse left behind */
 	int nops;
@@ -779,17 +826,6 @@ static bool type_conses(const Type *t)
 	return t->memref == NULL;
 }
 
-static AnnEntry *ann_slot(Parser *p, const char *s, size_t n, uint64_t h)
-{
-	size_t j = h & (p->capann - 1);
-	for (;;) {
-		AnnEntry *e = &p->ann[j];
-		if (!e->text || (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0))
-			return e;
-		j = (j + 1) & (p->capann - 1);
-	}
-}
-
 static bool ann_same_resolution(Parser *p, const AnnEntry *e)
 {
 	for (int i = 0; i < e->nnames; i++)
@@ -800,25 +836,7 @@ static bool ann_same_resolution(Parser *p, const AnnEntry *e)
 
 static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
 {
-	if (2 * (p->nann + 1) > p->capann) {
-		size_t ncap = p->capann ? 2 * p->capann : 64;
-		AnnEntry *old = p->ann;
-		size_t ocap = p->capann;
-		p->ann = xmalloc(ncap * sizeof *p->ann);
-		memset(p->ann, 0, ncap * sizeof *p->ann);
-		p->capann = ncap;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].text)
-				*ann_slot(p, old[i].text, old[i].len, old[i].hash) = old[i];
-		free(old);
-	}
-	size_t n = (size_t)(sc->end - sc->start);
-	AnnEntry *e = ann_slot(p, sc->start, n, h);
-	if (!e->text)
-		p->nann++;
-	e->text = sc->start;
-	e->len = (uint32_t)n;
-	e->hash = h;
+	AnnEntry *e = (AnnEntry *)(void *)src_claim(&p->ann, sizeof(AnnEntry), sc->start, (size_t)(sc->end - sc->start), h);
 	e->type = t;
 	e->lit = p->lit;
 	e->nops = p->nops;
@@ -869,12 +887,12 @@ static const char *ann_extent(const char *s, const char *end)
 static Type *parse_type(Parser *p)
 {
 	const Token *t0 = peek(p);
-	if (t0->kind == TK_NAME && p->capann) {
+	if (t0->kind == TK_NAME && p->ann.cap) {
 		const char *end = ann_extent(t0->src, p->lx.end);
 		if (end) {
 			size_t n = (size_t)(end - t0->src);
-			AnnEntry *e = ann_slot(p, t0->src, n, hash_bytes(t0->src, n));
-			if (e->text && ann_same_resolution(p, e)) {
+			AnnEntry *e = (AnnEntry *)(void *)src_slot(&p->ann, t0->src, n, hash_bytes(t0->src, n));
+			if (e->key.text && ann_same_resolution(p, e)) {
 				p->last_line = t0->line;
 				lex_skip_to(&p->lx, end);
 				p->lit = e->lit;
@@ -1478,9 +1496,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
  * plain form: decimal integers without leading zeros, `,` and spaces, one
  * line, no trailing comma, and not near the nesting limit. */
 typedef struct ListEntry {
-	const char *text; /* NULL = empty slot */
-	uint32_t len;
-	uint64_t hash;
+	SrcKey key; /* first: a SrcTable entry */
 	Expr *list;
 } ListEntry;
 
@@ -1508,27 +1524,16 @@ static const char *int_list_end(const char *s, const char *end)
 	}
 }
 
-static ListEntry *int_list_slot(Parser *p, const char *s, size_t n, uint64_t h)
-{
-	size_t j = h & (p->caplists - 1);
-	for (;;) {
-		ListEntry *e = &p->lists[j];
-		if (!e->text || (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0))
-			return e;
-		j = (j + 1) & (p->caplists - 1);
-	}
-}
-
 static Expr *int_list_cached(Parser *p, const Token *t)
 {
-	if (!p->caplists || p->depth + 2 >= MAX_EXPR_DEPTH)
+	if (!p->lists.cap || p->depth + 2 >= MAX_EXPR_DEPTH)
 		return NULL;
 	const char *e = int_list_end(t->src, p->lx.end);
 	if (!e)
 		return NULL;
 	size_t n = (size_t)(e - t->src);
-	ListEntry *le = int_list_slot(p, t->src, n, hash_bytes(t->src, n));
-	if (!le->text)
+	ListEntry *le = (ListEntry *)(void *)src_slot(&p->lists, t->src, n, hash_bytes(t->src, n));
+	if (!le->key.text)
 		return NULL;
 	p->last_line = t->line;
 	lex_skip_to(&p->lx, e);
@@ -1553,24 +1558,9 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 		q++;
 	if (q != at)
 		return;
-	if (2 * (p->nlists + 1) > p->caplists) {
-		size_t ncap = p->caplists ? 2 * p->caplists : 64;
-		ListEntry *old = p->lists;
-		size_t ocap = p->caplists;
-		p->lists = xmalloc(ncap * sizeof *p->lists);
-		memset(p->lists, 0, ncap * sizeof *p->lists);
-		p->caplists = ncap;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].text)
-				*int_list_slot(p, old[i].text, old[i].len, old[i].hash) = old[i];
-		free(old);
-	}
 	size_t n = (size_t)(e - s);
-	uint64_t h = hash_bytes(s, n);
-	ListEntry *le = int_list_slot(p, s, n, h);
-	if (!le->text)
-		p->nlists++;
-	*le = (ListEntry){ s, (uint32_t)n, h, list };
+	ListEntry *le = (ListEntry *)(void *)src_claim(&p->lists, sizeof(ListEntry), s, n, hash_bytes(s, n));
+	le->list = list;
 }
 
 static Expr *parse_atom(Parser *p)
@@ -3532,6 +3522,25 @@ static void resolve_calls(Parser *p)
 	}
 }
 
+/* What every Parser owns (the main one also owns globals, fn_names and
+ * own_sigs, which a prescan parser only borrows). */
+static void parser_release(Parser *p)
+{
+	lex_release(&p->lx);
+	pmap_release(&p->bind);
+	pmap_release(&p->bind_idx);
+	free(p->undo);
+	vec_release(&p->carried);
+	vec_release(&p->fn_calls);
+	htab_release(&p->types);
+	free(p->ann.slots);
+	free(p->lists.slots);
+	pmap_release(&p->enum_cache);
+	pmap_release(&p->symbols);
+	htab_release(&p->leaves);
+	sugar_release(&p->sugar);
+}
+
 /* Read every function header of the file with a second, silent parser
  * sharing the module-level names, so calls to functions defined later get
  * their types.  Errors are left for the main parse to report in order. */
@@ -3562,19 +3571,7 @@ static void prescan(Parser *p)
 				next(q);
 		}
 	}
-	lex_release(&q->lx);
-	pmap_release(&q->bind);
-	pmap_release(&q->bind_idx);
-	free(q->undo);
-	vec_release(&q->carried);
-	vec_release(&q->fn_calls);
-	htab_release(&q->types);
-	free(q->ann);
-	free(q->lists);
-	pmap_release(&q->enum_cache);
-	pmap_release(&q->symbols);
-	htab_release(&q->leaves);
-	sugar_release(&q->sugar);
+	parser_release(q);
 	free(q);
 	fclose(null);
 }
@@ -3675,21 +3672,9 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	}
 	if (!result)
 		ir_program_release(prog);
-	lex_release(&p->lx);
+	parser_release(p);
 	pmap_release(&p->globals);
-	pmap_release(&p->bind);
-	pmap_release(&p->bind_idx);
 	pmap_release(&p->fn_names);
-	free(p->undo);
-	vec_release(&p->carried);
-	vec_release(&p->fn_calls);
-	htab_release(&p->types);
-	free(p->ann);
-	free(p->lists);
-	pmap_release(&p->enum_cache);
-	pmap_release(&p->symbols);
-	htab_release(&p->leaves);
-	sugar_release(&p->sugar);
 	pmap_release(&p->own_sigs);
 	free(p);
 	pmap_release(&yield_lhs);
