@@ -250,7 +250,8 @@ static void *pool_alloc(Pool *p, size_t n)
 	return r;
 }
 
-void *arena_alloc(Arena *a, size_t n)
+/* arena_alloc when the current block is full (pool_alloc starts a new one). */
+void *arena_alloc_slow(Arena *a, size_t n)
 {
 	void *p = pool_alloc(&a->main, n);
 	memset(p, 0, n);
@@ -410,23 +411,21 @@ static void vec_buf_give(Arena *a, void **b, size_t cap)
 	}
 }
 
-void vec_push(PtrVec *v, void *p)
+/* vec_push found the vector full: double it. */
+void vec_grow(PtrVec *v)
 {
-	if (v->len == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 8;
-		if (v->arena) {
-			void **n = vec_buf_take(v->arena, ncap);
-			if (v->len) {
-				memcpy(n, v->items, v->len * sizeof *n);
-				vec_buf_give(v->arena, v->items, v->cap);
-			}
-			v->items = n;
-		} else {
-			v->items = xrealloc(v->items, ncap * sizeof *v->items);
+	size_t ncap = v->cap ? v->cap * 2 : 8;
+	if (v->arena) {
+		void **n = vec_buf_take(v->arena, ncap);
+		if (v->len) {
+			memcpy(n, v->items, v->len * sizeof *n);
+			vec_buf_give(v->arena, v->items, v->cap);
 		}
-		v->cap = ncap;
+		v->items = n;
+	} else {
+		v->items = xrealloc(v->items, ncap * sizeof *v->items);
 	}
-	v->items[v->len++] = p;
+	v->cap = ncap;
 }
 
 void **vec_finish(Arena *a, PtrVec *v, int *count)
