@@ -335,31 +335,32 @@ static const char *dotted_after(Parser *p, const char *prefix)
  * and p->bind maps a name to its latest entry: binding appends one, leaving
  * a scope truncates the log and points each name back at its previous
  * entry, one map update per binding either way. */
+static uintptr_t binding_of(Parser *p, const char *name) { return (uintptr_t)pmap_get(&p->bind, name); }
+
 static Var *lookup(Parser *p, const char *name)
 {
-	uintptr_t i = (uintptr_t)pmap_get(&p->bind, name);
+	uintptr_t i = binding_of(p, name);
 	return i ? p->undo[i - 1].var : NULL;
 }
 
-static void bind(Parser *p, const char *name, Var *v)
+/* Bind name to v over its current binding `cur` (binding_of). */
+static void bind_over(Parser *p, const char *name, Var *v, uintptr_t cur)
 {
 	if (p->nundo == p->cundo) {
 		p->cundo = p->cundo ? p->cundo * 2 : 256;
 		p->undo = xrealloc(p->undo, p->cundo * sizeof *p->undo);
 	}
-	p->undo[p->nundo] = (Undo){ name, v, pmap_get(&p->bind, name) };
+	p->undo[p->nundo] = (Undo){ name, v, (void *)cur };
 	p->nundo++;
 	pmap_put(&p->bind, name, (void *)(uintptr_t)p->nundo);
 }
 
-/* Is the name's current binding in the innermost scope (strict_ssa)?
+static void bind(Parser *p, const char *name, Var *v) { bind_over(p, name, v, binding_of(p, name)); }
+
+/* Is a binding (binding_of) in the innermost scope (strict_ssa)?
  * Bindings of leaking scopes stay in the log after them, so they count as
  * the parent's, as in the reference. */
-static bool bound_in_innermost(Parser *p, const char *name)
-{
-	uintptr_t i = (uintptr_t)pmap_get(&p->bind, name);
-	return i && i - 1 >= p->scope_start;
-}
+static bool in_innermost_scope(Parser *p, uintptr_t i) { return i && i - 1 >= p->scope_start; }
 
 static size_t scope_mark(Parser *p) { return p->nundo; }
 
@@ -2038,29 +2039,42 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	    ir_dtype_is_int(ann->dtype) && ann->dtype != DT_INDEX)
 		*value = v0 = leaf_int(p, v0->ival, ann->dtype, v0->pos);
 	Type *vt = ir_expr_type(v0);
-	char err[700];
-	err[0] = '\0'; /* written only on a contradiction: not worth zeroing all */
-	Type *t = type_for_assign(p->a, ann, vt, err, sizeof err);
-	if (!t && err[0])
-		PERR_AT(p, nt, "%s", err);
-	if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
-		perr(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
-	if (!t) {
-		char why[300];
-		untyped_reason(p, v0, why, sizeof why);
-		PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
-			nt->text, why, nt->text);
+	/* An annotation equal to the target's type names the same type: take
+	 * the annotation's object, which all equal annotations share
+	 * (unique_type), so that the printer's and the passes' per-type memos
+	 * meet one object per distinct type, not one per statement.  When the
+	 * annotation equals the value's type (nearly always), type_for_assign
+	 * would give one of the two and find nothing to report. */
+	Type *t = ann;
+	if (!ann || !vt || !type_equal(ann, vt)) {
+		char err[700];
+		err[0] = '\0'; /* written only on a contradiction: not worth zeroing all */
+		t = type_for_assign(p->a, ann, vt, err, sizeof err);
+		if (!t && err[0])
+			PERR_AT(p, nt, "%s", err);
+		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
+			perr(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
+		if (!t) {
+			char why[300];
+			untyped_reason(p, v0, why, sizeof why);
+			PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
+				nt->text, why, nt->text);
+		}
+		if (ann && t != ann && type_equal(t, ann))
+			t = ann;
 	}
 	/* When the annotation refines a call's inferred type (a tensor view, a
 	 * tile memory space or view), the reference rebuilds the call with the
-	 * refined type, so passes that re-type from the value see it too. */
+	 * refined type, so passes that re-type from the value see it too (and
+	 * a call typed like its annotation shares that object as well). */
 	if (ann && vt && t != vt && (v0->kind == EX_OP_CALL || v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) &&
-	    !type_equal(t, vt))
+	    (t == ann || !type_equal(t, vt)))
 		v0->type = t;
-	Var *old = lookup(p, nt->text);
+	uintptr_t cur = binding_of(p, nt->text);
+	Var *old = cur ? p->undo[cur - 1].var : NULL;
 	if (p->fn->strict_ssa) {
 		/* strict: always a new Var; redefinition in the same scope is an error */
-		if (old && bound_in_innermost(p, nt->text))
+		if (old && in_innermost_scope(p, cur))
 			PERR_AT(p, nt, "SSAViolationError: Variable '%s' is already defined", nt->text);
 		old = NULL;
 	}
@@ -2074,7 +2088,7 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 		return old;
 	}
 	Var *v = new_var(p, nt->text, t, VK_VAR, pos_of(nt));
-	bind(p, nt->text, v);
+	bind_over(p, nt->text, v, cur);
 	return v;
 }
 
