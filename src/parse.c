@@ -683,6 +683,7 @@ static Type *parse_type_raw(Parser *p);
 typedef struct AnnEntry {
 	SrcKey key;           /* first: a SrcTable entry */
 	struct AnnEntry *next_same_prefix; /* chain of p->ann_by_prefix */
+	uint64_t last8;       /* its last 8 bytes, to pass over others of the chain quickly */
 	Type *type;
 	bool lit;             /* parser state the parse left behind */
 	int nops;
@@ -848,13 +849,17 @@ static bool ann_same_resolution(Parser *p, const AnnEntry *e)
 	return true;
 }
 
+static uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, sizeof w);
+	return w;
+}
+
 /* Which p->ann_by_prefix bucket the text at s (ANN_PREFIX bytes readable) is in. */
 static size_t ann_prefix_bucket(const char *s)
 {
-	uint64_t a, b;
-	memcpy(&a, s, 8);
-	memcpy(&b, s + 8, 8);
-	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	uint64_t h = (load8(s) ^ (load8(s + 8) * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
 	return (size_t)(h >> 32) & (ANN_PREFIX_BUCKETS - 1);
 }
 
@@ -864,6 +869,7 @@ static bool ann_chained(const AnnEntry *e) { return e->key.len >= ANN_PREFIX && 
 
 static void ann_chain(Parser *p, AnnEntry *e)
 {
+	e->last8 = load8(e->key.text + e->key.len - 8);
 	AnnEntry **b = &p->ann_by_prefix[ann_prefix_bucket(e->key.text)];
 	e->next_same_prefix = *b;
 	*b = e;
@@ -879,7 +885,8 @@ static AnnEntry *ann_find_by_prefix(Parser *p, const char *s, const char *end)
 		return NULL;
 	AnnEntry **link = &p->ann_by_prefix[ann_prefix_bucket(s)];
 	for (AnnEntry *e = *link; e; link = &e->next_same_prefix, e = *link)
-		if (e->key.len <= (size_t)(end - s) && memcmp(e->key.text, s, e->key.len) == 0) {
+		if (e->key.len <= (size_t)(end - s) && load8(s + e->key.len - 8) == e->last8 &&
+		    memcmp(e->key.text, s, e->key.len) == 0) {
 			*link = e->next_same_prefix;
 			ann_chain(p, e);
 			return e;
@@ -950,8 +957,37 @@ static const char *ann_extent(const char *s, const char *end)
 	}
 }
 
+/* Where the next token starts while the lexer has not scanned it (no
+ * lookahead, mid-line: it starts after spaces at the scan position, as in
+ * lex_fill's common case), else NULL.  A cached annotation found there is
+ * skipped without lexing its first token only to drop it again. */
+static const char *unscanned_token_src(const Lexer *lx)
+{
+	if (lx->nla || lx->pending_dedents || lx->at_line_start)
+		return NULL;
+	const char *q = lx->p;
+	while (q < lx->end && *q == ' ')
+		q++;
+	return q;
+}
+
+static Type *ann_hit(Parser *p, const AnnEntry *e, const char *at, int line)
+{
+	p->last_line = line;
+	lex_skip_to(&p->lx, at + e->key.len);
+	p->lit = e->lit;
+	p->nops = e->nops;
+	return e->type;
+}
+
 static Type *parse_type(Parser *p)
 {
+	const char *src = p->ann.cap ? unscanned_token_src(&p->lx) : NULL;
+	if (src) {
+		AnnEntry *e = ann_find_by_prefix(p, src, p->lx.end);
+		if (e && ann_same_resolution(p, e))
+			return ann_hit(p, e, src, p->lx.line);
+	}
 	const Token *t0 = peek(p);
 	if (t0->kind == TK_NAME && p->ann.cap) {
 		/* the chains first: they compare the bytes once, where the table
@@ -966,13 +1002,8 @@ static Type *parse_type(Parser *p)
 					e = NULL;
 			}
 		}
-		if (e && ann_same_resolution(p, e)) {
-			p->last_line = t0->line;
-			lex_skip_to(&p->lx, t0->src + e->key.len);
-			p->lit = e->lit;
-			p->nops = e->nops;
-			return e->type;
-		}
+		if (e && ann_same_resolution(p, e))
+			return ann_hit(p, e, t0->src, t0->line);
 	}
 	AnnScan sc = { .nnames = 0 };
 	bool cacheable = t0->kind == TK_NAME && ann_scan(t0->src, p->lx.end, &sc);

@@ -317,6 +317,20 @@ static Type *fresh(SugarCtx *c, const Type *t)
 	return n;
 }
 
+/* t with element dtype dt and dims shape[0..ndim): t itself when nothing
+ * differs (types are immutable, so like-arg above, a result equal to an
+ * operand's type shares it), else a copy. */
+static Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
+{
+	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
+		return (Type *)t;
+	Type *n = copy_type(c, t);
+	n->dtype = dt;
+	n->shape = shape;
+	n->ndim = ndim;
+	return n;
+}
+
 static bool same_dims(const Expr *a, Expr **dims, int n)
 {
 	if (a->nargs != n)
@@ -499,36 +513,36 @@ static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **sl
 		Type *t1 = ir_expr_type(slots[r->arg2]);
 		if (!t0 || !t1 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE))
 			return NULL;
-		Type *t = copy_type(c, fresh(c, t0));
+		const Type *f = fresh(c, t0);
 		if (r->rule == RULE_SCALAR_OP) {
-			if (r->promote && t1->kind == TY_SCALAR)
-				t->dtype = promote(t0->dtype, t1->dtype);
-			return t;
+			DType dt = r->promote && t1->kind == TY_SCALAR ? promote(t0->dtype, t1->dtype) : f->dtype;
+			return reshaped_as(c, f, dt, f->shape, f->ndim);
 		}
 		if (t1->kind == TY_SCALAR)
-			return t; /* maximum(x, 10.0): a scalar operand broadcasts */
+			return (Type *)f; /* maximum(x, 10.0): a scalar operand broadcasts */
 		if (t1->kind != t0->kind)
 			return NULL;
-		t->dtype = promote(t0->dtype, t1->dtype);
 		/* broadcast, right-aligned: a dim of 1 takes the other operand's */
+		Expr **shape1 = f->shape;
+		int ndim = f->ndim;
 		if (t1->ndim > t0->ndim) {
-			t->ndim = t1->ndim;
-			t->shape = t1->shape;
+			ndim = t1->ndim;
+			shape1 = t1->shape;
 		}
 		if (t0->ndim == t1->ndim) {
-			Expr **dims = arena_alloc(c->a, (size_t)(t->ndim + 1) * sizeof *dims);
-			bool changed = false;
-			for (int i = 0; i < t->ndim; i++) {
-				dims[i] = t0->shape[i];
+			Expr **dims = NULL;
+			for (int i = 0; i < ndim; i++)
 				if (ir_is_int_const(t0->shape[i], 1, DT_INDEX) && !ir_is_int_const(t1->shape[i], 1, DT_INDEX)) {
+					if (!dims) {
+						dims = arena_alloc(c->a, (size_t)(ndim + 1) * sizeof *dims);
+						memcpy(dims, t0->shape, (size_t)ndim * sizeof *dims);
+					}
 					dims[i] = t1->shape[i];
-					changed = true;
 				}
-			}
-			if (changed)
-				t->shape = dims;
+			if (dims)
+				shape1 = dims;
 		}
-		return t;
+		return reshaped_as(c, f, promote(t0->dtype, t1->dtype), shape1, ndim);
 	}
 	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE: {
 		int dt = r->dtype_kw ? dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw))
@@ -611,9 +625,8 @@ static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **sl
 		int dt = dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw));
 		if (!t0 || dt < 0)
 			return NULL;
-		Type *t = copy_type(c, fresh(c, t0));
-		t->dtype = (DType)dt;
-		return t;
+		const Type *f = fresh(c, t0);
+		return reshaped_as(c, f, (DType)dt, f->shape, f->ndim);
 	}
 	case RULE_SCALAR: {
 		int dt = r->dtype >= 0 ? r->dtype : elem_dtype(slots[r->dtype_of]);
