@@ -1234,14 +1234,18 @@ static void args_init(ArgList *l)
 	l->cap = CALL_ARGS_INLINE;
 }
 
-static void args_push(Parser *p, ArgList *l, void *x)
+static __attribute__((noinline)) void args_grow(Parser *p, ArgList *l)
 {
-	if (l->len == l->cap) {
-		void **n = arena_alloc(p->a, 2 * (size_t)l->cap * sizeof *n);
-		memcpy(n, l->items, (size_t)l->len * sizeof *n);
-		l->items = n;
-		l->cap *= 2;
-	}
+	void **n = arena_alloc(p->a, 2 * (size_t)l->cap * sizeof *n);
+	memcpy(n, l->items, (size_t)l->len * sizeof *n);
+	l->items = n;
+	l->cap *= 2;
+}
+
+static inline void args_push(Parser *p, ArgList *l, void *x)
+{
+	if (l->len == l->cap)
+		args_grow(p, l);
 	l->items[l->len++] = x;
 }
 

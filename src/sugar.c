@@ -55,11 +55,11 @@ void sugar_release(SugarCtx *c)
 	pmap_release(&c->symbols);
 }
 
-static OpInfo *op_info(SugarCtx *c, const char *name)
+/* The first call of a spelling: its OpInfo made (out of line, so that the
+ * lookup every call makes stays small). */
+static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *name)
 {
-	OpInfo *inf = pmap_get(&c->infos, name);
-	if (inf)
-		return inf;
+	OpInfo *inf;
 	const SugarDef *s = ops_find_sugar(c->reg, name);
 	const OpDef *op = ops_find(c->reg, name);
 	int ncases = s ? s->ncases : 0, np = op ? op->nparams : 0, n = op ? np + op->nkwargs : 0, nalias = 0;
@@ -94,6 +94,12 @@ static OpInfo *op_info(SugarCtx *c, const char *name)
 	}
 	pmap_put(&c->infos, name, inf);
 	return inf;
+}
+
+static OpInfo *op_info(SugarCtx *c, const char *name)
+{
+	OpInfo *inf = pmap_get(&c->infos, name);
+	return inf ? inf : op_info_new(c, name);
 }
 
 const OpDef *sugar_op(SugarCtx *c, const char *name)
