@@ -26,10 +26,11 @@
 #define MAX_EXPR_DEPTH 200
 #define MAX_EXPR_OPERATORS 2000
 
+/* One binding: the log of them is also the scope stack (see bind). */
 typedef struct Undo {
 	const char *name;
-	void *prev;
-	void *prev_idx;       /* previous log index + 1 of the name's binding */
+	Var *var;
+	void *prev_idx;       /* log index + 1 of the name's binding before, 0 */
 } Undo;
 
 /* Names the parser compares tokens with, interned once (p->nm). */
@@ -58,6 +59,11 @@ typedef struct SrcKey {
 	uint32_t len;
 	uint64_t hash;
 } SrcKey;
+
+/* The annotation cache's second index (see parse_type): buckets by the
+ * first ANN_PREFIX bytes of an annotation. */
+#define ANN_PREFIX 16
+#define ANN_PREFIX_BUCKETS 512
 
 typedef struct SrcTable {
 	char *slots;
@@ -110,8 +116,7 @@ typedef struct Parser {
 	Program *prog;
 	Function *fn;         /* function being parsed */
 	PtrMap globals;       /* module level: name -> Global */
-	PtrMap bind;          /* function scopes: name -> Var */
-	PtrMap bind_idx;      /* name -> undo-log index + 1 of its binding */
+	PtrMap bind;          /* function scopes: name -> undo-log index + 1 of its binding */
 	PtrMap fn_names;      /* function name -> Function (duplicates) */
 	size_t scope_start;   /* undo-log index where the innermost scope began */
 	bool prog_strict;     /* @pl.program(strict_ssa=True) */
@@ -130,6 +135,7 @@ typedef struct Parser {
 	int nops;             /* binary operators in the current top-level expression */
 	HashTab types;        /* hash-consed types (unique_type) */
 	SrcTable ann;         /* annotation cache (parse_type): AnnEntry */
+	struct AnnEntry *ann_by_prefix[ANN_PREFIX_BUCKETS]; /* its entries by their first bytes */
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
@@ -325,28 +331,36 @@ static const char *dotted_after(Parser *p, const char *prefix)
 
 /* ------------------------------------------------------------ bindings */
 
-static Var *lookup(Parser *p, const char *name) { return pmap_get(&p->bind, name); }
+/* Bindings are a log (p->undo) of (name, Var, the name's previous entry),
+ * and p->bind maps a name to its latest entry: binding appends one, leaving
+ * a scope truncates the log and points each name back at its previous
+ * entry, one map update per binding either way. */
+static uintptr_t binding_of(Parser *p, const char *name) { return (uintptr_t)pmap_get(&p->bind, name); }
 
-static void bind(Parser *p, const char *name, Var *v)
+static Var *lookup(Parser *p, const char *name)
+{
+	uintptr_t i = binding_of(p, name);
+	return i ? p->undo[i - 1].var : NULL;
+}
+
+/* Bind name to v over its current binding `cur` (binding_of). */
+static void bind_over(Parser *p, const char *name, Var *v, uintptr_t cur)
 {
 	if (p->nundo == p->cundo) {
 		p->cundo = p->cundo ? p->cundo * 2 : 256;
 		p->undo = xrealloc(p->undo, p->cundo * sizeof *p->undo);
 	}
-	p->undo[p->nundo] = (Undo){ name, pmap_get(&p->bind, name), pmap_get(&p->bind_idx, name) };
-	pmap_put(&p->bind_idx, name, (void *)(uintptr_t)(p->nundo + 1));
+	p->undo[p->nundo] = (Undo){ name, v, (void *)cur };
 	p->nundo++;
-	pmap_put(&p->bind, name, v);
+	pmap_put(&p->bind, name, (void *)(uintptr_t)p->nundo);
 }
 
-/* Is the name's current binding in the innermost scope (strict_ssa)?
+static void bind(Parser *p, const char *name, Var *v) { bind_over(p, name, v, binding_of(p, name)); }
+
+/* Is a binding (binding_of) in the innermost scope (strict_ssa)?
  * Bindings of leaking scopes stay in the log after them, so they count as
  * the parent's, as in the reference. */
-static bool bound_in_innermost(Parser *p, const char *name)
-{
-	uintptr_t i = (uintptr_t)pmap_get(&p->bind_idx, name);
-	return i && i - 1 >= p->scope_start;
-}
+static bool in_innermost_scope(Parser *p, uintptr_t i) { return i && i - 1 >= p->scope_start; }
 
 static size_t scope_mark(Parser *p) { return p->nundo; }
 
@@ -354,25 +368,21 @@ static void scope_pop(Parser *p, size_t mark)
 {
 	while (p->nundo > mark) {
 		Undo u = p->undo[--p->nundo];
-		pmap_put(&p->bind, u.name, u.prev);
-		pmap_put(&p->bind_idx, u.name, u.prev_idx);
+		pmap_put(&p->bind, u.name, u.prev_idx);
 	}
 }
 
 /* Between functions: drop every binding.  Undoing them one by one would
- * leave each name's key behind, and the tables would grow with every name of
- * the program instead of the names of one function; cleared, they stay the
+ * leave each name's key behind, and the table would grow with every name of
+ * the program instead of the names of one function; cleared, it stays the
  * size of the largest function and warm in the cache. */
 static void forget_names(Parser *p)
 {
 	p->nundo = 0;
-	PtrMap *maps[] = { &p->bind, &p->bind_idx };
-	for (int i = 0; i < 2; i++) {
-		if (maps[i]->cap <= 1024)
-			pmap_clear(maps[i]);
-		else
-			pmap_release(maps[i]);
-	}
+	if (p->bind.cap <= 1024)
+		pmap_clear(&p->bind);
+	else
+		pmap_release(&p->bind);
 }
 
 /* ------------------------------------------------------------ comments */
@@ -685,6 +695,8 @@ static Type *parse_type_raw(Parser *p);
 
 typedef struct AnnEntry {
 	SrcKey key;           /* first: a SrcTable entry */
+	struct AnnEntry *next_same_prefix; /* chain of p->ann_by_prefix */
+	uint64_t last8;       /* its last 8 bytes, to pass over others of the chain quickly */
 	Type *type;
 	bool lit;             /* parser state the parse left behind */
 	int nops;
@@ -850,9 +862,67 @@ static bool ann_same_resolution(Parser *p, const AnnEntry *e)
 	return true;
 }
 
+static uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, sizeof w);
+	return w;
+}
+
+/* Which p->ann_by_prefix bucket the text at s (ANN_PREFIX bytes readable) is in. */
+static size_t ann_prefix_bucket(const char *s)
+{
+	uint64_t h = (load8(s) ^ (load8(s + 8) * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	return (size_t)(h >> 32) & (ANN_PREFIX_BUCKETS - 1);
+}
+
+/* Entries of ANN_PREFIX bytes or more go on the chains (those longer than
+ * ann_extent looks stay off, so both lookups find the same entries). */
+static bool ann_chained(const AnnEntry *e) { return e->key.len >= ANN_PREFIX && e->key.len <= 512; }
+
+static void ann_chain(Parser *p, AnnEntry *e)
+{
+	e->last8 = load8(e->key.text + e->key.len - 8);
+	AnnEntry **b = &p->ann_by_prefix[ann_prefix_bucket(e->key.text)];
+	e->next_same_prefix = *b;
+	*b = e;
+}
+
+/* The cached entry whose text starts at s, through the chains: the stored
+ * texts are prefix-free (each ends where its first bracket closes), so an
+ * entry whose bytes s starts with is the one the full lookup would find.
+ * A hit moves to the front of its chain. */
+static AnnEntry *ann_find_by_prefix(Parser *p, const char *s, const char *end)
+{
+	if (end - s < ANN_PREFIX)
+		return NULL;
+	AnnEntry **link = &p->ann_by_prefix[ann_prefix_bucket(s)];
+	for (AnnEntry *e = *link; e; link = &e->next_same_prefix, e = *link)
+		if (e->key.len <= (size_t)(end - s) && load8(s + e->key.len - 8) == e->last8 &&
+		    memcmp(e->key.text, s, e->key.len) == 0) {
+			*link = e->next_same_prefix;
+			ann_chain(p, e);
+			return e;
+		}
+	return NULL;
+}
+
 static void ann_store(Parser *p, const AnnScan *sc, uint64_t h, Type *t)
 {
+	const char *slots = p->ann.slots;
+	size_t n = p->ann.n;
 	AnnEntry *e = (AnnEntry *)(void *)src_claim(&p->ann, sizeof(AnnEntry), sc->start, (size_t)(sc->end - sc->start), h);
+	if (p->ann.slots != slots) {
+		/* the table grew and its entries moved: chain them again */
+		memset(p->ann_by_prefix, 0, sizeof p->ann_by_prefix);
+		for (size_t i = 0; i < p->ann.cap; i++) {
+			AnnEntry *k = (AnnEntry *)(void *)(p->ann.slots + i * p->ann.entry_size);
+			if (k->key.text && ann_chained(k))
+				ann_chain(p, k);
+		}
+	} else if (p->ann.n != n && ann_chained(e)) {
+		ann_chain(p, e);
+	}
 	e->type = t;
 	e->lit = p->lit;
 	e->nops = p->nops;
@@ -900,22 +970,53 @@ static const char *ann_extent(const char *s, const char *end)
 	}
 }
 
+/* Where the next token starts while the lexer has not scanned it (no
+ * lookahead, mid-line: it starts after spaces at the scan position, as in
+ * lex_fill's common case), else NULL.  A cached annotation found there is
+ * skipped without lexing its first token only to drop it again. */
+static const char *unscanned_token_src(const Lexer *lx)
+{
+	if (lx->nla || lx->pending_dedents || lx->at_line_start)
+		return NULL;
+	const char *q = lx->p;
+	while (q < lx->end && *q == ' ')
+		q++;
+	return q;
+}
+
+static Type *ann_hit(Parser *p, const AnnEntry *e, const char *at, int line)
+{
+	p->last_line = line;
+	lex_skip_to(&p->lx, at + e->key.len);
+	p->lit = e->lit;
+	p->nops = e->nops;
+	return e->type;
+}
+
 static Type *parse_type(Parser *p)
 {
+	const char *src = p->ann.cap ? unscanned_token_src(&p->lx) : NULL;
+	if (src) {
+		AnnEntry *e = ann_find_by_prefix(p, src, p->lx.end);
+		if (e && ann_same_resolution(p, e))
+			return ann_hit(p, e, src, p->lx.line);
+	}
 	const Token *t0 = peek(p);
 	if (t0->kind == TK_NAME && p->ann.cap) {
-		const char *end = ann_extent(t0->src, p->lx.end);
-		if (end) {
-			size_t n = (size_t)(end - t0->src);
-			AnnEntry *e = (AnnEntry *)(void *)src_slot(&p->ann, t0->src, n, hash_bytes(t0->src, n));
-			if (e->key.text && ann_same_resolution(p, e)) {
-				p->last_line = t0->line;
-				lex_skip_to(&p->lx, end);
-				p->lit = e->lit;
-				p->nops = e->nops;
-				return e->type;
+		/* the chains first: they compare the bytes once, where the table
+		 * needs the extent found and hashed before it can compare them */
+		AnnEntry *e = ann_find_by_prefix(p, t0->src, p->lx.end);
+		if (!e) {
+			const char *end = ann_extent(t0->src, p->lx.end);
+			if (end) {
+				size_t n = (size_t)(end - t0->src);
+				e = (AnnEntry *)(void *)src_slot(&p->ann, t0->src, n, hash_bytes(t0->src, n));
+				if (!e->key.text)
+					e = NULL;
 			}
 		}
+		if (e && ann_same_resolution(p, e))
+			return ann_hit(p, e, t0->src, t0->line);
 	}
 	AnnScan sc = { .nnames = 0 };
 	bool cacheable = t0->kind == TK_NAME && ann_scan(t0->src, p->lx.end, &sc);
@@ -1129,66 +1230,87 @@ static Expr *parse_kwval(Parser *p)
 	return parse_expr(p);
 }
 
-/* Argument list after '(' up to and including ')': positional then keyword. */
-static void parse_args(Parser *p, PtrVec *args, PtrVec *kwnames, PtrVec *kwvals)
+/* The arguments of one call while it is parsed: on the C stack up to
+ * CALL_ARGS_INLINE of a kind (nearly every call), then in the arena. */
+#define CALL_ARGS_INLINE 8
+
+typedef struct ArgList {
+	void **items; /* inline[] until that is full */
+	int len, cap;
+	void *inline_items[CALL_ARGS_INLINE];
+} ArgList;
+
+static void args_init(ArgList *l)
 {
+	l->items = l->inline_items;
+	l->len = 0;
+	l->cap = CALL_ARGS_INLINE;
+}
+
+static __attribute__((noinline)) void args_grow(Parser *p, ArgList *l)
+{
+	void **n = arena_alloc(p->a, 2 * (size_t)l->cap * sizeof *n);
+	memcpy(n, l->items, (size_t)l->len * sizeof *n);
+	l->items = n;
+	l->cap *= 2;
+}
+
+static inline void args_push(Parser *p, ArgList *l, void *x)
+{
+	if (l->len == l->cap)
+		args_grow(p, l);
+	l->items[l->len++] = x;
+}
+
+/* Argument list after '(' up to and including ')', positional then
+ * keyword, into e->args / e->kw (`attrs=` goes to e->attrs). */
+static Expr *parse_call_tail(Parser *p, Expr *e)
+{
+	ArgList args, kwn, kwv;
+	args_init(&args);
+	args_init(&kwn);
+	args_init(&kwv);
 	while (!at_op(p, ")")) {
 		const Token *t = peek(p);
 		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 			Token k = next(p);
 			skip(p);
-			for (size_t i = 0; i < kwnames->len; i++)
-				if (kwnames->items[i] == k.text) {
-					vec_release(args);
-					vec_release(kwnames);
-					vec_release(kwvals);
+			for (int i = 0; i < kwn.len; i++)
+				if (kwn.items[i] == k.text)
 					PERR_AT(p, &k, "keyword argument '%s' repeated", k.text);
-				}
-			vec_push(kwnames, (void *)k.text);
-			vec_push(kwvals, parse_kwval(p));
+			args_push(p, &kwn, (void *)k.text);
+			args_push(p, &kwv, parse_kwval(p));
 		} else {
-			if (kwnames->len) {
-				vec_release(args);
-				vec_release(kwnames);
-				vec_release(kwvals);
+			if (kwn.len)
 				PERR_AT(p, t, "positional argument follows keyword argument");
-			}
-			vec_push(args, parse_expr(p));
+			args_push(p, &args, parse_expr(p));
 		}
 		if (!accept_op(p, ","))
 			break;
 	}
-	if (!at_op(p, ")")) {
-		vec_release(args);
-		vec_release(kwnames);
-		vec_release(kwvals);
-	}
 	expect_op(p, ")");
-}
-
-/* Fill e->args / e->kw from parsed lists; `attrs=` goes to e->attrs. */
-static void set_call_args(Parser *p, Expr *e, PtrVec *args, PtrVec *kwn, PtrVec *kwv)
-{
-	e->args = (Expr **)vec_finish(p->a, args, &e->nargs);
-	e->kw = arena_alloc(p->a, (kwn->len + 1) * sizeof *e->kw);
+	/* one allocation for both arrays; the kwargs keep a zeroed entry past
+	 * their end, args are NULL when there are none */
+	size_t na = (size_t)args.len;
+	Kwarg *kw = arena_alloc(p->a, na * sizeof *e->args + ((size_t)kwn.len + 1) * sizeof *kw);
+	Expr **a = (Expr **)(void *)kw;
+	kw = (Kwarg *)(void *)(a + na);
+	if (na)
+		memcpy(a, args.items, na * sizeof *a);
+	e->args = na ? a : NULL;
+	e->nargs = args.len;
+	e->kw = kw;
 	int k = 0;
-	for (size_t i = 0; i < kwn->len; i++) {
-		if (strcmp(kwn->items[i], "attrs") == 0 && ((Expr *)kwv->items[i])->kind == EX_DICT) {
-			e->attrs = kwv->items[i];
+	for (int i = 0; i < kwn.len; i++) {
+		const char *name = kwn.items[i];
+		Expr *v = kwv.items[i];
+		if (name[0] == 'a' && strcmp(name, "attrs") == 0 && v->kind == EX_DICT) {
+			e->attrs = v;
 			continue;
 		}
-		e->kw[k++] = (Kwarg){ kwn->items[i], kwv->items[i] };
+		e->kw[k++] = (Kwarg){ name, v };
 	}
 	e->nkw = k;
-	vec_release(kwn);
-	vec_release(kwv);
-}
-
-static Expr *parse_call_tail(Parser *p, Expr *e)
-{
-	PtrVec args = ARENA_VEC(p->a), kwn = ARENA_VEC(p->a), kwv = ARENA_VEC(p->a);
-	parse_args(p, &args, &kwn, &kwv);
-	set_call_args(p, e, &args, &kwn, &kwv);
 	return e;
 }
 
@@ -1965,28 +2087,42 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	    ir_dtype_is_int(ann->dtype) && ann->dtype != DT_INDEX)
 		*value = v0 = leaf_int(p, v0->ival, ann->dtype, v0->pos);
 	Type *vt = ir_expr_type(v0);
-	char err[700] = "";
-	Type *t = type_for_assign(p->a, ann, vt, err, sizeof err);
-	if (!t && err[0])
-		PERR_AT(p, nt, "%s", err);
-	if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
-		perr(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
-	if (!t) {
-		char why[300];
-		untyped_reason(p, v0, why, sizeof why);
-		PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
-			nt->text, why, nt->text);
+	/* An annotation equal to the target's type names the same type: take
+	 * the annotation's object, which all equal annotations share
+	 * (unique_type), so that the printer's and the passes' per-type memos
+	 * meet one object per distinct type, not one per statement.  When the
+	 * annotation equals the value's type (nearly always), type_for_assign
+	 * would give one of the two and find nothing to report. */
+	Type *t = ann;
+	if (!ann || !vt || !type_equal(ann, vt)) {
+		char err[700];
+		err[0] = '\0'; /* written only on a contradiction: not worth zeroing all */
+		t = type_for_assign(p->a, ann, vt, err, sizeof err);
+		if (!t && err[0])
+			PERR_AT(p, nt, "%s", err);
+		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
+			perr(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
+		if (!t) {
+			char why[300];
+			untyped_reason(p, v0, why, sizeof why);
+			PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
+				nt->text, why, nt->text);
+		}
+		if (ann && t != ann && type_equal(t, ann))
+			t = ann;
 	}
 	/* When the annotation refines a call's inferred type (a tensor view, a
 	 * tile memory space or view), the reference rebuilds the call with the
-	 * refined type, so passes that re-type from the value see it too. */
+	 * refined type, so passes that re-type from the value see it too (and
+	 * a call typed like its annotation shares that object as well). */
 	if (ann && vt && t != vt && (v0->kind == EX_OP_CALL || v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) &&
-	    !type_equal(t, vt))
+	    (t == ann || !type_equal(t, vt)))
 		v0->type = t;
-	Var *old = lookup(p, nt->text);
+	uintptr_t cur = binding_of(p, nt->text);
+	Var *old = cur ? p->undo[cur - 1].var : NULL;
 	if (p->fn->strict_ssa) {
 		/* strict: always a new Var; redefinition in the same scope is an error */
-		if (old && bound_in_innermost(p, nt->text))
+		if (old && in_innermost_scope(p, cur))
 			PERR_AT(p, nt, "SSAViolationError: Variable '%s' is already defined", nt->text);
 		old = NULL;
 	}
@@ -2000,7 +2136,7 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 		return old;
 	}
 	Var *v = new_var(p, nt->text, t, VK_VAR, pos_of(nt));
-	bind(p, nt->text, v);
+	bind_over(p, nt->text, v, cur);
 	return v;
 }
 
@@ -3544,7 +3680,6 @@ static void parser_release(Parser *p)
 {
 	lex_release(&p->lx);
 	pmap_release(&p->bind);
-	pmap_release(&p->bind_idx);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);

@@ -16,7 +16,27 @@
 
 #include "ptoopt/types.h"
 
-static char sugar_none; /* cache marker: "looked up, not in the registry" */
+/* ------------------------------------------------------------ per-op facts */
+
+/* What a call of one spelling needs that does not depend on its arguments,
+ * worked out on the first such call of the program instead of on every one:
+ * the registry entries, the parameter names interned in the program's arena
+ * (keyword arguments are names the lexer interned there, so binding them
+ * compares pointers, and the lowered call's keywords need no interning) and
+ * the message prefix.  Allocated with malloc, not in the arena: the parser
+ * rolls the arena back over a duplicate annotation, which may hold a call. */
+typedef struct OpInfo {
+	const char *name;        /* program-interned */
+	const SugarDef *sugar;   /* a DSL spelling (pl.add): its dispatch cases */
+	struct OpInfo **cases;   /* each case's canonical op, on first dispatch to it */
+	const OpDef *op;         /* the canonical op of this name, NULL when unknown */
+	const char *prefix;      /* "pl." ("" for pld.* ops) in messages */
+	int n;                   /* op's parameters then kwargs: */
+	const OpsParam **param;
+	const char **pname;      /* their names and ... */
+	const char ***alias;     /* ... aliases, program-interned */
+	int clamp;               /* slot of the kwarg `clamp`, -1 */
+} OpInfo;
 
 void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg)
 {
@@ -28,28 +48,80 @@ void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg)
 
 void sugar_release(SugarCtx *c)
 {
-	pmap_release(&c->ops);
-	pmap_release(&c->sugars);
+	for (size_t i = 0; i < c->infos.cap; i++)
+		if (c->infos.keys[i])
+			free(c->infos.vals[i]);
+	pmap_release(&c->infos);
+	pmap_release(&c->symbols);
+}
+
+/* The first call of a spelling: its OpInfo made (out of line, so that the
+ * lookup every call makes stays small). */
+static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *name)
+{
+	OpInfo *inf;
+	const SugarDef *s = ops_find_sugar(c->reg, name);
+	const OpDef *op = ops_find(c->reg, name);
+	int ncases = s ? s->ncases : 0, np = op ? op->nparams : 0, n = op ? np + op->nkwargs : 0, nalias = 0;
+	for (int i = 0; i < n; i++)
+		nalias += (i < np ? &op->params[i] : &op->kwargs[i - np])->nalias;
+	/* one block: the struct, then arrays of pointers */
+	size_t words = (size_t)ncases + 3 * (size_t)n + (size_t)nalias;
+	inf = xmalloc(sizeof *inf + words * sizeof(void *));
+	memset(inf, 0, sizeof *inf + words * sizeof(void *));
+	void **w = (void **)(inf + 1);
+	inf->name = name;
+	inf->sugar = s;
+	inf->cases = (OpInfo **)w;
+	w += ncases;
+	inf->op = op;
+	inf->prefix = strncmp(name, "pld.", 4) ? "pl." : "";
+	inf->n = n;
+	inf->param = (const OpsParam **)w;
+	inf->pname = (const char **)(w + n);
+	inf->alias = (const char ***)(w + 2 * n);
+	const char **al = (const char **)(w + 3 * n);
+	inf->clamp = -1;
+	for (int i = 0; i < n; i++) {
+		const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
+		inf->param[i] = p;
+		inf->pname[i] = intern_cstr(c->a, p->name);
+		inf->alias[i] = al;
+		for (int a = 0; a < p->nalias; a++)
+			*al++ = intern_cstr(c->a, p->alias[a]);
+		if (i >= np && !strcmp(p->name, "clamp"))
+			inf->clamp = i;
+	}
+	pmap_put(&c->infos, name, inf);
+	return inf;
+}
+
+static OpInfo *op_info(SugarCtx *c, const char *name)
+{
+	OpInfo *inf = pmap_get(&c->infos, name);
+	return inf ? inf : op_info_new(c, name);
 }
 
 const OpDef *sugar_op(SugarCtx *c, const char *name)
 {
-	void *v = pmap_get(&c->ops, name);
-	if (!v) {
-		v = (void *)ops_find(c->reg, name);
-		pmap_put(&c->ops, name, v ? v : &sugar_none);
-	}
-	return v == &sugar_none ? NULL : v;
+	return op_info(c, name)->op;
 }
 
-static const SugarDef *find_sugar(SugarCtx *c, const char *name)
+/* What an interned symbol names, looked up once per spelling: pl.FP32 a
+ * data type, pl.Mem.Vec a memory space (-1 when not one). */
+static void symbol_meaning(SugarCtx *c, const char *s, int *dtype, int *mem)
 {
-	void *v = pmap_get(&c->sugars, name);
+	uintptr_t v = (uintptr_t)pmap_get(&c->symbols, s);
 	if (!v) {
-		v = (void *)ops_find_sugar(c->reg, name);
-		pmap_put(&c->sugars, name, v ? v : &sugar_none);
+		int dt = strncmp(s, "pl.", 3) ? -1 : ir_dtype_parse(s + 3);
+		int ms = strncmp(s, "pl.Mem.", 7) ? -1 : ir_mem_parse(s + 7);
+		v = (uintptr_t)(dt + 1) | (uintptr_t)(ms + 1) << 8 | (uintptr_t)1 << 16;
+		pmap_put(&c->symbols, s, (void *)v);
 	}
-	return v == &sugar_none ? NULL : v;
+	if (dtype)
+		*dtype = (int)(v & 0xff) - 1;
+	if (mem)
+		*mem = (int)(v >> 8 & 0xff) - 1;
 }
 
 /* ------------------------------------------------------------ kinds */
@@ -203,11 +275,21 @@ static DType promote(DType a, DType b)
 
 /* ------------------------------------------------------------ result types */
 
-static int dtype_symbol(const Expr *e)
+static int dtype_symbol(SugarCtx *c, const Expr *e)
 {
-	if (!e || e->kind != EX_SYMBOL || strncmp(e->str, "pl.", 3))
-		return -1;
-	return ir_dtype_parse(e->str + 3);
+	int dt = -1;
+	if (e && e->kind == EX_SYMBOL)
+		symbol_meaning(c, e->str, &dt, NULL);
+	return dt;
+}
+
+/* The memory space a pl.Mem.X symbol names, -1 for anything else. */
+static int mem_symbol(SugarCtx *c, const Expr *e)
+{
+	int ms = -1;
+	if (e && e->kind == EX_SYMBOL)
+		symbol_meaning(c, e->str, NULL, &ms);
+	return ms;
 }
 
 static Expr *kwarg_value(const OpDef *op, Expr **slots, const char *kw)
@@ -238,6 +320,20 @@ static Type *fresh(SugarCtx *c, const Type *t)
 		n->view = NULL, n->memref = NULL;
 	else
 		n->mem = MS_VEC;
+	return n;
+}
+
+/* t with element dtype dt and dims shape[0..ndim): t itself when nothing
+ * differs (types are immutable, so like-arg above, a result equal to an
+ * operand's type shares it), else a copy. */
+static Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
+{
+	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
+		return (Type *)t;
+	Type *n = copy_type(c, t);
+	n->dtype = dt;
+	n->shape = shape;
+	n->ndim = ndim;
 	return n;
 }
 
@@ -289,7 +385,7 @@ static ViewSpec *tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr 
 	return view_of(c, names, vals, n);
 }
 
-static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slots);
+static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **slots);
 
 /* The block and scatter layouts of tile type t: its view's, else the
  * implicit ones of its shape and memory space (Mat: col_major / row_major;
@@ -389,8 +485,9 @@ static Type *shaped(SugarCtx *c, TypeKind k, Expr *shape, DType dt)
 	return t;
 }
 
-static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slots)
+static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **slots)
 {
+	const OpDef *op = inf->op;
 	Expr *a0 = r->arg >= 0 ? slots[r->arg] : NULL;
 	Type *t0 = a0 ? ir_expr_type(a0) : NULL;
 	if (t0 && t0->kind == TY_UNKNOWN)
@@ -422,40 +519,40 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		Type *t1 = ir_expr_type(slots[r->arg2]);
 		if (!t0 || !t1 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE))
 			return NULL;
-		Type *t = copy_type(c, fresh(c, t0));
+		const Type *f = fresh(c, t0);
 		if (r->rule == RULE_SCALAR_OP) {
-			if (r->promote && t1->kind == TY_SCALAR)
-				t->dtype = promote(t0->dtype, t1->dtype);
-			return t;
+			DType dt = r->promote && t1->kind == TY_SCALAR ? promote(t0->dtype, t1->dtype) : f->dtype;
+			return reshaped_as(c, f, dt, f->shape, f->ndim);
 		}
 		if (t1->kind == TY_SCALAR)
-			return t; /* maximum(x, 10.0): a scalar operand broadcasts */
+			return (Type *)f; /* maximum(x, 10.0): a scalar operand broadcasts */
 		if (t1->kind != t0->kind)
 			return NULL;
-		t->dtype = promote(t0->dtype, t1->dtype);
 		/* broadcast, right-aligned: a dim of 1 takes the other operand's */
+		Expr **shape1 = f->shape;
+		int ndim = f->ndim;
 		if (t1->ndim > t0->ndim) {
-			t->ndim = t1->ndim;
-			t->shape = t1->shape;
+			ndim = t1->ndim;
+			shape1 = t1->shape;
 		}
 		if (t0->ndim == t1->ndim) {
-			Expr **dims = arena_alloc(c->a, (size_t)(t->ndim + 1) * sizeof *dims);
-			bool changed = false;
-			for (int i = 0; i < t->ndim; i++) {
-				dims[i] = t0->shape[i];
+			Expr **dims = NULL;
+			for (int i = 0; i < ndim; i++)
 				if (ir_is_int_const(t0->shape[i], 1, DT_INDEX) && !ir_is_int_const(t1->shape[i], 1, DT_INDEX)) {
+					if (!dims) {
+						dims = arena_alloc(c->a, (size_t)(ndim + 1) * sizeof *dims);
+						memcpy(dims, t0->shape, (size_t)ndim * sizeof *dims);
+					}
 					dims[i] = t1->shape[i];
-					changed = true;
 				}
-			}
-			if (changed)
-				t->shape = dims;
+			if (dims)
+				shape1 = dims;
 		}
-		return t;
+		return reshaped_as(c, f, promote(t0->dtype, t1->dtype), shape1, ndim);
 	}
 	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE: {
-		int dt = r->dtype_kw ? dtype_symbol(kwarg_value(op, slots, r->dtype_kw))
-			 : r->dtype_arg >= 0 ? dtype_symbol(slots[r->dtype_arg])
+		int dt = r->dtype_kw ? dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw))
+			 : r->dtype_arg >= 0 ? dtype_symbol(c, slots[r->dtype_arg])
 			 : elem_dtype(slots[r->dtype_of]);
 		if (dt < 0)
 			return NULL;
@@ -469,8 +566,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		t->mem = MS_VEC;
 		if (r->mem_kw) {
 			Expr *m = kwarg_value(op, slots, r->mem_kw);
-			int ms = !m ? MS_VEC /* an absent target_memory is Vec */
-			     : m->kind == EX_SYMBOL && !strncmp(m->str, "pl.Mem.", 7) ? ir_mem_parse(m->str + 7) : -1;
+			int ms = !m ? MS_VEC /* an absent target_memory is Vec */ : mem_symbol(c, m);
 			if (ms < 0)
 				return NULL;
 			t->mem = (MemSpace)ms;
@@ -480,12 +576,8 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
 		if (valid && r->window_source >= 0) {
 			Type *st = ir_expr_type(slots[r->window_source]);
-			bool clamp = false;
-			for (int i = 0; i < op->nkwargs; i++)
-				if (!strcmp(op->kwargs[i].name, "clamp")) {
-					Expr *ck = slots[op->nparams + i];
-					clamp = ck && ck->kind == EX_BOOL && ck->ival;
-				}
+			Expr *ck = inf->clamp >= 0 ? slots[inf->clamp] : NULL;
+			bool clamp = ck && ck->kind == EX_BOOL && ck->ival;
 			Expr *w = st && (st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR)
 				  ? window_read_valid(c, st, slots[r->window_offsets], shape, valid, clamp) : NULL;
 			if (w)
@@ -536,12 +628,11 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		return t;
 	}
 	case RULE_RETYPE: {
-		int dt = dtype_symbol(kwarg_value(op, slots, r->dtype_kw));
+		int dt = dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw));
 		if (!t0 || dt < 0)
 			return NULL;
-		Type *t = copy_type(c, fresh(c, t0));
-		t->dtype = (DType)dt;
-		return t;
+		const Type *f = fresh(c, t0);
+		return reshaped_as(c, f, (DType)dt, f->shape, f->ndim);
 	}
 	case RULE_SCALAR: {
 		int dt = r->dtype >= 0 ? r->dtype : elem_dtype(slots[r->dtype_of]);
@@ -550,7 +641,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 	case RULE_ARRAY: {
 		/* pl.Array[LENGTH, DTYPE]: the length must be an integer literal */
 		Expr *len = slots[r->shape];
-		int dt = r->dtype_kw ? dtype_symbol(kwarg_value(op, slots, r->dtype_kw)) : dtype_symbol(slots[r->dtype_arg]);
+		int dt = r->dtype_kw ? dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw)) : dtype_symbol(c, slots[r->dtype_arg]);
 		if (!len || len->kind != EX_INT || dt < 0)
 			return NULL;
 		Type *t = ir_type_new(c->a, TY_ARRAY);
@@ -565,7 +656,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		 * scatter layouts, written out where they differ from the target's
 		 * implicit ones; other spaces have fixed layouts (no view) */
 		Expr *m = kwarg_value(op, slots, r->mem_kw);
-		int ms = m && m->kind == EX_SYMBOL && !strncmp(m->str, "pl.Mem.", 7) ? ir_mem_parse(m->str + 7) : -1;
+		int ms = mem_symbol(c, m);
 		if (!t0 || t0->kind != TY_TILE || ms < 0)
 			return NULL;
 		Type *t = copy_type(c, t0);
@@ -599,7 +690,7 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 		t->elems = arena_alloc(c->a, (size_t)(r->nelems + 1) * sizeof *t->elems);
 		t->nelems = r->nelems;
 		for (int i = 0; i < r->nelems; i++)
-			if (!(t->elems[i] = infer(c, op, &r->elems[i], slots)))
+			if (!(t->elems[i] = infer(c, inf, &r->elems[i], slots)))
 				return NULL;
 		return t;
 	}
@@ -611,24 +702,17 @@ static Type *infer(SugarCtx *c, const OpDef *op, const OpsResult *r, Expr **slot
 
 #define FAIL(...) do { diag_error(c->d, call->pos.line, call->pos.col, __VA_ARGS__); goto fail; } while (0)
 
-static const char *print_prefix(const char *name) { return strncmp(name, "pld.", 4) ? "pl." : ""; }
-
-static Expr *dispatch(SugarCtx *c, Expr *call, const SugarDef *s, const char **opname)
+/* The first case of s that the call's leading argument kinds select, or -1
+ * after reporting that none does. */
+static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 {
 	for (int i = 0; i < s->ncases; i++) {
 		const SugarCase *sc = &s->cases[i];
 		bool ok = call->nargs >= sc->nargs;
 		for (int j = 0; ok && j < sc->nargs; j++)
 			ok = kind_matches(sc->args[j], call->args[j]);
-		if (!ok)
-			continue;
-		if (sc->op) {
-			*opname = sc->op;
-			return call;
-		}
-		if (call->nargs != 2 || call->nkw)
-			FAIL("pl.%s on scalars takes exactly two positional arguments", s->name);
-		return type_make_binary(c->a, (BinOp)sc->binary, call->args[0], call->args[1], call->pos, c->d);
+		if (ok)
+			return i;
 	}
 	{
 		char buf[512] = "";
@@ -642,49 +726,67 @@ static Expr *dispatch(SugarCtx *c, Expr *call, const SugarDef *s, const char **o
 		     "(annotate operands whose type is unknown)", s->name, buf);
 	}
 fail:
-	return NULL;
+	return -1;
+}
+
+/* The slot of the parameter or kwarg named kn (its name or an alias), or -1. */
+static int keyword_slot(const OpInfo *inf, const char *kn)
+{
+	for (int i = 0; i < inf->n; i++) {
+		if (inf->pname[i] == kn)
+			return i;
+		for (int a = 0; a < inf->param[i]->nalias; a++)
+			if (inf->alias[i][a] == kn)
+				return i;
+	}
+	/* by spelling, for a name interned elsewhere */
+	for (int i = 0; i < inf->n; i++) {
+		if (!strcmp(inf->pname[i], kn))
+			return i;
+		for (int a = 0; a < inf->param[i]->nalias; a++)
+			if (!strcmp(inf->alias[i][a], kn))
+				return i;
+	}
+	return -1;
 }
 
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
-	const char *name = call->str;
-	const SugarDef *s = find_sugar(c, name);
-	if (s) {
-		const char *opname = NULL;
-		Expr *r = dispatch(c, call, s, &opname);
-		if (!r || !opname)
-			return r;
-		name = intern_cstr(c->a, opname);
-		call->str = name;
+	OpInfo *inf = op_info(c, call->str);
+	if (inf->sugar) {
+		const SugarDef *s = inf->sugar;
+		int k = dispatch(c, call, s);
+		if (k < 0)
+			return NULL;
+		const SugarCase *sc = &s->cases[k];
+		if (!sc->op) {
+			if (call->nargs != 2 || call->nkw)
+				FAIL("pl.%s on scalars takes exactly two positional arguments", s->name);
+			return type_make_binary(c->a, (BinOp)sc->binary, call->args[0], call->args[1], call->pos, c->d);
+		}
+		if (!inf->cases[k])
+			inf->cases[k] = op_info(c, intern_cstr(c->a, sc->op));
+		inf = inf->cases[k];
+		call->str = inf->name;
 	}
-	const OpDef *op = sugar_op(c, name);
+	const OpDef *op = inf->op;
 	if (!op)
 		return call; /* unknown: printed as written, untyped */
-	const char *pf = print_prefix(name);
-	int np = op->nparams, n = np + op->nkwargs;
+	const char *pf = inf->prefix, *name = inf->name;
+	int np = op->nparams, n = inf->n;
+	if (call->nargs > n)
+		FAIL("%s%s takes at most %d argument%s (%d given)", pf, name, n, n == 1 ? "" : "s", call->nargs);
 	Expr *slotbuf[16];
 	Expr **slots = n <= 16 ? slotbuf : arena_alloc(c->a, (size_t)n * sizeof *slots);
 	bool givenbuf[16];
 	bool *given = n <= 16 ? givenbuf : arena_alloc(c->a, (size_t)n);
-	memset(slots, 0, (size_t)n * sizeof *slots);
-	memset(given, 0, (size_t)n);
-	if (call->nargs > n)
-		FAIL("%s%s takes at most %d argument%s (%d given)", pf, name, n, n == 1 ? "" : "s", call->nargs);
-	for (int i = 0; i < call->nargs; i++) {
-		slots[i] = call->args[i];
-		given[i] = true;
+	for (int i = 0; i < n; i++) {
+		given[i] = i < call->nargs;
+		slots[i] = given[i] ? call->args[i] : NULL;
 	}
 	for (int k = 0; k < call->nkw; k++) {
 		const char *kn = call->kw[k].name;
-		int j = -1;
-		for (int i = 0; i < n && j < 0; i++) {
-			const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
-			if (!strcmp(p->name, kn))
-				j = i;
-			for (int a = 0; a < p->nalias && j < 0; a++)
-				if (!strcmp(p->alias[a], kn))
-					j = i;
-		}
+		int j = keyword_slot(inf, kn);
 		if (j < 0)
 			FAIL("%s%s has no parameter '%s'", pf, name, kn);
 		if (given[j])
@@ -693,7 +795,7 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		given[j] = true;
 	}
 	for (int i = 0; i < n; i++) {
-		const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
+		const OpsParam *p = inf->param[i];
 		if (!given[i]) {
 			if (p->def.kind != OC_NONE)
 				slots[i] = const_expr(c, &p->def, slots, call->pos);
@@ -737,7 +839,7 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 	/* positional arguments: through the last one that prints */
 	int last = -1;
 	for (int i = 0; i < np; i++) {
-		const OpsParam *p = &op->params[i];
+		const OpsParam *p = inf->param[i];
 		bool prints = given[i] ? !(p->omit == OMIT_DEFAULT && equals_const(slots[i], &p->def, slots))
 				       : (p->omit == OMIT_NEVER && slots[i]);
 		if (prints)
@@ -753,19 +855,19 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 	}
 	int nk = 0;
 	Kwarg *kw = op->nkwargs <= call->nkw ? call->kw : arena_alloc(c->a, (size_t)(op->nkwargs + 1) * sizeof *kw);
-	for (int i = 0; i < op->nkwargs; i++) {
-		const OpsParam *p = &op->kwargs[i];
-		Expr *v = slots[np + i];
-		bool prints = given[np + i] ? !(p->omit == OMIT_DEFAULT && equals_const(v, &p->def, slots))
-					    : (p->omit == OMIT_NEVER && v);
+	for (int i = np; i < n; i++) {
+		const OpsParam *p = inf->param[i];
+		Expr *v = slots[i];
+		bool prints = given[i] ? !(p->omit == OMIT_DEFAULT && equals_const(v, &p->def, slots))
+				       : (p->omit == OMIT_NEVER && v);
 		if (prints)
-			kw[nk++] = (Kwarg){ intern_cstr(c->a, p->name), v };
+			kw[nk++] = (Kwarg){ inf->pname[i], v };
 	}
 	call->args = args;
 	call->nargs = last + 1;
 	call->kw = kw;
 	call->nkw = nk;
-	call->type = infer(c, op, &op->result, slots);
+	call->type = infer(c, inf, &op->result, slots);
 	return call;
 fail:
 	return NULL;

@@ -1035,6 +1035,44 @@ START_TEST(repeated_annotations_follow_scope)
 }
 END_TEST
 
+/* Annotations alike in their first bytes (how the annotation cache finds
+ * a repeated one) stay apart, and a target annotated with its value's type
+ * takes the annotation's Type object, shared by all equal annotations and
+ * by the value; kwargs bind by a parameter's alias too. */
+START_TEST(alike_annotations_and_shared_types)
+{
+	parse_ok(HDR
+		 "    @pl.function(type=pl.FunctionType.InCore)\n"
+		 "    def k(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+		 "        a: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)\n"
+		 "        b: pl.Tile[[64, 64], pl.FP32, pl.Mem.Mat] = pl.tile.load(x, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Mat)\n"
+		 "        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(a, 1.0)\n"
+		 "        d: pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(c, target_type=pl.BF16, mode='round')\n"
+		 "        e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Mat] = pl.tile.load(x, [0, 0], [64, 64], valid_shape=[64, 64], target_memory=pl.Mem.Mat)\n"
+		 "        f: pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(a, target_type=pl.BF16, mode='round')\n"
+		 "        return x\n");
+	Function *k = fn("k");
+	Type *ta = st(k, 0)->var->type, *tb = st(k, 1)->var->type, *td = st(k, 3)->var->type;
+	ck_assert_int_eq(ta->mem, MS_VEC);
+	ck_assert_int_eq(ta->dtype, DT_FP32);
+	ck_assert_int_eq(tb->mem, MS_MAT);
+	ck_assert_int_eq(td->dtype, DT_BF16);
+	ck_assert_int_eq(td->mem, MS_VEC);
+	ck_assert_ptr_ne(ta, tb);
+	ck_assert_ptr_eq(st(k, 2)->var->type, ta);
+	ck_assert_ptr_eq(st(k, 4)->var->type, tb);
+	ck_assert_ptr_eq(st(k, 5)->var->type, td);
+	ck_assert_ptr_eq(st(k, 0)->value->type, ta);
+	ck_assert_ptr_eq(st(k, 2)->value->type, ta);
+	/* valid_shape= is tile.load's valid_shapes: the fourth argument */
+	Expr *load = st(k, 4)->value;
+	ck_assert_int_eq(load->nargs, 4);
+	ck_assert_int_eq(load->nkw, 1);
+	ck_assert_str_eq(load->kw[0].name, "target_memory");
+	done();
+}
+END_TEST
+
 START_TEST(errors_names)
 {
 	parse_fails(HDR MAIN "        return zz\n", "t.pto:7:16: error:", "ndefined", "zz");
@@ -1248,6 +1286,7 @@ static Suite *parse_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, errors_names);
 	tcase_add_test(tc, repeated_annotations_follow_scope);
+	tcase_add_test(tc, alike_annotations_and_shared_types);
 	tcase_add_test(tc, errors_types_and_enums);
 	tcase_add_test(tc, errors_syntax);
 	tcase_add_test(tc, errors_deep_nesting);

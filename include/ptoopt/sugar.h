@@ -22,8 +22,9 @@ typedef struct SugarCtx {
 	Arena *a;         /* the program's arena */
 	Diag *d;
 	OpRegistry *reg;
-	PtrMap ops;       /* program-interned name -> OpDef * (or &sugar_none) */
-	PtrMap sugars;    /* program-interned name -> SugarDef * (or &sugar_none) */
+	PtrMap infos;     /* program-interned name -> its OpInfo (sugar.c): the
+			   * registry entries and names a call needs, made once */
+	PtrMap symbols;   /* interned pl.* symbol -> its dtype / memory space */
 } SugarCtx;
 
 void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg);
