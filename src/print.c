@@ -9,7 +9,6 @@
  */
 #include "ptoopt/print.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +61,16 @@ typedef struct NameSlot {
 static void print_expr(Printer *pr, const Expr *e);
 static void print_type_p(Printer *pr, const Type *t);
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets);
+
+/* x, y and z in a row: the printer's hot "x%sz" formats without
+ * sb_printf's parsing of the format (inlined, the literals' lengths are
+ * known) */
+static inline void put3(StrBuf *b, const char *x, const char *y, const char *z)
+{
+	sb_puts(b, x);
+	sb_puts(b, y);
+	sb_puts(b, z);
+}
 
 /* ------------------------------------------------------------ names */
 
@@ -304,10 +313,13 @@ static void print_expr(Printer *pr, const Expr *e)
 		sb_puts(b, var_name(pr, e->var));
 		return;
 	case EX_INT:
-		if (e->dtype == DT_INDEX && !pr->typed_consts)
+		if (e->dtype == DT_INDEX && !pr->typed_consts) {
 			sb_put_int(b, e->ival);
-		else
-			sb_printf(b, "pl.const(%" PRId64 ", pl.%s)", e->ival, ir_dtype_name(e->dtype));
+		} else {
+			sb_puts(b, "pl.const(");
+			sb_put_int(b, e->ival);
+			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
+		}
 		return;
 	case EX_FLOAT:
 		if (e->dtype == DT_FP32) {
@@ -315,7 +327,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		} else {
 			sb_puts(b, "pl.const(");
 			put_float(pr, e->fval);
-			sb_printf(b, ", pl.%s)", ir_dtype_name(e->dtype));
+			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
 		return;
 	case EX_BOOL:
@@ -363,7 +375,7 @@ static void print_expr(Printer *pr, const Expr *e)
 	case EX_CAST:
 		sb_puts(b, "pl.cast(");
 		print_expr(pr, e->lhs);
-		sb_printf(b, ", pl.%s)", ir_dtype_name(e->dtype));
+		put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		return;
 	case EX_TUPLE:
 		sb_putc(b, '[');
@@ -379,10 +391,10 @@ static void print_expr(Printer *pr, const Expr *e)
 	case EX_OP_CALL: {
 		const char *name = e->str;
 		/* tensor.add with a constant second operand prints as tensor.adds */
-		if (strcmp(name, "tensor.add") == 0 && e->nargs >= 2 &&
-		    (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT))
+		if (e->nargs >= 2 && (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT) &&
+		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
-		if (strncmp(name, "pld.", 4) != 0)
+		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
 			sb_puts(b, "pl.");
 		sb_puts(b, name);
 		sb_putc(b, '(');
@@ -396,7 +408,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		print_call_rest(pr, e, false);
 		return;
 	case EX_SUBMIT:
-		sb_printf(b, "pl.%s(self.%s", e->spmd ? "spmd_submit" : "submit", e->str);
+		put3(b, e->spmd ? "pl.spmd_submit(self." : "pl.submit(self.", e->str, "");
 		print_call_rest(pr, e, true);
 		return;
 	case EX_DICT:
@@ -762,13 +774,13 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 	switch (sc->kind) {
 	case SC_INCORE:
 	case SC_HIERARCHY:
-		sb_printf(b, "with pl.at(level=pl.Level.%s", ir_level_name(sc->level));
+		put3(b, "with pl.at(level=pl.Level.", ir_level_name(sc->level), "");
 		if (sc->kind == SC_HIERARCHY && sc->role != RL_NONE)
-			sb_printf(b, ", role=pl.Role.%s", ir_role_name(sc->role));
+			put3(b, ", role=pl.Role.", ir_role_name(sc->role), "");
 		if (sc->kind == SC_INCORE)
 			print_optimizations(pr, sc);
 		if (sc->name_hint)
-			sb_printf(b, ", name_hint=\"%s\"", sc->name_hint);
+			put3(b, ", name_hint=\"", sc->name_hint, "\"");
 		print_var_list(pr, "deps", sc->deps, sc->ndeps);
 		print_var_list(pr, "no_dep_args", sc->no_dep_args, sc->nno_dep_args);
 		print_var_list(pr, "dumps", sc->dumps, sc->ndumps);
@@ -778,7 +790,7 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 			sb_puts(b, ", windowize=True");
 		sb_putc(b, ')');
 		if (sc->tid)
-			sb_printf(b, " as %s", var_name(pr, sc->tid));
+			put3(b, " as ", var_name(pr, sc->tid), "");
 		sb_puts(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
@@ -910,7 +922,7 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		}
 		if (last && nrets > 0 && s->nvalues > 0 && rets) {
 			if (nrets == 1) {
-				sb_printf(b, "%s: ", var_name(pr, rets[0]));
+				put3(b, var_name(pr, rets[0]), ": ", "");
 				print_type_p(pr, rets[0]->type);
 				sb_puts(b, " = ");
 			} else {
@@ -946,12 +958,12 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		return;
 	case ST_FOR: {
 		static const char *const kinds[] = { "range", "parallel", "unroll", "pipeline" };
-		sb_printf(b, "for %s", var_name(pr, s->var));
+		put3(b, "for ", var_name(pr, s->var), "");
 		if (s->niter) {
 			sb_puts(b, ", ");
 			print_names_tuple(pr, s->iter_args, s->niter);
 		}
-		sb_printf(b, " in pl.%s(", kinds[s->for_kind]);
+		put3(b, " in pl.", kinds[s->for_kind], "(");
 		print_for_range_args(pr, s);
 		if (s->stage) {
 			sb_puts(b, ", stage=");
@@ -1110,10 +1122,10 @@ static void note_var(Walk *w, Var *v, unsigned what)
 		note_type(w, v->type);
 }
 
+/* e is not NULL: the parents check (most children are absent, and a call
+ * costs more than the check). */
 static void walk_expr(Walk *w, const Expr *e, unsigned what)
 {
-	if (!e)
-		return;
 	if (e->kind == EX_VAR) {
 		if (what & W_NAMES)
 			note_use(w, e->var);
@@ -1126,14 +1138,22 @@ static void walk_expr(Walk *w, const Expr *e, unsigned what)
 		if (f)
 			vec_push(&w->calls, f);
 	}
-	walk_expr(w, e->lhs, what);
-	walk_expr(w, e->rhs, what);
+	if (e->lhs)
+		walk_expr(w, e->lhs, what);
+	if (e->rhs)
+		walk_expr(w, e->rhs, what);
 	for (int i = 0; i < e->nargs; i++)
 		walk_expr(w, e->args[i], what);
 	for (int i = 0; i < e->nkw; i++)
 		walk_expr(w, e->kw[i].value, what);
-	/* an attrs dict names no callee */
-	walk_expr(w, e->attrs, what & ~W_CALLS);
+	if (e->attrs)
+		walk_expr(w, e->attrs, what & ~W_CALLS); /* an attrs dict names no callee */
+}
+
+static void walk_opt(Walk *w, const Expr *e, unsigned what)
+{
+	if (e)
+		walk_expr(w, e, what);
 }
 
 /* The parts of a statement, in the order the renaming collects them. */
@@ -1169,31 +1189,36 @@ static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
 	unsigned names = what & W_NAMES ? names_parts(s->kind) : 0;
 	unsigned dyn = what & W_DYN ? DYN_PARTS : 0, calls = what & W_CALLS ? CALL_PARTS : 0;
 #define WHO(part) ((names & (part) ? W_NAMES : 0) | (dyn & (part) ? W_DYN : 0) | (calls & (part) ? W_CALLS : 0))
-	note_var(w, s->var, WHO(P_VAR));
+	/* most parts are absent from most statements: test before working out who reads them */
+	if (s->var)
+		note_var(w, s->var, WHO(P_VAR));
 	for (int i = 0; i < s->nrets; i++)
 		note_var(w, s->rets[i], WHO(P_RETS));
-	unsigned iter = WHO(P_ITER);
 	for (int i = 0; i < s->niter; i++) {
-		note_var(w, s->iter_args[i], iter); /* the iter_args name no callee */
-		walk_expr(w, s->inits[i], iter);
+		note_var(w, s->iter_args[i], WHO(P_ITER)); /* the iter_args name no callee */
+		walk_opt(w, s->inits[i], WHO(P_ITER));
 	}
-	walk_expr(w, s->value, WHO(P_VALUE));
-	unsigned values = WHO(P_VALUES);
+	if (s->value)
+		walk_expr(w, s->value, WHO(P_VALUE));
 	for (int i = 0; i < s->nvalues; i++)
-		walk_expr(w, s->values[i], values);
-	unsigned bounds = WHO(P_BOUNDS);
-	walk_expr(w, s->start, bounds);
-	walk_expr(w, s->stop, bounds);
-	walk_expr(w, s->step, bounds);
-	walk_expr(w, s->stage, WHO(P_STAGE));
+		walk_opt(w, s->values[i], WHO(P_VALUES));
+	if (s->start || s->stop || s->step) {
+		walk_opt(w, s->start, WHO(P_BOUNDS));
+		walk_opt(w, s->stop, WHO(P_BOUNDS));
+		walk_opt(w, s->step, WHO(P_BOUNDS));
+	}
+	if (s->stage)
+		walk_expr(w, s->stage, WHO(P_STAGE));
 	if (s->scope) {
-		walk_expr(w, s->scope->core_num, WHO(P_CORE_NUM));
-		walk_expr(w, s->scope->predicate, WHO(P_PREDICATE));
-		walk_expr(w, s->scope->count, WHO(P_COUNT));
+		walk_opt(w, s->scope->core_num, WHO(P_CORE_NUM));
+		walk_opt(w, s->scope->predicate, WHO(P_PREDICATE));
+		walk_opt(w, s->scope->count, WHO(P_COUNT));
 		note_var(w, s->scope->tid, WHO(P_TID));
 	}
-	walk_block(w, &s->body, WHO(P_BODY));
-	walk_block(w, &s->orelse, WHO(P_ORELSE));
+	if (s->body.n)
+		walk_block(w, &s->body, WHO(P_BODY));
+	if (s->orelse.n)
+		walk_block(w, &s->orelse, WHO(P_ORELSE));
 #undef WHO
 }
 
@@ -1384,15 +1409,15 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 #define SEP() (sb_puts(b, any ? ", " : "("), any = true)
 	if (f->type != FT_OPAQUE) {
 		SEP();
-		sb_printf(b, "type=pl.FunctionType.%s", ir_functype_name(f->type));
+		put3(b, "type=pl.FunctionType.", ir_functype_name(f->type), "");
 	}
 	if (f->level != LV_NONE) {
 		SEP();
-		sb_printf(b, "level=pl.Level.%s", ir_level_name(f->level));
+		put3(b, "level=pl.Level.", ir_level_name(f->level), "");
 	}
 	if (f->role != RL_NONE) {
 		SEP();
-		sb_printf(b, "role=pl.Role.%s", ir_role_name(f->role));
+		put3(b, "role=pl.Role.", ir_role_name(f->role), "");
 	}
 	if (!f->auto_scope) {
 		SEP();
@@ -1408,7 +1433,7 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 		sb_putc(b, ')');
 	sb_putc(b, '\n');
 	sb_indent(b, indent);
-	sb_printf(b, "def %s(", f->name);
+	put3(b, "def ", f->name, "(");
 	bool self = pr->in_program && f->role != RL_SUBWORKER;
 	if (self)
 		sb_puts(b, "self");
