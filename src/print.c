@@ -1106,7 +1106,8 @@ static void note_type(Walk *w, Type *t)
 		return;
 	t->mark = w->type_epoch;
 	for (int i = 0; i < t->ndim; i++)
-		dyn_from_expr(w, t->shape[i]);
+		if (t->shape[i]->kind != EX_INT)
+			dyn_from_expr(w, t->shape[i]);
 	if (t->view)
 		for (int i = 0; i < t->view->nkw; i++)
 			dyn_from_expr(w, t->view->kw[i].value);
@@ -1120,6 +1121,15 @@ static void note_var(Walk *w, Var *v, unsigned what)
 		note_def(w, v);
 	if ((what & W_DYN) && v)
 		note_type(w, v->type);
+}
+
+static void walk_expr(Walk *w, const Expr *e, unsigned what);
+
+/* Constants have no parts and are the most common children: no call for them. */
+static inline void walk_child(Walk *w, const Expr *e, unsigned what)
+{
+	if (e->kind < EX_INT || e->kind > EX_SYMBOL)
+		walk_expr(w, e, what);
 }
 
 /* e is not NULL: the parents check (most children are absent, and a call
@@ -1139,13 +1149,13 @@ static void walk_expr(Walk *w, const Expr *e, unsigned what)
 			vec_push(&w->calls, f);
 	}
 	if (e->lhs)
-		walk_expr(w, e->lhs, what);
+		walk_child(w, e->lhs, what);
 	if (e->rhs)
-		walk_expr(w, e->rhs, what);
+		walk_child(w, e->rhs, what);
 	for (int i = 0; i < e->nargs; i++)
-		walk_expr(w, e->args[i], what);
+		walk_child(w, e->args[i], what);
 	for (int i = 0; i < e->nkw; i++)
-		walk_expr(w, e->kw[i].value, what);
+		walk_child(w, e->kw[i].value, what);
 	if (e->attrs)
 		walk_expr(w, e->attrs, what & ~W_CALLS); /* an attrs dict names no callee */
 }
