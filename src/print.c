@@ -1058,8 +1058,8 @@ typedef struct Walk {
 } Walk;
 
 /* Var.mark: def_epoch = defined (param/def) in this function; use_epoch =
- * only used so far.  A Var used before its definition keeps its name and
- * takes no part in the renaming, as the reference's collection does. */
+ * only used so far.  A Var used before its definition is not one of the
+ * Vars the renaming counts: it keeps its name. */
 static void note_def(Walk *w, Var *v)
 {
 	if (!v || v->kind == VK_DYN)
