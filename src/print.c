@@ -691,9 +691,8 @@ static void print_stmts_from(Printer *pr, const Block *b, int from, int indent, 
 			     bool quirk_pass)
 {
 	bool any = false;
-	for (int i = from; i < b->n; i++)
-		if (!suppress_placeholder(b, i))
-			any = true;
+	for (int i = from; i < b->n && !any; i++)
+		any = !suppress_placeholder(b, i);
 	if (!any) {
 		sb_indent(pr->out, indent);
 		sb_puts(pr->out, quirk_pass ? "pass\n" : "pass");
