@@ -9,11 +9,27 @@
  */
 #include "ptoopt/print.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* put_float's "%.17g" is a slow libc call; a program repeats a few
+ * constants, so the text of recent ones is kept (direct-mapped by bits). */
+#define FLOAT_CACHE_SIZE 64
+typedef struct FloatText {
+	uint64_t bits;
+	uint8_t len; /* 0: empty */
+	char text[31];
+} FloatText;
+
+/* A slot of the type text cache (see print_type_p). */
+typedef struct TypeTextSlot {
+	const Type *t;  /* the first type printed with this text; NULL: empty */
+	uint64_t hash;
+	size_t off;     /* the text: type_texts.data[off .. off + len) */
+	size_t len;
+} TypeTextSlot;
 
 typedef struct Printer {
 	StrBuf *out;
@@ -25,14 +41,36 @@ typedef struct Printer {
 	unsigned epoch;    /* Var.mark value of the function being printed */
 	PtrMap dyn_names;  /* dyn Var -> printed name (program-wide) */
 	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
-	PtrMap type_text;  /* closed Type -> where its printed text is in type_texts */
+	TypeTextSlot *type_slots; /* closed types by what their text depends on */
+	size_t type_cap, ntypes;
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
+	FloatText floats[FLOAT_CACHE_SIZE];
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
+	const struct Walk *walk; /* what the pre-walk found */
+	struct NameSlot *name_slots; /* names_all_distinct's table */
+	size_t name_cap;
+	unsigned name_epoch;
 } Printer;
+
+/* A slot of names_all_distinct's table. */
+typedef struct NameSlot {
+	const char *name;
+	unsigned epoch;
+} NameSlot;
 
 static void print_expr(Printer *pr, const Expr *e);
 static void print_type_p(Printer *pr, const Type *t);
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets);
+
+/* x, y and z in a row: the printer's hot "x%sz" formats without
+ * sb_printf's parsing of the format (inlined, the literals' lengths are
+ * known) */
+static inline void put3(StrBuf *b, const char *x, const char *y, const char *z)
+{
+	sb_puts(b, x);
+	sb_puts(b, y);
+	sb_puts(b, z);
+}
 
 /* ------------------------------------------------------------ names */
 
@@ -44,15 +82,16 @@ static const char *var_name(Printer *pr, const Var *v)
 	if (pr->raw_names)
 		return v->name;
 	const char *n = v->mark == pr->epoch && v->print_name ? v->print_name : v->name;
-	if (pmap_get(&pr->free_vars, v))
+	if (pr->free_vars.len && pmap_get(&pr->free_vars, v))
 		return arena_printf(pr->a, "%s__FREE_VAR", n);
 	return n;
 }
 
 /* ------------------------------------------------------------ constants */
 
-static void put_float(StrBuf *b, double v)
+static void put_float(Printer *pr, double v)
 {
+	StrBuf *b = pr->out;
 	if (isnan(v)) {
 		sb_puts(b, "nan");
 		return;
@@ -68,11 +107,23 @@ static void put_float(StrBuf *b, double v)
 		sb_puts(b, ".0");
 		return;
 	}
-	char buf[64];
-	snprintf(buf, sizeof buf, "%.17g", v);
-	sb_puts(b, buf);
-	if (!strpbrk(buf, ".eE"))
-		sb_puts(b, ".0");
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	FloatText *c = &pr->floats[(bits ^ bits >> 29 ^ bits >> 52) % FLOAT_CACHE_SIZE];
+	if (!c->len || c->bits != bits) {
+		char buf[64];
+		int n = snprintf(buf, sizeof buf, "%.17g", v);
+		if (!strpbrk(buf, ".eE"))
+			n += snprintf(buf + n, sizeof buf - (size_t)n, ".0");
+		if (n < 1 || (size_t)n > sizeof c->text) { /* not for a double; just in case */
+			sb_puts(b, buf);
+			return;
+		}
+		c->bits = bits;
+		c->len = (uint8_t)n;
+		memcpy(c->text, buf, (size_t)n);
+	}
+	sb_putn(b, c->text, c->len);
 }
 
 /* std::quoted: "..." with \" and \\ escaped */
@@ -262,18 +313,21 @@ static void print_expr(Printer *pr, const Expr *e)
 		sb_puts(b, var_name(pr, e->var));
 		return;
 	case EX_INT:
-		if (e->dtype == DT_INDEX && !pr->typed_consts)
+		if (e->dtype == DT_INDEX && !pr->typed_consts) {
 			sb_put_int(b, e->ival);
-		else
-			sb_printf(b, "pl.const(%" PRId64 ", pl.%s)", e->ival, ir_dtype_name(e->dtype));
+		} else {
+			sb_puts(b, "pl.const(");
+			sb_put_int(b, e->ival);
+			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
+		}
 		return;
 	case EX_FLOAT:
 		if (e->dtype == DT_FP32) {
-			put_float(b, e->fval);
+			put_float(pr, e->fval);
 		} else {
 			sb_puts(b, "pl.const(");
-			put_float(b, e->fval);
-			sb_printf(b, ", pl.%s)", ir_dtype_name(e->dtype));
+			put_float(pr, e->fval);
+			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
 		return;
 	case EX_BOOL:
@@ -321,7 +375,7 @@ static void print_expr(Printer *pr, const Expr *e)
 	case EX_CAST:
 		sb_puts(b, "pl.cast(");
 		print_expr(pr, e->lhs);
-		sb_printf(b, ", pl.%s)", ir_dtype_name(e->dtype));
+		put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		return;
 	case EX_TUPLE:
 		sb_putc(b, '[');
@@ -337,10 +391,10 @@ static void print_expr(Printer *pr, const Expr *e)
 	case EX_OP_CALL: {
 		const char *name = e->str;
 		/* tensor.add with a constant second operand prints as tensor.adds */
-		if (strcmp(name, "tensor.add") == 0 && e->nargs >= 2 &&
-		    (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT))
+		if (e->nargs >= 2 && (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT) &&
+		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
-		if (strncmp(name, "pld.", 4) != 0)
+		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
 			sb_puts(b, "pl.");
 		sb_puts(b, name);
 		sb_putc(b, '(');
@@ -354,7 +408,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		print_call_rest(pr, e, false);
 		return;
 	case EX_SUBMIT:
-		sb_printf(b, "pl.%s(self.%s", e->spmd ? "spmd_submit" : "submit", e->str);
+		put3(b, e->spmd ? "pl.spmd_submit(self." : "pl.submit(self.", e->str, "");
 		print_call_rest(pr, e, true);
 		return;
 	case EX_DICT:
@@ -416,45 +470,94 @@ static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 
 static void print_type_text(Printer *pr, const Type *t);
 
-/* A type whose text depends on nothing but itself: no variable or expression
- * among its dimensions, no view.  Most annotations are such types, and types
- * are shared (hash-consed), so their text is made once per print. */
-static bool type_is_closed(const Type *t)
+/* A type whose text depends on nothing but its kind, dtype, memory space
+ * and dims, each an integer or a dyn symbol (printed by its one name of the
+ * whole print): no other variable, no expression, no view.  Most annotations
+ * are such types, and many of them are equal without being one Type (every
+ * call infers its own), so their text is made once per print and found
+ * again by content.  False for other types; else *hash covers the content. */
+static bool closed_type_hash(const Type *t, uint64_t *hash)
 {
 	if (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_DIST_TENSOR)
 		return false;
 	if (t->view)
 		return false;
-	for (int i = 0; i < t->ndim; i++)
-		if (t->shape[i]->kind != EX_INT)
+	uint64_t h = (uint64_t)t->kind << 40 ^ (uint64_t)t->dtype << 32 ^ (uint64_t)(uint32_t)t->mem << 8 ^ (uint64_t)t->ndim;
+	for (int i = 0; i < t->ndim; i++) {
+		const Expr *d = t->shape[i];
+		uint64_t x;
+		if (d->kind == EX_INT)
+			x = (uint64_t)d->ival;
+		else if (d->kind == EX_VAR && d->var->kind == VK_DYN)
+			x = (uint64_t)(uintptr_t)d->var;
+		else
 			return false;
+		h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+	}
+	*hash = h ^ h >> 31;
 	return true;
 }
 
-/* type_text values pack offset and length into one word; 0 means absent. */
-#define TYPE_TEXT_LEN_BITS 16
+static bool same_closed_text(const Type *a, const Type *b)
+{
+	if (a->kind != b->kind || a->dtype != b->dtype || a->mem != b->mem || a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++) {
+		const Expr *x = a->shape[i], *y = b->shape[i];
+		if (x->kind != y->kind || (x->kind == EX_INT ? x->ival != y->ival : x->var != y->var))
+			return false;
+	}
+	return true;
+}
+
+static void type_text_add(Printer *pr, TypeTextSlot slot)
+{
+	if ((pr->ntypes + 1) * 2 > pr->type_cap) {
+		size_t cap = pr->type_cap ? pr->type_cap * 2 : 256;
+		TypeTextSlot *slots = xmalloc(cap * sizeof *slots);
+		memset(slots, 0, cap * sizeof *slots);
+		for (size_t i = 0; i < pr->type_cap; i++) {
+			if (!pr->type_slots[i].t)
+				continue;
+			size_t j = pr->type_slots[i].hash & (cap - 1);
+			while (slots[j].t)
+				j = (j + 1) & (cap - 1);
+			slots[j] = pr->type_slots[i];
+		}
+		free(pr->type_slots);
+		pr->type_slots = slots;
+		pr->type_cap = cap;
+	}
+	size_t j = slot.hash & (pr->type_cap - 1);
+	while (pr->type_slots[j].t)
+		j = (j + 1) & (pr->type_cap - 1);
+	pr->type_slots[j] = slot;
+	pr->ntypes++;
+}
 
 static void print_type_p(Printer *pr, const Type *t)
 {
-	if (!t || !pr->a || !type_is_closed(t)) {
+	uint64_t h;
+	if (!t || !pr->a || !closed_type_hash(t, &h)) {
 		print_type_text(pr, t);
 		return;
 	}
-	uintptr_t at = (uintptr_t)pmap_get(&pr->type_text, t);
-	if (at) {
-		size_t len = at & ((1u << TYPE_TEXT_LEN_BITS) - 1), off = (at >> TYPE_TEXT_LEN_BITS) - 1;
-		sb_putn(pr->out, pr->type_texts.data + off, len);
-		return;
+	for (size_t j = h & (pr->type_cap - 1); pr->type_cap && pr->type_slots[j].t; j = (j + 1) & (pr->type_cap - 1)) {
+		const TypeTextSlot *slot = &pr->type_slots[j];
+		if (slot->hash == h && (slot->t == t || same_closed_text(slot->t, t))) {
+			sb_putn(pr->out, pr->type_texts.data + slot->off, slot->len);
+			return;
+		}
 	}
 	StrBuf *b = pr->out;
 	size_t start = b->flushed + b->len;
 	print_type_text(pr, t);
 	size_t len = b->flushed + b->len - start;
-	if (len > b->len || len >> TYPE_TEXT_LEN_BITS)
-		return; /* part of it went to the sink already, or too long to pack */
+	if (len > b->len)
+		return; /* part of it went to the sink already */
 	size_t off = pr->type_texts.len;
 	sb_putn(&pr->type_texts, b->data + b->len - len, len);
-	pmap_put(&pr->type_text, t, (void *)(((uintptr_t)(off + 1) << TYPE_TEXT_LEN_BITS) | len));
+	type_text_add(pr, (TypeTextSlot){ t, h, off, len });
 }
 
 static void print_type_text(Printer *pr, const Type *t)
@@ -588,9 +691,8 @@ static void print_stmts_from(Printer *pr, const Block *b, int from, int indent, 
 			     bool quirk_pass)
 {
 	bool any = false;
-	for (int i = from; i < b->n; i++)
-		if (!suppress_placeholder(b, i))
-			any = true;
+	for (int i = from; i < b->n && !any; i++)
+		any = !suppress_placeholder(b, i);
 	if (!any) {
 		sb_indent(pr->out, indent);
 		sb_puts(pr->out, quirk_pass ? "pass\n" : "pass");
@@ -671,13 +773,13 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 	switch (sc->kind) {
 	case SC_INCORE:
 	case SC_HIERARCHY:
-		sb_printf(b, "with pl.at(level=pl.Level.%s", ir_level_name(sc->level));
+		put3(b, "with pl.at(level=pl.Level.", ir_level_name(sc->level), "");
 		if (sc->kind == SC_HIERARCHY && sc->role != RL_NONE)
-			sb_printf(b, ", role=pl.Role.%s", ir_role_name(sc->role));
+			put3(b, ", role=pl.Role.", ir_role_name(sc->role), "");
 		if (sc->kind == SC_INCORE)
 			print_optimizations(pr, sc);
 		if (sc->name_hint)
-			sb_printf(b, ", name_hint=\"%s\"", sc->name_hint);
+			put3(b, ", name_hint=\"", sc->name_hint, "\"");
 		print_var_list(pr, "deps", sc->deps, sc->ndeps);
 		print_var_list(pr, "no_dep_args", sc->no_dep_args, sc->nno_dep_args);
 		print_var_list(pr, "dumps", sc->dumps, sc->ndumps);
@@ -687,7 +789,7 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 			sb_puts(b, ", windowize=True");
 		sb_putc(b, ')');
 		if (sc->tid)
-			sb_printf(b, " as %s", var_name(pr, sc->tid));
+			put3(b, " as ", var_name(pr, sc->tid), "");
 		sb_puts(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
@@ -819,7 +921,7 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		}
 		if (last && nrets > 0 && s->nvalues > 0 && rets) {
 			if (nrets == 1) {
-				sb_printf(b, "%s: ", var_name(pr, rets[0]));
+				put3(b, var_name(pr, rets[0]), ": ", "");
 				print_type_p(pr, rets[0]->type);
 				sb_puts(b, " = ");
 			} else {
@@ -855,12 +957,12 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		return;
 	case ST_FOR: {
 		static const char *const kinds[] = { "range", "parallel", "unroll", "pipeline" };
-		sb_printf(b, "for %s", var_name(pr, s->var));
+		put3(b, "for ", var_name(pr, s->var), "");
 		if (s->niter) {
 			sb_puts(b, ", ");
 			print_names_tuple(pr, s->iter_args, s->niter);
 		}
-		sb_printf(b, " in pl.%s(", kinds[s->for_kind]);
+		put3(b, " in pl.", kinds[s->for_kind], "(");
 		print_for_range_args(pr, s);
 		if (s->stage) {
 			sb_puts(b, ", stage=");
@@ -925,273 +1027,341 @@ static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int
 	}
 }
 
-/* ------------------------------------------------------------ renaming */
+/* ------------------------------------------------------------ the pre-walk */
 
-typedef struct Collect {
-	Printer *pr;
-	PtrVec order;  /* unique Vars: params, defs (pre-order), then uses */
-	PtrVec uses;   /* Vars seen in expressions, first occurrence order */
-	unsigned def_epoch, use_epoch;
-} Collect;
+/* Before its first line the printer needs three facts about every function:
+ * the functions it calls (callee-first order), the Vars it defines and uses
+ * (renaming of distinct Vars that share a name) and the pl.dynamic symbols
+ * its variables' types mention (the header).  One walk per function gathers
+ * all three; the renaming is decided when the function is printed. */
 
-/* Var.mark: epoch = defined (param/def) in this function; epoch+1 = only used. */
-static void add_def(Collect *c, Var *v)
+enum { W_NAMES = 1, W_DYN = 2, W_CALLS = 4 };
+
+typedef struct FnFacts {
+	size_t vars_at;      /* its Vars: Walk.vars[vars_at .. vars_at + nvars) */
+	int nvars, nfree;    /* params, defs (pre-order), then the nfree uses defined nowhere */
+	size_t calls_at;     /* its callees: Walk.calls[calls_at .. + ncalls), by name */
+	int ncalls;
+	unsigned epoch;      /* Var.mark of its defined Vars */
+} FnFacts;
+
+typedef struct Walk {
+	Program *p;
+	PtrVec vars;         /* FnFacts.vars of all functions */
+	PtrVec calls;        /* FnFacts.calls of all functions */
+	PtrVec uses;         /* Vars of the current function first seen used, not defined */
+	unsigned def_epoch, use_epoch; /* Var.mark: defined / only used so far in this function */
+	unsigned type_epoch; /* Type.mark of the types already searched for dyn symbols */
+	PtrVec dyn;          /* dyn symbols found, first-seen order */
+	PtrMap dyn_seen;
+} Walk;
+
+/* Var.mark: def_epoch = defined (param/def) in this function; use_epoch =
+ * only used so far.  A Var used before its definition is not one of the
+ * Vars the renaming counts: it keeps its name. */
+static void note_def(Walk *w, Var *v)
 {
 	if (!v || v->kind == VK_DYN)
 		return;
-	if (v->mark != c->def_epoch) {
-		if (v->mark != c->use_epoch)
-			vec_push(&c->order, v);
-		v->mark = c->def_epoch;
+	if (v->mark != w->def_epoch) {
+		if (v->mark != w->use_epoch)
+			vec_push(&w->vars, v);
+		v->mark = w->def_epoch;
 		v->print_name = NULL;
 	}
 }
 
-static void collect_expr(Collect *c, const Expr *e)
+static void note_use(Walk *w, Var *v)
+{
+	if (v->kind != VK_DYN && v->mark != w->def_epoch && v->mark != w->use_epoch) {
+		v->mark = w->use_epoch;
+		v->print_name = NULL;
+		vec_push(&w->uses, v);
+	}
+}
+
+static void dyn_from_expr(Walk *w, const Expr *e)
 {
 	if (!e)
 		return;
 	if (e->kind == EX_VAR) {
-		Var *v = e->var;
-		if (v->kind != VK_DYN && v->mark != c->def_epoch && v->mark != c->use_epoch) {
-			v->mark = c->use_epoch;
-			v->print_name = NULL;
-			vec_push(&c->uses, v);
+		if (e->var->kind == VK_DYN && !pmap_get(&w->dyn_seen, e->var)) {
+			pmap_put(&w->dyn_seen, e->var, (void *)1);
+			vec_push(&w->dyn, e->var);
 		}
 		return;
 	}
-	collect_expr(c, e->lhs);
-	collect_expr(c, e->rhs);
+	dyn_from_expr(w, e->lhs);
+	dyn_from_expr(w, e->rhs);
 	for (int i = 0; i < e->nargs; i++)
-		collect_expr(c, e->args[i]);
+		dyn_from_expr(w, e->args[i]);
+}
+
+/* The dyn symbols among t's dims and view.  Types are shared between the
+ * Vars that have them, so each is searched once per print. */
+static void note_type(Walk *w, Type *t)
+{
+	if (!t || t->mark == w->type_epoch)
+		return;
+	t->mark = w->type_epoch;
+	for (int i = 0; i < t->ndim; i++)
+		if (t->shape[i]->kind != EX_INT)
+			dyn_from_expr(w, t->shape[i]);
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			dyn_from_expr(w, t->view->kw[i].value);
+	for (int i = 0; i < t->nelems; i++)
+		note_type(w, t->elems[i]);
+}
+
+static void note_var(Walk *w, Var *v, unsigned what)
+{
+	if (what & W_NAMES)
+		note_def(w, v);
+	if ((what & W_DYN) && v)
+		note_type(w, v->type);
+}
+
+static void walk_expr(Walk *w, const Expr *e, unsigned what);
+
+/* Constants have no parts and are the most common children: no call for them. */
+static inline void walk_child(Walk *w, const Expr *e, unsigned what)
+{
+	if (e->kind < EX_INT || e->kind > EX_SYMBOL)
+		walk_expr(w, e, what);
+}
+
+/* e is not NULL: the parents check (most children are absent, and a call
+ * costs more than the check). */
+static void walk_expr(Walk *w, const Expr *e, unsigned what)
+{
+	if (e->kind == EX_VAR) {
+		if (what & W_NAMES)
+			note_use(w, e->var);
+		if (what & W_DYN)
+			note_type(w, e->var->type);
+		return;
+	}
+	if ((e->kind == EX_FN_CALL || e->kind == EX_SUBMIT) && (what & W_CALLS)) {
+		Function *f = ir_find_function(w->p, e->str);
+		if (f)
+			vec_push(&w->calls, f);
+	}
+	if (e->lhs)
+		walk_child(w, e->lhs, what);
+	if (e->rhs)
+		walk_child(w, e->rhs, what);
+	for (int i = 0; i < e->nargs; i++)
+		walk_child(w, e->args[i], what);
 	for (int i = 0; i < e->nkw; i++)
-		collect_expr(c, e->kw[i].value);
+		walk_child(w, e->kw[i].value, what);
 	if (e->attrs)
-		collect_expr(c, e->attrs);
+		walk_expr(w, e->attrs, what & ~W_CALLS); /* an attrs dict names no callee */
 }
 
-static void collect_block(Collect *c, const Block *b);
-
-static void collect_stmt(Collect *c, const Stmt *s)
+static void walk_opt(Walk *w, const Expr *e, unsigned what)
 {
-	switch (s->kind) {
-	case ST_ASSIGN:
-		add_def(c, s->var);
-		collect_expr(c, s->value);
-		return;
-	case ST_FOR:
-		add_def(c, s->var);
-		for (int i = 0; i < s->nrets; i++)
-			add_def(c, s->rets[i]);
-		for (int i = 0; i < s->niter; i++) {
-			add_def(c, s->iter_args[i]);
-			collect_expr(c, s->inits[i]);
-		}
-		collect_expr(c, s->start);
-		collect_expr(c, s->stop);
-		collect_expr(c, s->step);
-		collect_expr(c, s->stage);
-		collect_block(c, &s->body);
-		return;
-	case ST_WHILE:
-		for (int i = 0; i < s->nrets; i++)
-			add_def(c, s->rets[i]);
-		for (int i = 0; i < s->niter; i++) {
-			add_def(c, s->iter_args[i]);
-			collect_expr(c, s->inits[i]);
-		}
-		collect_expr(c, s->value);
-		collect_block(c, &s->body);
-		return;
-	case ST_IF:
-		for (int i = 0; i < s->nrets; i++)
-			add_def(c, s->rets[i]);
-		collect_expr(c, s->value);
-		collect_block(c, &s->body);
-		collect_block(c, &s->orelse);
-		return;
-	case ST_SCOPE: {
-		const Scope *sc = s->scope;
-		collect_expr(c, sc->core_num);
-		collect_expr(c, sc->predicate);
-		collect_expr(c, sc->count);
-		collect_block(c, &s->body);
-		return;
-	}
-	default:
-		collect_expr(c, s->value);
-		for (int i = 0; i < s->nvalues; i++)
-			collect_expr(c, s->values[i]);
-		return;
+	if (e)
+		walk_expr(w, e, what);
+}
+
+/* The parts of a statement, in the order the renaming collects them. */
+enum {
+	P_VAR = 1 << 0, P_RETS = 1 << 1, P_ITER = 1 << 2, P_VALUE = 1 << 3, P_VALUES = 1 << 4,
+	P_BOUNDS = 1 << 5, P_STAGE = 1 << 6, P_CORE_NUM = 1 << 7, P_PREDICATE = 1 << 8,
+	P_COUNT = 1 << 9, P_TID = 1 << 10, P_BODY = 1 << 11, P_ORELSE = 1 << 12,
+};
+
+/* Which parts each question reads.  The renaming reads the parts a
+ * statement of its kind has; the dyn symbols and callees are looked for in
+ * every part that is set, whatever the kind, but not in all parts (these
+ * sets are what the printer has always read; output depends on them). */
+static unsigned names_parts(StmtKind k)
+{
+	switch (k) {
+	case ST_ASSIGN: return P_VAR | P_VALUE;
+	case ST_FOR: return P_VAR | P_RETS | P_ITER | P_BOUNDS | P_STAGE | P_BODY;
+	case ST_WHILE: return P_RETS | P_ITER | P_VALUE | P_BODY;
+	case ST_IF: return P_RETS | P_VALUE | P_BODY | P_ORELSE;
+	case ST_SCOPE: return P_CORE_NUM | P_PREDICATE | P_COUNT | P_BODY;
+	default: return P_VALUE | P_VALUES;
 	}
 }
 
-static void collect_block(Collect *c, const Block *b)
+#define DYN_PARTS (P_VAR | P_RETS | P_ITER | P_VALUE | P_VALUES | P_BOUNDS | P_CORE_NUM | P_TID | P_BODY | P_ORELSE)
+#define CALL_PARTS (P_ITER | P_VALUE | P_VALUES | P_BOUNDS | P_CORE_NUM | P_PREDICATE | P_BODY | P_ORELSE)
+
+static void walk_block(Walk *w, const Block *b, unsigned what);
+
+static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
 {
+	unsigned names = what & W_NAMES ? names_parts(s->kind) : 0;
+	unsigned dyn = what & W_DYN ? DYN_PARTS : 0, calls = what & W_CALLS ? CALL_PARTS : 0;
+#define WHO(part) ((names & (part) ? W_NAMES : 0) | (dyn & (part) ? W_DYN : 0) | (calls & (part) ? W_CALLS : 0))
+	/* most parts are absent from most statements: test before working out who reads them */
+	if (s->var)
+		note_var(w, s->var, WHO(P_VAR));
+	for (int i = 0; i < s->nrets; i++)
+		note_var(w, s->rets[i], WHO(P_RETS));
+	for (int i = 0; i < s->niter; i++) {
+		note_var(w, s->iter_args[i], WHO(P_ITER)); /* the iter_args name no callee */
+		walk_opt(w, s->inits[i], WHO(P_ITER));
+	}
+	if (s->value)
+		walk_expr(w, s->value, WHO(P_VALUE));
+	for (int i = 0; i < s->nvalues; i++)
+		walk_opt(w, s->values[i], WHO(P_VALUES));
+	if (s->start || s->stop || s->step) {
+		walk_opt(w, s->start, WHO(P_BOUNDS));
+		walk_opt(w, s->stop, WHO(P_BOUNDS));
+		walk_opt(w, s->step, WHO(P_BOUNDS));
+	}
+	if (s->stage)
+		walk_expr(w, s->stage, WHO(P_STAGE));
+	if (s->scope) {
+		walk_opt(w, s->scope->core_num, WHO(P_CORE_NUM));
+		walk_opt(w, s->scope->predicate, WHO(P_PREDICATE));
+		walk_opt(w, s->scope->count, WHO(P_COUNT));
+		note_var(w, s->scope->tid, WHO(P_TID));
+	}
+	if (s->body.n)
+		walk_block(w, &s->body, WHO(P_BODY));
+	if (s->orelse.n)
+		walk_block(w, &s->orelse, WHO(P_ORELSE));
+#undef WHO
+}
+
+static void walk_block(Walk *w, const Block *b, unsigned what)
+{
+	if (!what)
+		return;
 	for (int i = 0; i < b->n; i++)
-		collect_stmt(c, b->stmts[i]);
+		walk_stmt(w, b->stmts[i], what);
 }
 
-static void build_rename_map(Printer *pr, Function *f)
+static int cmp_fn_name(const void *a, const void *b)
 {
-	Collect c = { 0 };
-	c.pr = pr;
-	pr->epoch += 2;
-	c.def_epoch = pr->epoch;
-	c.use_epoch = pr->epoch + 1;
+	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
+}
+
+static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
+{
+	w->def_epoch = epoch;
+	w->use_epoch = epoch + 1;
+	facts->epoch = epoch;
+	facts->vars_at = w->vars.len;
+	facts->calls_at = w->calls.len;
 	for (int i = 0; i < f->nparams; i++)
-		add_def(&c, f->params[i].var);
-	collect_block(&c, &f->body);
-	pmap_release(&pr->free_vars); /* per function: clearing would cost the largest size each time */
+		note_var(w, f->params[i].var, W_NAMES | W_DYN);
+	for (int i = 0; i < f->nrets; i++)
+		note_type(w, f->rets[i]);
+	walk_block(w, &f->body, W_NAMES | W_DYN | W_CALLS);
 	/* uses of Vars defined nowhere in the function: free */
-	for (size_t i = 0; i < c.uses.len; i++) {
-		Var *v = c.uses.items[i];
-		if (v->mark == c.use_epoch) {
-			pmap_put(&pr->free_vars, v, (void *)1);
-			vec_push(&c.order, v);
-			v->mark = c.def_epoch; /* printed by name, counted like the others */
+	int nfree = 0;
+	for (size_t i = 0; i < w->uses.len; i++) {
+		Var *v = w->uses.items[i];
+		if (v->mark == w->use_epoch) {
+			vec_push(&w->vars, v);
+			v->mark = w->def_epoch; /* printed by name, counted like the others */
+			nfree++;
 		}
 	}
+	w->uses.len = 0;
+	facts->nvars = (int)(w->vars.len - facts->vars_at);
+	facts->nfree = nfree;
+	facts->ncalls = (int)(w->calls.len - facts->calls_at);
+	if (facts->ncalls > 1)
+		qsort(w->calls.items + facts->calls_at, (size_t)facts->ncalls, sizeof *w->calls.items, cmp_fn_name);
+}
+
+/* ------------------------------------------------------------ renaming */
+
+/* Whether the n Vars have n different names.  One open-addressing table
+ * serves every function of the print: a slot belongs to the current check
+ * only when it carries the current epoch, so no check clears it. */
+static bool names_all_distinct(Printer *pr, Var *const *vs, int n)
+{
+	if ((size_t)n * 2 > pr->name_cap) {
+		size_t cap = 64;
+		while (cap < (size_t)n * 2)
+			cap *= 2;
+		free(pr->name_slots);
+		pr->name_slots = xmalloc(cap * sizeof *pr->name_slots);
+		memset(pr->name_slots, 0, cap * sizeof *pr->name_slots);
+		pr->name_cap = cap;
+		pr->name_epoch = 0;
+	}
+	unsigned epoch = ++pr->name_epoch;
+	size_t mask = pr->name_cap - 1;
+	for (int i = 0; i < n; i++) {
+		const char *name = vs[i]->name;
+		size_t j = (size_t)(((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull >> 32) & mask;
+		while (pr->name_slots[j].epoch == epoch) {
+			if (pr->name_slots[j].name == name)
+				return false;
+			j = (j + 1) & mask;
+		}
+		pr->name_slots[j].epoch = epoch;
+		pr->name_slots[j].name = name;
+	}
+	return true;
+}
+
+/* Print names of the function's Vars: their own names, except that distinct
+ * Vars sharing a name take _1, _2, ... in order of appearance. */
+static void assign_names(Printer *pr, const FnFacts *facts)
+{
+	Var **vs = (Var **)pr->walk->vars.items + facts->vars_at;
+	int n = facts->nvars;
+	pr->epoch = facts->epoch;
+	/* another function's walk may have marked Vars it shares with this one */
+	for (int i = 0; i < n; i++) {
+		vs[i]->mark = facts->epoch;
+		vs[i]->print_name = NULL;
+	}
+	pmap_release(&pr->free_vars); /* per function: clearing would cost the largest size each time */
+	for (int i = n - facts->nfree; i < n; i++)
+		pmap_put(&pr->free_vars, vs[i], (void *)1);
 	if (pr->canonical) {
 		/* names by first appearance: parameters, then definitions in order */
-		for (size_t i = 0; i < c.order.len; i++) {
-			Var *v = c.order.items[i];
-			v->print_name = intern_cstr(pr->a, arena_printf(pr->a, "v%zu", i));
-		}
-		vec_release(&c.order);
-		vec_release(&c.uses);
+		for (int i = 0; i < n; i++)
+			vs[i]->print_name = intern_cstr(pr->a, arena_printf(pr->a, "v%d", i));
 		return;
 	}
+	if (names_all_distinct(pr, vs, n))
+		return;
 	PtrMap count = { 0 };
-	for (size_t i = 0; i < c.order.len; i++) {
-		Var *v = c.order.items[i];
-		pmap_put(&count, v->name, (void *)((uintptr_t)pmap_get(&count, v->name) + 1));
-	}
+	for (int i = 0; i < n; i++)
+		pmap_put(&count, vs[i]->name, (void *)((uintptr_t)pmap_get(&count, vs[i]->name) + 1));
 	PtrMap used = { 0 };
-	bool any_dup = false;
-	for (size_t i = 0; i < c.order.len; i++) {
-		Var *v = c.order.items[i];
+	for (int i = 0; i < n; i++)
+		if ((uintptr_t)pmap_get(&count, vs[i]->name) == 1)
+			pmap_put(&used, vs[i]->name, (void *)1);
+	/* next suffix to try per name: later Vars of a name never retry the
+	 * suffixes earlier ones took (linear, not quadratic, in the sharers) */
+	PtrMap next_k = { 0 };
+	for (int i = 0; i < n; i++) {
+		Var *v = vs[i];
 		if ((uintptr_t)pmap_get(&count, v->name) == 1)
-			pmap_put(&used, v->name, (void *)1);
+			continue;
+		const char *cand = v->name;
+		int k = (int)(uintptr_t)pmap_get(&next_k, v->name);
+		if (k)
+			cand = intern_cstr(pr->a, arena_printf(pr->a, "%s_%d", v->name, k));
 		else
-			any_dup = true;
+			k = 1;
+		while (pmap_get(&used, cand))
+			cand = intern_cstr(pr->a, arena_printf(pr->a, "%s_%d", v->name, k++));
+		pmap_put(&next_k, v->name, (void *)(uintptr_t)k);
+		pmap_put(&used, cand, (void *)1);
+		v->print_name = cand;
 	}
-	if (any_dup) {
-		/* next suffix to try per name: later Vars of a name never retry the
-		 * suffixes earlier ones took (linear, not quadratic, in the sharers) */
-		PtrMap next_k = { 0 };
-		for (size_t i = 0; i < c.order.len; i++) {
-			Var *v = c.order.items[i];
-			if ((uintptr_t)pmap_get(&count, v->name) == 1)
-				continue;
-			const char *cand = v->name;
-			int k = (int)(uintptr_t)pmap_get(&next_k, v->name);
-			if (k)
-				cand = intern_cstr(pr->a, arena_printf(pr->a, "%s_%d", v->name, k));
-			else
-				k = 1;
-			while (pmap_get(&used, cand))
-				cand = intern_cstr(pr->a, arena_printf(pr->a, "%s_%d", v->name, k++));
-			pmap_put(&next_k, v->name, (void *)(uintptr_t)k);
-			pmap_put(&used, cand, (void *)1);
-			v->print_name = cand;
-		}
-		pmap_release(&next_k);
-	}
+	pmap_release(&next_k);
 	pmap_release(&count);
 	pmap_release(&used);
-	vec_release(&c.order);
-	vec_release(&c.uses);
 }
 
 /* ------------------------------------------------------------ dynamic dims */
-
-static void dyn_from_expr(PtrVec *out, PtrMap *seen, const Expr *e)
-{
-	if (!e)
-		return;
-	if (e->kind == EX_VAR) {
-		if (e->var->kind == VK_DYN && !pmap_get(seen, e->var)) {
-			pmap_put(seen, e->var, (void *)1);
-			vec_push(out, e->var);
-		}
-		return;
-	}
-	dyn_from_expr(out, seen, e->lhs);
-	dyn_from_expr(out, seen, e->rhs);
-	for (int i = 0; i < e->nargs; i++)
-		dyn_from_expr(out, seen, e->args[i]);
-}
-
-static void dyn_from_type(PtrVec *out, PtrMap *seen, const Type *t)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < t->ndim; i++)
-		dyn_from_expr(out, seen, t->shape[i]);
-	if (t->view)
-		for (int i = 0; i < t->view->nkw; i++)
-			dyn_from_expr(out, seen, t->view->kw[i].value);
-	for (int i = 0; i < t->nelems; i++)
-		dyn_from_type(out, seen, t->elems[i]);
-}
-
-static void dyn_from_block(PtrVec *out, PtrMap *seen, PtrMap *types, const Block *b);
-static void dyn_from_var(PtrVec *out, PtrMap *seen, PtrMap *types, const Var *v);
-
-static void dyn_from_expr_types(PtrVec *out, PtrMap *seen, PtrMap *types, const Expr *e)
-{
-	if (!e)
-		return;
-	if (e->kind == EX_VAR) {
-		dyn_from_var(out, seen, types, e->var);
-		return;
-	}
-	dyn_from_expr_types(out, seen, types, e->lhs);
-	dyn_from_expr_types(out, seen, types, e->rhs);
-	for (int i = 0; i < e->nargs; i++)
-		dyn_from_expr_types(out, seen, types, e->args[i]);
-	for (int i = 0; i < e->nkw; i++)
-		dyn_from_expr_types(out, seen, types, e->kw[i].value);
-	if (e->attrs)
-		dyn_from_expr_types(out, seen, types, e->attrs);
-}
-
-/* `types` holds the Types already walked: types are shared between the
- * variables that have them, so this stays small on large programs. */
-static void dyn_from_var(PtrVec *out, PtrMap *seen, PtrMap *types, const Var *v)
-{
-	if (v && v->type && !pmap_get(types, v->type)) {
-		pmap_put(types, v->type, (void *)1);
-		dyn_from_type(out, seen, v->type);
-	}
-}
-
-static void dyn_from_block(PtrVec *out, PtrMap *seen, PtrMap *types, const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		dyn_from_var(out, seen, types, s->var);
-		dyn_from_expr_types(out, seen, types, s->value);
-		for (int j = 0; j < s->nvalues; j++)
-			dyn_from_expr_types(out, seen, types, s->values[j]);
-		for (int j = 0; j < s->niter; j++) {
-			dyn_from_var(out, seen, types, s->iter_args[j]);
-			dyn_from_expr_types(out, seen, types, s->inits[j]);
-		}
-		for (int j = 0; j < s->nrets; j++)
-			dyn_from_var(out, seen, types, s->rets[j]);
-		dyn_from_expr_types(out, seen, types, s->start);
-		dyn_from_expr_types(out, seen, types, s->stop);
-		dyn_from_expr_types(out, seen, types, s->step);
-		if (s->scope) {
-			dyn_from_expr_types(out, seen, types, s->scope->core_num);
-			dyn_from_var(out, seen, types, s->scope->tid);
-		}
-		dyn_from_block(out, seen, types, &s->body);
-		dyn_from_block(out, seen, types, &s->orelse);
-	}
-}
 
 static int cmp_var_name(const void *a, const void *b)
 {
@@ -1200,33 +1370,24 @@ static int cmp_var_name(const void *a, const void *b)
 	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
-static void collect_dyn(Printer *pr, Function **order, int n)
+/* The pl.dynamic lines for the symbols the walk found, sorted by name. */
+static void print_dyn_header(Printer *pr, PtrVec *dyn)
 {
-	PtrVec dyn = { 0 };
-	PtrMap seen = { 0 }, types = { 0 };
-	for (int i = 0; i < n; i++) {
-		Function *f = order[i];
-		for (int j = 0; j < f->nparams; j++)
-			dyn_from_var(&dyn, &seen, &types, f->params[j].var);
-		for (int j = 0; j < f->nrets; j++)
-			dyn_from_type(&dyn, &seen, f->rets[j]);
-		dyn_from_block(&dyn, &seen, &types, &f->body);
-	}
-	if (dyn.len > 1)
-		qsort(dyn.items, dyn.len, sizeof *dyn.items, cmp_var_name);
+	if (dyn->len > 1)
+		qsort(dyn->items, dyn->len, sizeof *dyn->items, cmp_var_name);
 	/* distinct dyn Vars sharing a name get _1, _2 ... */
 	PtrMap count = { 0 }, used = { 0 };
-	for (size_t i = 0; i < dyn.len; i++) {
-		Var *v = dyn.items[i];
+	for (size_t i = 0; i < dyn->len; i++) {
+		Var *v = dyn->items[i];
 		pmap_put(&count, v->name, (void *)((uintptr_t)pmap_get(&count, v->name) + 1));
 	}
-	for (size_t i = 0; i < dyn.len; i++) {
-		Var *v = dyn.items[i];
+	for (size_t i = 0; i < dyn->len; i++) {
+		Var *v = dyn->items[i];
 		if ((uintptr_t)pmap_get(&count, v->name) == 1)
 			pmap_put(&used, v->name, (void *)1);
 	}
-	for (size_t i = 0; i < dyn.len; i++) {
-		Var *v = dyn.items[i];
+	for (size_t i = 0; i < dyn->len; i++) {
+		Var *v = dyn->items[i];
 		const char *cand = v->name;
 		if ((uintptr_t)pmap_get(&count, v->name) > 1) {
 			for (int k = 1; pmap_get(&used, cand); k++)
@@ -1235,45 +1396,37 @@ static void collect_dyn(Printer *pr, Function **order, int n)
 		}
 		pmap_put(&pr->dyn_names, v, (void *)cand);
 	}
-	/* sorted by printed name */
-	for (size_t i = 0; i < dyn.len; i++) {
-		Var *v = dyn.items[i];
-		v->aux = pmap_get(&pr->dyn_names, v);
-	}
-	for (size_t i = 0; i < dyn.len; i++) {
-		const char *nm = pmap_get(&pr->dyn_names, dyn.items[i]);
+	for (size_t i = 0; i < dyn->len; i++) {
+		const char *nm = pmap_get(&pr->dyn_names, dyn->items[i]);
 		sb_printf(pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
 	}
-	if (dyn.len)
+	if (dyn->len)
 		sb_putc(pr->out, '\n');
 	pmap_release(&count);
 	pmap_release(&used);
-	pmap_release(&seen);
-	pmap_release(&types);
-	vec_release(&dyn);
 }
 
 /* ------------------------------------------------------------ functions */
 
-static void print_function(Printer *pr, Function *f, int indent)
+static void print_function(Printer *pr, Function *f, const FnFacts *facts, int indent)
 {
 	StrBuf *b = pr->out;
-	build_rename_map(pr, f);
+	assign_names(pr, facts);
 	sb_indent(b, indent);
 	sb_puts(b, "@pl.function");
 	bool any = false;
 #define SEP() (sb_puts(b, any ? ", " : "("), any = true)
 	if (f->type != FT_OPAQUE) {
 		SEP();
-		sb_printf(b, "type=pl.FunctionType.%s", ir_functype_name(f->type));
+		put3(b, "type=pl.FunctionType.", ir_functype_name(f->type), "");
 	}
 	if (f->level != LV_NONE) {
 		SEP();
-		sb_printf(b, "level=pl.Level.%s", ir_level_name(f->level));
+		put3(b, "level=pl.Level.", ir_level_name(f->level), "");
 	}
 	if (f->role != RL_NONE) {
 		SEP();
-		sb_printf(b, "role=pl.Role.%s", ir_role_name(f->role));
+		put3(b, "role=pl.Role.", ir_role_name(f->role), "");
 	}
 	if (!f->auto_scope) {
 		SEP();
@@ -1289,7 +1442,7 @@ static void print_function(Printer *pr, Function *f, int indent)
 		sb_putc(b, ')');
 	sb_putc(b, '\n');
 	sb_indent(b, indent);
-	sb_printf(b, "def %s(", f->name);
+	put3(b, "def ", f->name, "(");
 	bool self = pr->in_program && f->role != RL_SUBWORKER;
 	if (self)
 		sb_puts(b, "self");
@@ -1353,133 +1506,58 @@ static void print_function(Printer *pr, Function *f, int indent)
 
 /* ------------------------------------------------------------ program */
 
-static int cmp_fn_name(const void *a, const void *b)
+/* Callee-first order: depth-first post-order over the name-sorted functions,
+ * each one's callees in name order; on a call cycle, plain name order.  The
+ * stack is explicit: a chain of thousands of calls must not overflow the C
+ * stack.  Returns indices into sorted (malloc'd). */
+static int *function_order(const Walk *w, Function **sorted, int n, const FnFacts *facts)
 {
-	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
-}
-
-static void callees_expr(PtrVec *out, Program *p, const Expr *e)
-{
-	if (!e)
-		return;
-	if (e->kind == EX_FN_CALL || e->kind == EX_SUBMIT) {
-		Function *f = ir_find_function(p, e->str);
-		if (f)
-			vec_push(out, f);
-	}
-	callees_expr(out, p, e->lhs);
-	callees_expr(out, p, e->rhs);
-	for (int i = 0; i < e->nargs; i++)
-		callees_expr(out, p, e->args[i]);
-	for (int i = 0; i < e->nkw; i++)
-		callees_expr(out, p, e->kw[i].value);
-}
-
-static void callees_block(PtrVec *out, Program *p, const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		callees_expr(out, p, s->value);
-		for (int j = 0; j < s->nvalues; j++)
-			callees_expr(out, p, s->values[j]);
-		/* calls also hide in loop bounds, init values and scope arguments */
-		callees_expr(out, p, s->start);
-		callees_expr(out, p, s->stop);
-		callees_expr(out, p, s->step);
-		for (int j = 0; j < s->niter; j++)
-			callees_expr(out, p, s->inits[j]);
-		if (s->scope) {
-			callees_expr(out, p, s->scope->core_num);
-			callees_expr(out, p, s->scope->predicate);
-		}
-		callees_block(out, p, &s->body);
-		callees_block(out, p, &s->orelse);
-	}
-}
-
-typedef struct TopoState {
-	Program *p;
-	Function **sorted;   /* by name */
-	int n;
-	int *state;          /* 0 new, 1 on stack, 2 done */
-	PtrMap index;        /* Function -> index+1 */
-	Function **out;
-	int nout;
-	bool cycle;
-} TopoState;
-
-/* Depth-first post-order with an explicit stack: a chain of thousands of
- * calls must not overflow the C stack. */
-typedef struct TopoFrame {
-	int fn;
-	Function **callees;  /* sorted by name */
-	int ncallees, next;
-} TopoFrame;
-
-static void topo_push(TopoState *ts, PtrVec *stack, int i)
-{
-	ts->state[i] = 1;
-	TopoFrame *fr = xmalloc(sizeof *fr);
-	PtrVec cs = { 0 };
-	callees_block(&cs, ts->p, &ts->sorted[i]->body);
-	if (cs.len > 1)
-		qsort(cs.items, cs.len, sizeof *cs.items, cmp_fn_name);
-	fr->fn = i;
-	fr->callees = (Function **)cs.items;
-	fr->ncallees = (int)cs.len;
-	fr->next = 0;
-	vec_push(stack, fr);
-}
-
-static void topo_visit(TopoState *ts, int root)
-{
-	if (ts->state[root] == 2 || ts->cycle)
-		return;
-	PtrVec stack = { 0 };
-	topo_push(ts, &stack, root);
-	while (stack.len) {
-		TopoFrame *fr = stack.items[stack.len - 1];
-		if (!ts->cycle && fr->next < fr->ncallees) {
-			int j = (int)(uintptr_t)pmap_get(&ts->index, fr->callees[fr->next++]) - 1;
-			if (j < 0 || ts->state[j] == 2)
-				continue;
-			if (ts->state[j] == 1) {
-				ts->cycle = true;
+	typedef struct Frame {
+		int fn, next; /* next: the next of its callees to visit */
+	} Frame;
+	PtrMap index = { 0 }; /* Function -> index+1 */
+	for (int i = 0; i < n; i++)
+		pmap_put(&index, sorted[i], (void *)(uintptr_t)(i + 1));
+	int *state = xmalloc((size_t)(n + 1) * sizeof *state); /* 0 new, 1 on the stack, 2 done */
+	memset(state, 0, (size_t)(n + 1) * sizeof *state);
+	Frame *stack = xmalloc((size_t)(n + 1) * sizeof *stack); /* each function is pushed once */
+	int *out = xmalloc((size_t)(n + 1) * sizeof *out);
+	int nout = 0;
+	bool cycle = false;
+	for (int root = 0; root < n && !cycle; root++) {
+		if (state[root] == 2)
+			continue;
+		int depth = 0;
+		state[root] = 1;
+		stack[depth++] = (Frame){ root, 0 };
+		while (depth) {
+			Frame *fr = &stack[depth - 1];
+			const FnFacts *ff = &facts[fr->fn];
+			if (!cycle && fr->next < ff->ncalls) {
+				const Function *callee = w->calls.items[ff->calls_at + (size_t)fr->next++];
+				int j = (int)(uintptr_t)pmap_get(&index, callee) - 1;
+				if (j < 0 || state[j] == 2)
+					continue;
+				if (state[j] == 1) {
+					cycle = true;
+					continue;
+				}
+				state[j] = 1;
+				stack[depth++] = (Frame){ j, 0 };
 				continue;
 			}
-			topo_push(ts, &stack, j);
-			continue;
+			state[fr->fn] = 2;
+			out[nout++] = fr->fn;
+			depth--;
 		}
-		ts->state[fr->fn] = 2;
-		ts->out[ts->nout++] = ts->sorted[fr->fn];
-		free(fr->callees);
-		free(fr);
-		stack.len--;
 	}
-	vec_release(&stack);
-}
-
-static Function **function_order(Program *p)
-{
-	int n = p->nfuncs;
-	Function **sorted = arena_alloc(p->arena, (size_t)(n + 1) * sizeof *sorted);
-	if (n)
-		memcpy(sorted, p->funcs, (size_t)n * sizeof *sorted);
-	qsort(sorted, (size_t)n, sizeof *sorted, cmp_fn_name);
-	TopoState ts = { 0 };
-	ts.p = p;
-	ts.sorted = sorted;
-	ts.n = n;
-	ts.state = xmalloc((size_t)(n + 1) * sizeof *ts.state);
-	memset(ts.state, 0, (size_t)(n + 1) * sizeof *ts.state);
-	ts.out = arena_alloc(p->arena, (size_t)(n + 1) * sizeof *ts.out);
-	for (int i = 0; i < n; i++)
-		pmap_put(&ts.index, sorted[i], (void *)(uintptr_t)(i + 1));
-	for (int i = 0; i < n && !ts.cycle; i++)
-		topo_visit(&ts, i);
-	free(ts.state);
-	pmap_release(&ts.index);
-	return ts.cycle ? sorted : ts.out;
+	if (cycle)
+		for (int i = 0; i < n; i++)
+			out[i] = i;
+	free(state);
+	free(stack);
+	pmap_release(&index);
+	return out;
 }
 
 static void print_program_with(StrBuf *out, Program *p, bool canonical)
@@ -1490,27 +1568,50 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pr.prog = p;
 	pr.a = p->arena;
 	pr.in_program = p->name != NULL;
-	/* Var.mark values left by an earlier print of the same program (dumps
-	 * after each pass, golden comparisons) must not look current */
+	/* Var.mark and Type.mark values left by an earlier print of the same
+	 * program (dumps after each pass, golden comparisons) must not look
+	 * current: every print takes fresh epochs */
 	static unsigned last_epoch = 2;
-	pr.epoch = last_epoch;
-	Function **order = function_order(p);
+	int n = p->nfuncs;
+	Function **sorted = xmalloc((size_t)(n + 1) * sizeof *sorted);
+	if (n)
+		memcpy(sorted, p->funcs, (size_t)n * sizeof *sorted);
+	qsort(sorted, (size_t)n, sizeof *sorted, cmp_fn_name);
+	Walk w = { 0 };
+	w.p = p;
+	w.type_epoch = last_epoch;
+	FnFacts *facts = xmalloc((size_t)(n + 1) * sizeof *facts);
+	for (int i = 0; i < n; i++) {
+		last_epoch += 2;
+		walk_function(&w, sorted[i], &facts[i], last_epoch);
+	}
+	last_epoch += 2;
+	pr.walk = &w;
+	int *order = function_order(&w, sorted, n, facts);
 	if (pr.in_program) {
 		sb_printf(out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
-		collect_dyn(&pr, order, p->nfuncs);
+		print_dyn_header(&pr, &w.dyn);
 		sb_printf(out, "@pl.program\nclass %s:\n", p->name);
 	}
-	for (int i = 0; i < p->nfuncs; i++) {
+	for (int i = 0; i < n; i++) {
 		if (i)
 			sb_putc(out, '\n');
-		print_function(&pr, order[i], pr.in_program ? 4 : 0);
+		print_function(&pr, sorted[order[i]], &facts[order[i]], pr.in_program ? 4 : 0);
 	}
 	sb_putc(out, '\n');
+	free(order);
+	free(facts);
+	free(sorted);
+	vec_release(&w.vars);
+	vec_release(&w.calls);
+	vec_release(&w.uses);
+	vec_release(&w.dyn);
+	pmap_release(&w.dyn_seen);
+	free(pr.name_slots);
 	pmap_release(&pr.dyn_names);
 	pmap_release(&pr.free_vars);
-	pmap_release(&pr.type_text);
+	free(pr.type_slots);
 	sb_release(&pr.type_texts);
-	last_epoch = pr.epoch + 2;
 }
 
 void print_program(StrBuf *out, Program *p) { print_program_with(out, p, false); }

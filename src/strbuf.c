@@ -142,7 +142,8 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 
 void sb_indent(StrBuf *b, int n)
 {
-	grow(b, (size_t)n);
+	if (!sb_fits_(b, (size_t)n))
+		grow(b, (size_t)n);
 	memset(b->data + b->len, ' ', (size_t)n);
 	b->len += (size_t)n;
 	b->data[b->len] = 0;

@@ -107,6 +107,7 @@ struct Type {
 	DType dtype;       /* scalar / tensor / tile / array element */
 	Expr **shape;      /* tensor / tile dims; array: shape[0] = length */
 	int ndim;
+	unsigned mark;     /* scratch for the printer: which print last visited it */
 	ViewSpec *view;    /* TensorView or TileView, NULL when absent */
 	MemRef *memref;    /* NULL when absent */
 	MemSpace mem;      /* tile memory space, MS_NONE when absent */
