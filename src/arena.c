@@ -172,20 +172,29 @@ void *xzalloc_big(size_t n)
 			oom();
 		return p;
 	}
-	void *m = alloc_fails() ? NULL : huge_map(huge_round(n));
+	return xzalloc_huge(n);
+}
+
+void xfree_big(void *p, size_t n)
+{
+	if (n < HUGE_BLOCK)
+		free(p);
+	else
+		xfree_huge(p, n);
+}
+
+void *xzalloc_huge(size_t n)
+{
+	void *m = alloc_fails() ? NULL : huge_map(huge_round(n ? n : 1));
 	if (!m)
 		oom();
 	return m;
 }
 
-void xfree_big(void *p, size_t n)
+void xfree_huge(void *p, size_t n)
 {
-	if (!p)
-		return;
-	if (n < HUGE_BLOCK)
-		free(p);
-	else
-		munmap(p, huge_round(n));
+	if (p)
+		munmap(p, huge_round(n ? n : 1));
 }
 
 void *xrealloc(void *p, size_t n)

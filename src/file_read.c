@@ -9,13 +9,19 @@
 
 #include "ptoopt/arena.h"
 
-/* The buffer's size is kept in front of the text, for file_free. */
+/* The buffer's size and kind are kept in front of the text, for file_free. */
 #define HEADER 16
+
+/* From this size on the buffer is made of huge pages even when that rounds
+ * it up: reading a 1 MB file into 4 KB pages costs 256 page faults, some
+ * 10-20 us each on a virtual machine, against one for a 2 MB page. */
+#define HUGE_FROM ((size_t)256 << 10)
 
 static char *buffer_new(size_t cap)
 {
-	char *base = xzalloc_big(cap + HEADER);
-	*(size_t *)(void *)base = cap + HEADER;
+	size_t n = cap + HEADER;
+	char *base = n >= HUGE_FROM ? xzalloc_huge(n) : xzalloc_big(n);
+	((size_t *)(void *)base)[0] = n;
 	return base + HEADER;
 }
 
@@ -24,7 +30,11 @@ void file_free(char *text)
 	if (!text)
 		return;
 	char *base = text - HEADER;
-	xfree_big(base, *(size_t *)(void *)base);
+	size_t n = ((size_t *)(void *)base)[0];
+	if (n >= HUGE_FROM)
+		xfree_huge(base, n);
+	else
+		xfree_big(base, n);
 }
 
 static char *buffer_grow(char *buf, size_t n, size_t cap)

@@ -72,6 +72,11 @@ void *xrealloc(void *p, size_t n);
 /* Zeroed; huge-page backed from 2 MB on.  Free with xfree_big(p, same n). */
 void *xzalloc_big(size_t n);
 void xfree_big(void *p, size_t n);
+/* Zeroed, in whole 2 MB huge pages whatever n is (one page fault per 2 MB
+ * instead of one per 4 KB, for buffers that will be filled completely).
+ * Free with xfree_huge(p, same n). */
+void *xzalloc_huge(size_t n);
+void xfree_huge(void *p, size_t n);
 
 /* Growable array of pointers.  With .arena set the storage comes from the
  * arena (so a longjmp out of the parser leaks nothing); otherwise from
