@@ -117,6 +117,11 @@ static void read_comment(Lexer *lx)
 	int col = col_of(lx, start);
 	const char *q = start + 1;
 	while (q < lx->end && *q != '\n' && *q != '\r') {
+		unsigned char c = (unsigned char)*q;
+		if (c != 0 && c < 0x80) { /* ASCII: nothing to check */
+			q++;
+			continue;
+		}
 		check_text(lx, q);
 		q += utf8_len((const unsigned char *)q, (const unsigned char *)lx->end);
 	}
@@ -162,7 +167,7 @@ static inline bool is_hex(unsigned char c)
 
 /* Length of the operator at q (the longest of ops3 / ops2 / ops1 that
  * matches), 0 when none starts there; avail >= 1 bytes are readable. */
-static size_t op_len(const char *q, size_t avail)
+static inline size_t op_len(const char *q, size_t avail)
 {
 	char d = avail >= 2 ? q[1] : 0, e = avail >= 3 ? q[2] : 0;
 	switch (q[0]) {
@@ -374,11 +379,11 @@ static void tab_error(Lexer *lx, const char *q)
 
 /* Bracket depth: inside brackets newlines are not tokens; the limit keeps
  * the parser's recursion bounded. */
-static inline void track_bracket(Lexer *lx, const Token *t, char c)
+static inline void track_bracket(Lexer *lx, int line, int col, char c)
 {
 	if (c == '(' || c == '[' || c == '{') {
 		if (++lx->depth > 1000)
-			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
+			lex_error(lx, line, col, "brackets nested too deeply (limit 1000)");
 	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
 		lx->depth--;
 	}
@@ -388,62 +393,128 @@ static inline void track_bracket(Lexer *lx, const Token *t, char c)
  * digit, 3 starts an operator, 4 is a one-byte operator that never starts
  * a longer one; 0 is anything else (and every byte >= 0x80). */
 enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1 };
-static const char lex_classes[129] =
-	"00000000000000000000000000000000"
+#define LC_ROW0 "00000000000000000000000000000000"
+static const char lex_classes[257] =
+	LC_ROW0
 	"00000330443343332222222222343330"
 	"41111111111111111111111111140431"
-	"01111111111111111111111111143440";
-static inline int lex_class(unsigned char c) { return c < 128 ? lex_classes[c] - '0' : LC_OTHER; }
+	"01111111111111111111111111143440"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline int lex_class(unsigned char c) { return lex_classes[c] - '0'; }
+/* a byte that continues a name: a letter, digit or '_' */
+static inline bool is_name_byte(unsigned char c) { return (unsigned)(lex_class(c) - LC_NAME) <= LC_DIGIT - LC_NAME; }
 
-/* intern() through lx->recent (the same pointer intern would return). */
-static inline const char *lex_intern(Lexer *lx, const char *s, size_t n)
+/* The first n bytes (n <= 8) of a word loaded from memory, the others
+ * cleared. */
+static inline uint64_t first_bytes(uint64_t w, size_t n)
 {
-	unsigned h = ((unsigned char)s[0] * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[n / 2] + (unsigned)n * 131u) & 255u;
-	if (lx->recent[h].len == n && memcmp(lx->recent[h].name, s, n) == 0)
-		return lx->recent[h].name;
-	const char *name = intern(lx->arena, s, n);
-	lx->recent[h].name = name;
-	lx->recent[h].len = n;
-	return name;
+	if (n >= 8)
+		return w;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return n ? w & ~(~0ull >> (8 * n)) : 0;
+#else
+	return w & ((1ull << (8 * n)) - 1);
+#endif
+}
+
+/* lex_intern: a name of up to 16 bytes is looked up in lx->names by its
+ * bytes as two words, compared whole (no NUL in a name, so the words also
+ * fix its length); a hit costs no call and no byte loop.  Longer names,
+ * and names in the last 16 bytes of the input (the words would read past
+ * it), go to intern() directly. */
+static inline const char *intern_name(Lexer *lx, const char *s, size_t n)
+{
+	if (n > 16 || lx->end - s < 16)
+		return intern(lx->arena, s, n);
+	uint64_t w0, w1;
+	memcpy(&w0, s, 8);
+	memcpy(&w1, s + 8, 8);
+	w0 = first_bytes(w0, n);
+	w1 = n > 8 ? first_bytes(w1, n - 8) : 0;
+	uint64_t h = (w0 ^ w1 * 0x9E3779B97F4A7C15ull) * 0xC2B2AE3D27D4EB4Full;
+	struct LexName *e = &lx->names[(h >> 40) & (LEX_NAME_CACHE - 1)];
+	if (e->w0 == w0 && e->w1 == w1) /* an empty slot has w0 == 0, a name never */
+		return e->name;
+	e->w0 = w0;
+	e->w1 = w1;
+	e->name = intern(lx->arena, s, n);
+	return e->name;
+}
+
+const char *lex_intern(Lexer *lx, const char *s, size_t n) { return intern_name(lx, s, n); }
+
+const char *lex_dotted_end(const Lexer *lx, const char *s)
+{
+	const char *q = s, *end = lx->end;
+	for (;;) {
+		if (q >= end || lex_class((unsigned char)*q) != LC_NAME)
+			return NULL;
+		do
+			q++;
+		while (q < end && is_name_byte((unsigned char)*q));
+		if (q >= end)
+			return NULL;
+		if (*q != '.')
+			break;
+		q++;
+	}
+	unsigned char c = (unsigned char)*q;
+	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
+		return NULL;
+	return q;
 }
 
 /* The common case of scan(): a name, number or operator after spaces in
- * the middle of a line.  Returns false (having changed nothing) for
- * everything else, which scan() handles in full. */
+ * the middle of a line, or first on a line indented by spaces as deep as
+ * the one before (no INDENT / DEDENT); or the end of a line outside
+ * brackets.  Returns false (having changed nothing) for everything else,
+ * which scan() handles in full.  The caller has checked that no DEDENT is
+ * pending.  Works on locals and writes each token whole, once. */
 static inline bool scan_common(Lexer *lx, Token *t)
 {
-	const char *q = lx->p;
-	while (q < lx->end && *q == ' ')
+	const char *q = lx->p, *end = lx->end;
+	while (q < end && *q == ' ')
 		q++;
-	if (q >= lx->end)
+	if (lx->at_line_start) {
+		int width = (int)(q - lx->p), top = lx->nindents - 1;
+		if (lx->depth != 0 || width != lx->indents[top] || width != lx->alt_indents[top])
+			return false;
+	}
+	if (q >= end)
 		return false;
 	unsigned char c = (unsigned char)*q;
 	int k = lex_class(c);
-	if (k == LC_OTHER || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1])))
-		return false; /* ".5" is a number */
-	memset(t, 0, sizeof *t);
-	t->line = t->end_line = lx->line;
-	t->col = col_of(lx, q);
-	t->src = q;
+	int line = lx->line, col = col_of(lx, q);
 	if (k == LC_NAME) {
 		const char *r = q + 1;
-		while (r < lx->end && (unsigned)(lex_class((unsigned char)*r) - LC_NAME) <= LC_DIGIT - LC_NAME)
+		while (r < end && is_name_byte((unsigned char)*r))
 			r++;
-		t->kind = TK_NAME;
-		t->text = lex_intern(lx, q, (size_t)(r - q));
+		size_t n = (size_t)(r - q);
+		*t = (Token){ .kind = TK_NAME, .line = line, .col = col, .end_line = line, .src = q,
+			      .text = intern_name(lx, q, n), .nlen = n };
 		lx->p = r;
-		return true;
-	}
-	if (k == LC_DIGIT) {
+	} else if (k == LC_DIGIT) {
+		*t = (Token){ .line = line, .col = col, .end_line = line, .src = q };
 		lx->p = q;
 		read_number(lx, t);
+	} else if (k != LC_OTHER) {
+		if (c == '.' && q + 1 < end && is_digit((unsigned char)q[1]))
+			return false; /* ".5" is a number */
+		size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(end - q)); /* >= 1: '!' is not LC_OP */
+		track_bracket(lx, line, col, c);
+		*t = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = line, .col = col,
+			      .end_line = line, .src = q, .text = n == 1 ? op_one[c] : op_text(q, n) };
+		lx->p = q + n;
+	} else if (c == '\n' && !lx->at_line_start && lx->depth == 0) {
+		*t = (Token){ .kind = TK_NEWLINE, .line = line, .col = col, .end_line = line, .src = q };
+		newline_at(lx, q + 1);
+		lx->p = q + 1;
+		lx->at_line_start = true;
 		return true;
+	} else {
+		return false;
 	}
-	size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
-	track_bracket(lx, t, c);
-	t->kind = TK_OP;
-	t->text = n == 1 ? op_one[c] : op_text(q, n);
-	lx->p = q + n;
+	lx->at_line_start = false;
 	return true;
 }
 
@@ -572,7 +643,8 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 				q++;
 			/* string prefixes r"..." are not part of the subset */
 			t->kind = TK_NAME;
-			t->text = lex_intern(lx, s, (size_t)(q - s));
+			t->text = intern_name(lx, s, (size_t)(q - s));
+			t->nlen = (size_t)(q - s);
 			lx->p = q;
 		} else if (is_digit((unsigned char)c) || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1]))) {
 			read_number(lx, t);
@@ -589,8 +661,9 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 					lex_error(lx, t->line, t->col, "unexpected character '%c'", c);
 				lex_error(lx, t->line, t->col, "unexpected character (byte 0x%02X)", (unsigned char)c);
 			}
-			track_bracket(lx, t, c);
+			track_bracket(lx, t->line, t->col, c);
 			t->kind = TK_OP;
+			t->op = lex_op_code_n(q, n);
 			t->text = op_text(q, n);
 			lx->p = q + n;
 		}
@@ -622,7 +695,7 @@ void lex_fill(Lexer *lx, int k)
 {
 	while (lx->nla <= k) {
 		Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
-		if (lx->pending_dedents != 0 || (lx->at_line_start && lx->depth == 0) || !scan_common(lx, t))
+		if (lx->pending_dedents != 0 || !scan_common(lx, t))
 			scan(lx, t);
 		lx->nla++;
 	}

@@ -16,6 +16,9 @@
 #include "ptoopt/arena.h"
 #include "ptoopt/diag.h"
 
+/* For the helpers that must fold into their callers (constant operands). */
+#define LEX_INLINE static inline __attribute__((always_inline))
+
 typedef enum TokKind {
 	TK_EOF, TK_NEWLINE, TK_INDENT, TK_DEDENT,
 	TK_NAME, TK_INT, TK_FLOAT, TK_STRING, TK_OP,
@@ -24,6 +27,8 @@ typedef enum TokKind {
 typedef struct Token {
 	uint8_t kind;         /* a TokKind */
 	bool overflow;        /* TK_INT did not fit in 64 bits */
+	uint16_t op;          /* TK_OP: lex_op_code() of its spelling; 0 for
+	                         every other kind, so one compare tests both */
 	int line, col;        /* of the first byte */
 	int end_line;         /* line of the last byte (multi-line strings) */
 	const char *src;      /* first byte in the source (for INDENT / DEDENT /
@@ -32,6 +37,7 @@ typedef struct Token {
 	                         TK_STRING: decoded value (arena) */
 	union {               /* by kind, so the token stays small to copy */
 		size_t slen;  /* TK_STRING: decoded length */
+		size_t nlen;  /* TK_NAME: bytes of the name in the source */
 		uint64_t ival; /* TK_INT magnitude */
 		double fval;  /* TK_FLOAT */
 	};
@@ -45,6 +51,7 @@ typedef struct Comment {
 
 #define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
+#define LEX_NAME_CACHE 512 /* a power of two */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -66,11 +73,8 @@ typedef struct Lexer {
 	int la_head, nla;
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
-	/* interned operator strings for quick comparison */
-	const char *op_cache[64];
-	/* names interned lately, by a hash of their bytes: most names repeat
-	 * within a few lines, and this is cheaper than intern() (lex.c) */
-	struct { const char *name; size_t len; } recent[256];
+	/* names interned lately, keyed by their bytes (lex_intern) */
+	struct LexName { uint64_t w0, w1; const char *name; } names[LEX_NAME_CACHE];
 } Lexer;
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
@@ -98,6 +102,12 @@ static inline void lex_skip(Lexer *lx)
 	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
 	lx->nla--;
 }
+/* Consume the current token, which lex_peek has produced. */
+static inline void lex_drop(Lexer *lx)
+{
+	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+	lx->nla--;
+}
 /* Drop the lookahead tokens that start before `to` and continue scanning
  * at `to`.  Only for a stretch of one line whose brackets balance and that
  * holds no comment or string, starting at the current token: the caller
@@ -112,6 +122,37 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
  * advances the head past the taken prefix. */
 void lex_comments_gc(Lexer *lx);
 
+/* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
+ * like "tile.load"): the same pointer, usually found in lx->names. */
+const char *lex_intern(Lexer *lx, const char *s, size_t n);
+
+/* The end of `NAME(.NAME)*` written without spaces at s (in the source),
+ * when the lexer would read exactly those tokens and the next token starts
+ * right after (not a `.`); NULL when unsure (spaces, line ends, comments,
+ * `.5`, ...). */
+const char *lex_dotted_end(const Lexer *lx, const char *s);
+
+/* The operator s[0..n) (1 <= n <= 3) as a number: its bytes, the second
+ * one marked when a third follows (every three-byte operator is unique by
+ * its first two).  Never 0. */
+LEX_INLINE uint16_t lex_op_code_n(const char *s, size_t n)
+{
+	unsigned c0 = (unsigned char)s[0];
+	if (n == 1)
+		return (uint16_t)c0;
+	unsigned c1 = (unsigned char)s[1];
+	return (uint16_t)(c0 | (n == 3 ? c1 | 0x80 : c1) << 8);
+}
+
+/* The code of the operator spelled s; with a literal argument the
+ * compiler folds it to a constant.  A spelling that is no operator gets a
+ * code no token has (its first byte is not an operator's, or 0xFFFF). */
+LEX_INLINE uint16_t lex_op_code(const char *s)
+{
+	size_t n = strlen(s);
+	return n >= 1 && n <= 3 ? lex_op_code_n(s, n) : 0xFFFF;
+}
+
 /* Inline: the parser asks these questions for almost every token. */
 /* Byte loops rather than strcmp: the second string is nearly always a short
  * literal, so the compiler unrolls them. */
@@ -124,9 +165,9 @@ static inline bool tok_text_is_(const char *text, const char *s)
 	return *text == *s;
 }
 
-static inline bool tok_is_op(const Token *t, const char *op)
+LEX_INLINE bool tok_is_op(const Token *t, const char *op)
 {
-	return t->kind == TK_OP && tok_text_is_(t->text, op);
+	return t->op == lex_op_code(op); /* 0 (no operator) for other kinds */
 }
 
 static inline bool tok_is_name(const Token *t, const char *name)
