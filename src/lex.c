@@ -421,27 +421,47 @@ static inline uint64_t first_bytes(uint64_t w, size_t n)
  * bytes as two words, compared whole (no NUL in a name, so the words also
  * fix its length); a hit costs no call and no byte loop.  Longer names,
  * and names in the last 16 bytes of the input (the words would read past
- * it), go to intern() directly. */
-static inline const char *intern_name(Lexer *lx, const char *s, size_t n)
+ * it), go to intern() directly: name_slot gives NULL for them. */
+static inline struct LexName *name_slot(Lexer *lx, const char *s, size_t n, uint64_t *w0, uint64_t *w1)
 {
 	if (n > 16 || lx->end - s < 16)
-		return intern(lx->arena, s, n);
+		return NULL;
+	memcpy(w0, s, 8);
+	memcpy(w1, s + 8, 8);
+	*w0 = first_bytes(*w0, n);
+	*w1 = n > 8 ? first_bytes(*w1, n - 8) : 0;
+	uint64_t h = (*w0 ^ *w1 * 0x9E3779B97F4A7C15ull) * 0xC2B2AE3D27D4EB4Full;
+	return &lx->names[(h >> 40) & (LEX_NAME_CACHE - 1)];
+}
+
+/* The interned name from the cache, or NULL (then intern_name). */
+static inline const char *name_cached(Lexer *lx, const char *s, size_t n)
+{
 	uint64_t w0, w1;
-	memcpy(&w0, s, 8);
-	memcpy(&w1, s + 8, 8);
-	w0 = first_bytes(w0, n);
-	w1 = n > 8 ? first_bytes(w1, n - 8) : 0;
-	uint64_t h = (w0 ^ w1 * 0x9E3779B97F4A7C15ull) * 0xC2B2AE3D27D4EB4Full;
-	struct LexName *e = &lx->names[(h >> 40) & (LEX_NAME_CACHE - 1)];
-	if (e->w0 == w0 && e->w1 == w1) /* an empty slot has w0 == 0, a name never */
-		return e->name;
-	e->w0 = w0;
-	e->w1 = w1;
-	e->name = intern(lx->arena, s, n);
+	struct LexName *e = name_slot(lx, s, n, &w0, &w1);
+	/* an empty slot has w0 == 0, a name never */
+	return e && e->w0 == w0 && e->w1 == w1 ? e->name : NULL;
+}
+
+static const char *intern_name(Lexer *lx, const char *s, size_t n)
+{
+	uint64_t w0, w1;
+	struct LexName *e = name_slot(lx, s, n, &w0, &w1);
+	if (!e)
+		return intern(lx->arena, s, n);
+	if (e->w0 != w0 || e->w1 != w1) {
+		e->w0 = w0;
+		e->w1 = w1;
+		e->name = intern(lx->arena, s, n);
+	}
 	return e->name;
 }
 
-const char *lex_intern(Lexer *lx, const char *s, size_t n) { return intern_name(lx, s, n); }
+const char *lex_intern(Lexer *lx, const char *s, size_t n)
+{
+	const char *name = name_cached(lx, s, n);
+	return name ? name : intern_name(lx, s, n);
+}
 
 const char *lex_dotted_end(const Lexer *lx, const char *s)
 {
@@ -464,24 +484,62 @@ const char *lex_dotted_end(const Lexer *lx, const char *s)
 	return q;
 }
 
-/* The common case of scan(): a name, number or operator after spaces in
- * the middle of a line, or first on a line indented by spaces as deep as
- * the one before (no INDENT / DEDENT); or the end of a line outside
- * brackets.  Returns false (having changed nothing) for everything else,
- * which scan() handles in full.  The caller has checked that no DEDENT is
- * pending.  Works on locals and writes each token whole, once. */
-static inline bool scan_common(Lexer *lx, Token *t)
+static void scan(Lexer *lx, Token *t);
+
+/* The rarer tokens of scan_next, each finished by a function called last
+ * (a tail call), so that scan_next's common paths need no stack frame. */
+static __attribute__((noinline)) void name_token(Lexer *lx, Token *t, const char *q, size_t n, int line, int col)
 {
+	*t = (Token){ .kind = TK_NAME, .line = line, .col = col, .end_line = line, .src = q,
+		      .text = intern_name(lx, q, n), .nlen = n };
+	lx->p = q + n;
+	lx->at_line_start = false;
+}
+
+static __attribute__((noinline)) void number_token(Lexer *lx, Token *t, const char *q, int line, int col)
+{
+	*t = (Token){ .line = line, .col = col, .end_line = line, .src = q };
+	lx->p = q;
+	read_number(lx, t);
+	lx->at_line_start = false;
+}
+
+/* an operator of two or three bytes (none is a bracket) */
+static __attribute__((noinline)) void long_op_token(Lexer *lx, Token *t, const char *q, size_t n, int line, int col)
+{
+	*t = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = line, .col = col,
+		      .end_line = line, .src = q, .text = op_text(q, n) };
+	lx->p = q + n;
+	lx->at_line_start = false;
+}
+
+/* Scan the next token into the lookahead ring.  Here the common cases: a
+ * name (found in the name cache), one-byte operator or line end outside
+ * brackets, in the middle of a line or first on a line indented by spaces
+ * as deep as the one before (no INDENT / DEDENT); the functions above
+ * finish other names, numbers and longer operators, and scan() everything
+ * else in full.  Works on locals and writes each token whole, once. */
+/* The lookahead slot of the token being scanned (after nla++). */
+static inline Token *new_slot(Lexer *lx)
+{
+	return &lx->la[(unsigned)(lx->la_head + lx->nla - 1) & (LEX_LOOKAHEAD - 1)];
+}
+
+static void scan_next(Lexer *lx)
+{
+	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
+	if (lx->pending_dedents != 0)
+		goto full;
 	const char *q = lx->p, *end = lx->end;
 	while (q < end && *q == ' ')
 		q++;
 	if (lx->at_line_start) {
 		int width = (int)(q - lx->p), top = lx->nindents - 1;
 		if (lx->depth != 0 || width != lx->indents[top] || width != lx->alt_indents[top])
-			return false;
+			goto full;
 	}
 	if (q >= end)
-		return false;
+		goto full;
 	unsigned char c = (unsigned char)*q;
 	int k = lex_class(c);
 	int line = lx->line, col = col_of(lx, q);
@@ -490,32 +548,42 @@ static inline bool scan_common(Lexer *lx, Token *t)
 		while (r < end && is_name_byte((unsigned char)*r))
 			r++;
 		size_t n = (size_t)(r - q);
-		*t = (Token){ .kind = TK_NAME, .line = line, .col = col, .end_line = line, .src = q,
-			      .text = intern_name(lx, q, n), .nlen = n };
+		const char *name = name_cached(lx, q, n);
+		if (!name) {
+			name_token(lx, new_slot(lx), q, n, line, col);
+			return;
+		}
+		*new_slot(lx) = (Token){ .kind = TK_NAME, .line = line, .col = col, .end_line = line,
+					 .src = q, .text = name, .nlen = n };
 		lx->p = r;
 	} else if (k == LC_DIGIT) {
-		*t = (Token){ .line = line, .col = col, .end_line = line, .src = q };
-		lx->p = q;
-		read_number(lx, t);
+		number_token(lx, new_slot(lx), q, line, col);
+		return;
 	} else if (k != LC_OTHER) {
 		if (c == '.' && q + 1 < end && is_digit((unsigned char)q[1]))
-			return false; /* ".5" is a number */
+			goto full; /* ".5" is a number */
 		size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(end - q)); /* >= 1: '!' is not LC_OP */
+		if (n > 1) {
+			long_op_token(lx, new_slot(lx), q, n, line, col);
+			return;
+		}
 		track_bracket(lx, line, col, c);
-		*t = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = line, .col = col,
-			      .end_line = line, .src = q, .text = n == 1 ? op_one[c] : op_text(q, n) };
-		lx->p = q + n;
+		*new_slot(lx) = (Token){ .kind = TK_OP, .op = c, .line = line, .col = col, .end_line = line,
+			      .src = q, .text = op_one[c] };
+		lx->p = q + 1;
 	} else if (c == '\n' && !lx->at_line_start && lx->depth == 0) {
-		*t = (Token){ .kind = TK_NEWLINE, .line = line, .col = col, .end_line = line, .src = q };
+		*new_slot(lx) = (Token){ .kind = TK_NEWLINE, .line = line, .col = col, .end_line = line, .src = q };
 		newline_at(lx, q + 1);
 		lx->p = q + 1;
 		lx->at_line_start = true;
-		return true;
+		return;
 	} else {
-		return false;
+		goto full;
 	}
 	lx->at_line_start = false;
-	return true;
+	return;
+full:
+	scan(lx, new_slot(lx));
 }
 
 /* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
@@ -691,14 +759,19 @@ at_eof:
 	t->kind = TK_EOF;
 }
 
+static __attribute__((noinline)) void scan_upto(Lexer *lx, int k)
+{
+	while (lx->nla <= k)
+		scan_next(lx);
+}
+
 void lex_fill(Lexer *lx, int k)
 {
-	while (lx->nla <= k) {
-		Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
-		if (lx->pending_dedents != 0 || !scan_common(lx, t))
-			scan(lx, t);
-		lx->nla++;
-	}
+	/* tail calls: no frame here */
+	if (lx->nla == k)
+		scan_next(lx); /* the usual case: one token more */
+	else
+		scan_upto(lx, k);
 }
 
 void lex_skip_to(Lexer *lx, const char *to)

@@ -51,7 +51,7 @@ typedef struct Comment {
 
 #define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
-#define LEX_NAME_CACHE 512 /* a power of two */
+#define LEX_NAME_CACHE 2048 /* a power of two */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -122,15 +122,15 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
  * advances the head past the taken prefix. */
 void lex_comments_gc(Lexer *lx);
 
-/* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
- * like "tile.load"): the same pointer, usually found in lx->names. */
-const char *lex_intern(Lexer *lx, const char *s, size_t n);
-
 /* The end of `NAME(.NAME)*` written without spaces at s (in the source),
  * when the lexer would read exactly those tokens and the next token starts
  * right after (not a `.`); NULL when unsure (spaces, line ends, comments,
  * `.5`, ...). */
 const char *lex_dotted_end(const Lexer *lx, const char *s);
+
+/* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
+ * like "tile.load"): the same pointer, usually found in lx->names. */
+const char *lex_intern(Lexer *lx, const char *s, size_t n);
 
 /* The operator s[0..n) (1 <= n <= 3) as a number: its bytes, the second
  * one marked when a third follows (every three-byte operator is unique by
