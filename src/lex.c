@@ -15,6 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
+ * digit, 3 starts an operator, 4 is a one-byte operator that never starts
+ * a longer one and no bracket, 5 an opening and 6 a closing bracket; 0 is
+ * anything else (and every byte >= 0x80). */
+enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1, LC_OPEN, LC_CLOSE };
+#define LC_ROW0 "00000000000000000000000000000000"
+static const char lex_classes[257] =
+	LC_ROW0
+	"00000330563343332222222222343330"
+	"41111111111111111111111111150631"
+	"01111111111111111111111111153640"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline int lex_class(unsigned char c) { return lex_classes[c] - '0'; }
+/* a byte that continues a name: a letter, digit or '_' */
+static inline bool is_name_byte(unsigned char c) { return (unsigned)(lex_class(c) - LC_NAME) <= LC_DIGIT - LC_NAME; }
+
 void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
 {
 	char buf[512];
@@ -35,9 +51,12 @@ void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size
 	lx->src = lx->p = lx->line_start = src;
 	lx->end = src + len;
 	lx->line = 1;
+	lx->cur = lx->la;
 	lx->at_line_start = true;
 	lx->indents[0] = lx->alt_indents[0] = 0;
 	lx->nindents = 1;
+	lx->guarded = len > 0 && src[len - 1] == '\n';
+	lx->slow = true;
 	/* a UTF-8 byte order mark is allowed, as in Python */
 	if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
 		lx->p = lx->line_start = src + 3;
@@ -389,21 +408,6 @@ static inline void track_bracket(Lexer *lx, int line, int col, char c)
 	}
 }
 
-/* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
- * digit, 3 starts an operator, 4 is a one-byte operator that never starts
- * a longer one; 0 is anything else (and every byte >= 0x80). */
-enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1 };
-#define LC_ROW0 "00000000000000000000000000000000"
-static const char lex_classes[257] =
-	LC_ROW0
-	"00000330443343332222222222343330"
-	"41111111111111111111111111140431"
-	"01111111111111111111111111143440"
-	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
-static inline int lex_class(unsigned char c) { return lex_classes[c] - '0'; }
-/* a byte that continues a name: a letter, digit or '_' */
-static inline bool is_name_byte(unsigned char c) { return (unsigned)(lex_class(c) - LC_NAME) <= LC_DIGIT - LC_NAME; }
-
 /* The first n bytes (n <= 8) of a word loaded from memory, the others
  * cleared. */
 static inline uint64_t first_bytes(uint64_t w, size_t n)
@@ -486,104 +490,162 @@ const char *lex_dotted_end(const Lexer *lx, const char *s)
 
 static void scan(Lexer *lx, Token *t);
 
-/* The rarer tokens of scan_next, each finished by a function called last
- * (a tail call), so that scan_next's common paths need no stack frame. */
-static __attribute__((noinline)) void name_token(Lexer *lx, Token *t, const char *q, size_t n, int line, int col)
-{
-	*t = (Token){ .kind = TK_NAME, .line = line, .col = col, .end_line = line, .src = q,
-		      .text = intern_name(lx, q, n), .nlen = n };
-	lx->p = q + n;
-	lx->at_line_start = false;
-}
+/* ---- The common tokens (scan_next) -------------------------------------
+ * lx->slow is false while the lexer is in the middle of a line, with no
+ * DEDENT pending, on an input whose last byte is '\n' (lx->guarded: then
+ * a run of spaces or of name bytes ends before the end of the input, and
+ * the loops below need no bounds check).  Then scan_next skips spaces and
+ * hands the token to one function per kind of first byte; each is called
+ * last (a tail call) and has few values to keep, so none needs a stack
+ * frame.  Everything else goes through scan() (scan_full). */
 
-static __attribute__((noinline)) void number_token(Lexer *lx, Token *t, const char *q, int line, int col)
-{
-	*t = (Token){ .line = line, .col = col, .end_line = line, .src = q };
-	lx->p = q;
-	read_number(lx, t);
-	lx->at_line_start = false;
-}
-
-/* an operator of two or three bytes (none is a bracket) */
-static __attribute__((noinline)) void long_op_token(Lexer *lx, Token *t, const char *q, size_t n, int line, int col)
-{
-	*t = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = line, .col = col,
-		      .end_line = line, .src = q, .text = op_text(q, n) };
-	lx->p = q + n;
-	lx->at_line_start = false;
-}
-
-/* Scan the next token into the lookahead ring.  Here the common cases: a
- * name (found in the name cache), one-byte operator or line end outside
- * brackets, in the middle of a line or first on a line indented by spaces
- * as deep as the one before (no INDENT / DEDENT); the functions above
- * finish other names, numbers and longer operators, and scan() everything
- * else in full.  Works on locals and writes each token whole, once. */
-/* The lookahead slot of the token being scanned (after nla++). */
+/* The lookahead slot of the token being scanned (nla counts it already). */
 static inline Token *new_slot(Lexer *lx)
 {
 	return &lx->la[(unsigned)(lx->la_head + lx->nla - 1) & (LEX_LOOKAHEAD - 1)];
 }
 
+static void update_slow(Lexer *lx)
+{
+	lx->slow = lx->at_line_start || lx->pending_dedents != 0 || !lx->guarded;
+}
+
+static __attribute__((noinline)) void scan_full(Lexer *lx)
+{
+	scan(lx, new_slot(lx));
+	update_slow(lx);
+}
+
+/* a name missing from the name cache */
+static __attribute__((noinline)) void name_token(Lexer *lx, const char *q, size_t n)
+{
+	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q, .text = intern_name(lx, q, n), .nlen = n };
+	lx->p = q + n;
+}
+
+static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q)
+{
+	const char *r = q + 1;
+	while (is_name_byte((unsigned char)*r))
+		r++;
+	size_t n = (size_t)(r - q);
+	const char *name = name_cached(lx, q, n);
+	if (!name) {
+		name_token(lx, q, n);
+		return;
+	}
+	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q, .text = name, .nlen = n };
+	lx->p = r;
+}
+
+static __attribute__((noinline)) void number_fast(Lexer *lx, const char *q)
+{
+	Token *t = new_slot(lx);
+	*t = (Token){ .line = lx->line, .col = col_of(lx, q), .end_line = lx->line, .src = q };
+	lx->p = q;
+	read_number(lx, t);
+}
+
+static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q)
+{
+	unsigned char c = (unsigned char)*q;
+	*new_slot(lx) = (Token){ .kind = TK_OP, .op = c, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q, .text = op_one[c] };
+	lx->p = q + 1;
+}
+
+static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q)
+{
+	track_bracket(lx, lx->line, col_of(lx, q), *q);
+	op1_fast(lx, q);
+}
+
+static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q)
+{
+	if (lx->depth > 0)
+		lx->depth--;
+	op1_fast(lx, q);
+}
+
+/* an operator that may be longer than one byte (none is a bracket) */
+static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q)
+{
+	if (*q == '.' && is_digit((unsigned char)q[1])) { /* ".5" is a number */
+		scan_full(lx);
+		return;
+	}
+	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
+	if (n == 1) {
+		op1_fast(lx, q);
+		return;
+	}
+	*new_slot(lx) = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = lx->line,
+				 .col = col_of(lx, q), .end_line = lx->line, .src = q, .text = op_text(q, n) };
+	lx->p = q + n;
+}
+
+/* the end of a line outside brackets, or something for scan() */
+static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q)
+{
+	if (*q != '\n' || lx->depth != 0) {
+		scan_full(lx);
+		return;
+	}
+	*new_slot(lx) = (Token){ .kind = TK_NEWLINE, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q };
+	newline_at(lx, q + 1);
+	lx->p = q + 1;
+	lx->at_line_start = lx->slow = true;
+}
+
+/* The token starting at q (not a space), in the middle of a line. */
+static inline void scan_at(Lexer *lx, const char *q)
+{
+	switch (lex_class((unsigned char)*q)) {
+	case LC_NAME: name_fast(lx, q); return;
+	case LC_OP1: op1_fast(lx, q); return;
+	case LC_OPEN: open_fast(lx, q); return;
+	case LC_CLOSE: close_fast(lx, q); return;
+	case LC_OP: op_fast(lx, q); return;
+	case LC_DIGIT: number_fast(lx, q); return;
+	default: other_fast(lx, q); return;
+	}
+}
+
+/* lx->slow: at the start of a line indented by spaces as deep as the one
+ * before (no INDENT / DEDENT) with a common token first, scan_at takes
+ * it; anything else is scan()'s. */
+static __attribute__((noinline)) void scan_slow(Lexer *lx)
+{
+	const char *q = lx->p;
+	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
+		while (*q == ' ')
+			q++;
+		int width = (int)(q - lx->p), top = lx->nindents - 1;
+		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
+		    lex_class((unsigned char)*q) != LC_OTHER) {
+			lx->at_line_start = lx->slow = false;
+			scan_at(lx, q);
+			return;
+		}
+	}
+	scan_full(lx);
+}
+
+/* Scan the next token into the lookahead ring. */
 static void scan_next(Lexer *lx)
 {
 	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
-	if (lx->pending_dedents != 0)
-		goto full;
-	const char *q = lx->p, *end = lx->end;
-	while (q < end && *q == ' ')
+	const char *q = lx->p;
+	if (lx->slow || q >= lx->end) {
+		scan_slow(lx);
+		return;
+	}
+	while (*q == ' ')
 		q++;
-	if (lx->at_line_start) {
-		int width = (int)(q - lx->p), top = lx->nindents - 1;
-		if (lx->depth != 0 || width != lx->indents[top] || width != lx->alt_indents[top])
-			goto full;
-	}
-	if (q >= end)
-		goto full;
-	unsigned char c = (unsigned char)*q;
-	int k = lex_class(c);
-	int line = lx->line, col = col_of(lx, q);
-	if (k == LC_NAME) {
-		const char *r = q + 1;
-		while (r < end && is_name_byte((unsigned char)*r))
-			r++;
-		size_t n = (size_t)(r - q);
-		const char *name = name_cached(lx, q, n);
-		if (!name) {
-			name_token(lx, new_slot(lx), q, n, line, col);
-			return;
-		}
-		*new_slot(lx) = (Token){ .kind = TK_NAME, .line = line, .col = col, .end_line = line,
-					 .src = q, .text = name, .nlen = n };
-		lx->p = r;
-	} else if (k == LC_DIGIT) {
-		number_token(lx, new_slot(lx), q, line, col);
-		return;
-	} else if (k != LC_OTHER) {
-		if (c == '.' && q + 1 < end && is_digit((unsigned char)q[1]))
-			goto full; /* ".5" is a number */
-		size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(end - q)); /* >= 1: '!' is not LC_OP */
-		if (n > 1) {
-			long_op_token(lx, new_slot(lx), q, n, line, col);
-			return;
-		}
-		track_bracket(lx, line, col, c);
-		*new_slot(lx) = (Token){ .kind = TK_OP, .op = c, .line = line, .col = col, .end_line = line,
-			      .src = q, .text = op_one[c] };
-		lx->p = q + 1;
-	} else if (c == '\n' && !lx->at_line_start && lx->depth == 0) {
-		*new_slot(lx) = (Token){ .kind = TK_NEWLINE, .line = line, .col = col, .end_line = line, .src = q };
-		newline_at(lx, q + 1);
-		lx->p = q + 1;
-		lx->at_line_start = true;
-		return;
-	} else {
-		goto full;
-	}
-	lx->at_line_start = false;
-	return;
-full:
-	scan(lx, new_slot(lx));
+	scan_at(lx, q);
 }
 
 /* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
@@ -791,8 +853,7 @@ void lex_skip_to(Lexer *lx, const char *to)
 			else if (t->text[1] == 0 && (c == ')' || c == ']' || c == '}'))
 				net--;
 		}
-		lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-		lx->nla--;
+		lex_drop(lx);
 	}
 	lx->depth -= net;
 	lx->p = to;

@@ -274,13 +274,9 @@ static bool ident_byte(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
 }
 
-/* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
- * when the tokens at the cursor are not `<prefix>.`.  Consumes on success. */
-static const char *dotted_after(Parser *p, const char *prefix)
+/* dotted_after once the current token t is the prefix */
+static const char *dotted_tail(Parser *p, const Token *t)
 {
-	const Token *t = peek(p);
-	if (!tok_is_name(t, prefix))
-		return NULL;
 	/* Fast path: `pl.tile.load(` is one span of the source; intern it
 	 * (through the lexer's cache of recent names) instead of lexing and
 	 * joining its names.  The lexer need not even read the `.`. */
@@ -311,6 +307,15 @@ static const char *dotted_after(Parser *p, const char *prefix)
 		n += l;
 	} while (at_op(p, "."));
 	return intern(p->a, buf, n);
+}
+
+/* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
+ * when the tokens at the cursor are not `<prefix>.`.  Consumes on success.
+ * Inline, so that the comparison with a literal prefix folds. */
+LEX_INLINE const char *dotted_after(Parser *p, const char *prefix)
+{
+	const Token *t = peek(p);
+	return tok_is_name(t, prefix) ? dotted_tail(p, t) : NULL;
 }
 
 /* ------------------------------------------------------------ bindings */

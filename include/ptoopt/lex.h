@@ -69,8 +69,11 @@ typedef struct Lexer {
 	int pending_dedents;
 	bool at_line_start;
 	bool emitted_eof_newline;
+	bool guarded;         /* the input ends with '\n' (lex.c: scan_next) */
+	bool slow;            /* at_line_start || pending_dedents || !guarded */
 	Token la[LEX_LOOKAHEAD]; /* ring buffer of lookahead tokens */
 	int la_head, nla;
+	Token *cur;           /* &la[la_head]: the current token once scanned */
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
 	/* names interned lately, keyed by their bytes (lex_intern) */
@@ -85,28 +88,27 @@ static inline const Token *lex_peek(Lexer *lx, int k)
 {
 	if (k >= lx->nla)
 		lex_fill(lx, k);
-	return &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
+	return k == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
+}
+/* Consume the current token, which lex_peek has produced. */
+static inline void lex_drop(Lexer *lx)
+{
+	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+	lx->cur = &lx->la[lx->la_head];
+	lx->nla--;
 }
 /* Consume the current token and return a copy of it. */
 static inline Token lex_next(Lexer *lx)
 {
 	Token t = *lex_peek(lx, 0);
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
+	lex_drop(lx);
 	return t;
 }
 /* Consume the current token without copying it. */
 static inline void lex_skip(Lexer *lx)
 {
 	lex_peek(lx, 0);
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
-}
-/* Consume the current token, which lex_peek has produced. */
-static inline void lex_drop(Lexer *lx)
-{
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
+	lex_drop(lx);
 }
 /* Drop the lookahead tokens that start before `to` and continue scanning
  * at `to`.  Only for a stretch of one line whose brackets balance and that
@@ -154,25 +156,17 @@ LEX_INLINE uint16_t lex_op_code(const char *s)
 }
 
 /* Inline: the parser asks these questions for almost every token. */
-/* Byte loops rather than strcmp: the second string is nearly always a short
- * literal, so the compiler unrolls them. */
-static inline bool tok_text_is_(const char *text, const char *s)
-{
-	while (*s && *text == *s) {
-		text++;
-		s++;
-	}
-	return *text == *s;
-}
-
 LEX_INLINE bool tok_is_op(const Token *t, const char *op)
 {
 	return t->op == lex_op_code(op); /* 0 (no operator) for other kinds */
 }
 
-static inline bool tok_is_name(const Token *t, const char *name)
+/* With a literal name the length folds to a constant and the comparison
+ * to a load or two. */
+LEX_INLINE bool tok_is_name(const Token *t, const char *name)
 {
-	return t->kind == TK_NAME && tok_text_is_(t->text, name);
+	size_t n = strlen(name);
+	return t->kind == TK_NAME && t->nlen == n && memcmp(t->src, name, n) == 0;
 }
 
 #endif
