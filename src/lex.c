@@ -467,9 +467,25 @@ const char *lex_intern(Lexer *lx, const char *s, size_t n)
 	return name ? name : intern_name(lx, s, n);
 }
 
-const char *lex_dotted_end(const Lexer *lx, const char *s)
+/* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
+ * would read exactly those tokens and the next token starts right after
+ * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
+static const char *dotted_end(const Lexer *lx, const char *s)
 {
 	const char *q = s, *end = lx->end;
+	if (lx->guarded && q < end) {
+		/* no bounds checks: the last byte ('\n') ends every name, and a
+		 * '.' before it has a byte after it */
+		while (lex_class((unsigned char)*q) == LC_NAME) {
+			do
+				q++;
+			while (is_name_byte((unsigned char)*q));
+			if (*q != '.')
+				goto after;
+			q++;
+		}
+		return NULL;
+	}
 	for (;;) {
 		if (q >= end || lex_class((unsigned char)*q) != LC_NAME)
 			return NULL;
@@ -482,10 +498,20 @@ const char *lex_dotted_end(const Lexer *lx, const char *s)
 			break;
 		q++;
 	}
+after:;
 	unsigned char c = (unsigned char)*q;
 	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
 		return NULL;
 	return q;
+}
+
+const char *lex_dotted(Lexer *lx, const char *s, const char **end)
+{
+	const char *q = dotted_end(lx, s);
+	if (!q || q - s >= LEX_MAX_DOTTED)
+		return NULL;
+	*end = q;
+	return lex_intern(lx, s, (size_t)(q - s));
 }
 
 static void scan(Lexer *lx, Token *t);
@@ -843,15 +869,12 @@ void lex_skip_to(Lexer *lx, const char *to)
 	 * the whole stretch was scanned the count is back where it started. */
 	int net = 0;
 	while (lx->nla > 0) {
-		const Token *t = &lx->la[lx->la_head];
+		const Token *t = lx->cur;
 		if (t->src >= to)
 			return; /* the lexer is already past the stretch */
-		if (t->kind == TK_OP) {
-			char c = t->text[0];
-			if (t->text[1] == 0 && (c == '(' || c == '[' || c == '{'))
-				net++;
-			else if (t->text[1] == 0 && (c == ')' || c == ']' || c == '}'))
-				net--;
+		switch (t->op) {
+		case '(': case '[': case '{': net++; break;
+		case ')': case ']': case '}': net--; break;
 		}
 		lex_drop(lx);
 	}

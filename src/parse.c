@@ -280,14 +280,13 @@ static const char *dotted_tail(Parser *p, const Token *t)
 	/* Fast path: `pl.tile.load(` is one span of the source; intern it
 	 * (through the lexer's cache of recent names) instead of lexing and
 	 * joining its names.  The lexer need not even read the `.`. */
-	const char *dot = t->src + t->nlen;
+	const char *dot = t->src + t->nlen, *e;
 	if (dot < p->lx.end && *dot == '.') {
-		const char *tail = dot + 1;
-		const char *e = lex_dotted_end(&p->lx, tail);
-		if (e && e - tail < 200) {
+		const char *d = lex_dotted(&p->lx, dot + 1, &e);
+		if (d) {
 			p->last_line = t->line;
 			lex_skip_to(&p->lx, e);
-			return lex_intern(&p->lx, tail, (size_t)(e - tail));
+			return d;
 		}
 	}
 	if (!tok_is_op(peek_at(p, 1), "."))
@@ -1986,11 +1985,19 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 /* `pl.yield_(` at the cursor? */
 static bool at_yield(Parser *p)
 {
-	if (!at_name(p, "pl") || !tok_is_op(peek_at(p, 1), "."))
+	const Token *t = peek(p);
+	if (!tok_is_name(t, "pl"))
+		return false;
+	/* `pl.` and a name written together: no need to lex the '.' (a digit
+	 * after it makes `.5` a number token: no yield either) */
+	const char *q = t->src + t->nlen;
+	if (p->lx.end - q > 7 && q[0] == '.' && ident_byte((unsigned char)q[1]))
+		return !memcmp(q + 1, "yield_", 6) && !ident_byte((unsigned char)q[7]);
+	if (!tok_is_op(peek_at(p, 1), "."))
 		return false;
 	/* a name right after the '.' is the next token: compare its bytes
 	 * without lexing it */
-	const char *q = peek_at(p, 1)->src + 1;
+	q = peek_at(p, 1)->src + 1;
 	if (p->lx.end - q > 6 && ident_byte((unsigned char)*q))
 		return !memcmp(q, "yield_", 6) && !ident_byte((unsigned char)q[6]);
 	return tok_is_name(peek_at(p, 2), "yield_");

@@ -52,6 +52,7 @@ typedef struct Comment {
 #define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
 #define LEX_NAME_CACHE 2048 /* a power of two */
+#define LEX_MAX_DOTTED 200
 
 typedef struct Lexer {
 	Arena *arena;
@@ -124,11 +125,12 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
  * advances the head past the taken prefix. */
 void lex_comments_gc(Lexer *lx);
 
-/* The end of `NAME(.NAME)*` written without spaces at s (in the source),
- * when the lexer would read exactly those tokens and the next token starts
- * right after (not a `.`); NULL when unsure (spaces, line ends, comments,
- * `.5`, ...). */
-const char *lex_dotted_end(const Lexer *lx, const char *s);
+/* `NAME(.NAME)*` written without spaces at s (in the source, after a
+ * name and '.'), when the lexer would read exactly those tokens and the
+ * next token starts right after (not a `.`), under LEX_MAX_DOTTED bytes:
+ * its interned spelling, *end set to the byte after it; else NULL (unsure:
+ * spaces, line ends, comments, `.5`, ...). */
+const char *lex_dotted(Lexer *lx, const char *s, const char **end);
 
 /* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
  * like "tile.load"): the same pointer, usually found in lx->names. */
