@@ -461,7 +461,9 @@ static const char *intern_name(Lexer *lx, const char *s, size_t n)
 	return e->name;
 }
 
-const char *lex_intern(Lexer *lx, const char *s, size_t n)
+/* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
+ * like "tile.load"): the same pointer, usually found in lx->names. */
+static const char *lex_intern(Lexer *lx, const char *s, size_t n)
 {
 	const char *name = name_cached(lx, s, n);
 	return name ? name : intern_name(lx, s, n);

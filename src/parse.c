@@ -217,7 +217,7 @@ static const char *describe(const Token *t)
 }
 
 LEX_INLINE bool at_op(Parser *p, const char *op) { return tok_is_op(peek(p), op); }
-static inline bool at_name(Parser *p, const char *n) { return tok_is_name(peek(p), n); }
+LEX_INLINE bool at_name(Parser *p, const char *n) { return tok_is_name(peek(p), n); }
 
 LEX_INLINE bool accept_op(Parser *p, const char *op)
 {

@@ -52,7 +52,7 @@ typedef struct Comment {
 #define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
 #define LEX_NAME_CACHE 2048 /* a power of two */
-#define LEX_MAX_DOTTED 200
+#define LEX_MAX_DOTTED 200 /* the longest dotted name lex_dotted takes whole */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -77,7 +77,7 @@ typedef struct Lexer {
 	Token *cur;           /* &la[la_head]: the current token once scanned */
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
-	/* names interned lately, keyed by their bytes (lex_intern) */
+	/* names interned lately, keyed by their bytes (lex.c: name_slot) */
 	struct LexName { uint64_t w0, w1; const char *name; } names[LEX_NAME_CACHE];
 } Lexer;
 
@@ -131,10 +131,6 @@ void lex_comments_gc(Lexer *lx);
  * its interned spelling, *end set to the byte after it; else NULL (unsure:
  * spaces, line ends, comments, `.5`, ...). */
 const char *lex_dotted(Lexer *lx, const char *s, const char **end);
-
-/* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
- * like "tile.load"): the same pointer, usually found in lx->names. */
-const char *lex_intern(Lexer *lx, const char *s, size_t n);
 
 /* The operator s[0..n) (1 <= n <= 3) as a number: its bytes, the second
  * one marked when a third follows (every three-byte operator is unique by
