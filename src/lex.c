@@ -15,6 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
+ * digit, 3 starts an operator, 4 is a one-byte operator that never starts
+ * a longer one and no bracket, 5 an opening and 6 a closing bracket; 0 is
+ * anything else (and every byte >= 0x80). */
+enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1, LC_OPEN, LC_CLOSE };
+#define LC_ROW0 "00000000000000000000000000000000"
+static const char lex_classes[257] =
+	LC_ROW0
+	"00000330563343332222222222343330"
+	"41111111111111111111111111150631"
+	"01111111111111111111111111153640"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline int lex_class(unsigned char c) { return lex_classes[c] - '0'; }
+/* a byte that continues a name: a letter, digit or '_' */
+static inline bool is_name_byte(unsigned char c) { return (unsigned)(lex_class(c) - LC_NAME) <= LC_DIGIT - LC_NAME; }
+
 void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
 {
 	char buf[512];
@@ -35,9 +51,12 @@ void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size
 	lx->src = lx->p = lx->line_start = src;
 	lx->end = src + len;
 	lx->line = 1;
+	lx->cur = lx->la;
 	lx->at_line_start = true;
 	lx->indents[0] = lx->alt_indents[0] = 0;
 	lx->nindents = 1;
+	lx->guarded = len > 0 && src[len - 1] == '\n';
+	lx->slow = true;
 	/* a UTF-8 byte order mark is allowed, as in Python */
 	if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
 		lx->p = lx->line_start = src + 3;
@@ -117,6 +136,11 @@ static void read_comment(Lexer *lx)
 	int col = col_of(lx, start);
 	const char *q = start + 1;
 	while (q < lx->end && *q != '\n' && *q != '\r') {
+		unsigned char c = (unsigned char)*q;
+		if (c != 0 && c < 0x80) { /* ASCII: nothing to check */
+			q++;
+			continue;
+		}
 		check_text(lx, q);
 		q += utf8_len((const unsigned char *)q, (const unsigned char *)lx->end);
 	}
@@ -162,7 +186,7 @@ static inline bool is_hex(unsigned char c)
 
 /* Length of the operator at q (the longest of ops3 / ops2 / ops1 that
  * matches), 0 when none starts there; avail >= 1 bytes are readable. */
-static size_t op_len(const char *q, size_t avail)
+static inline size_t op_len(const char *q, size_t avail)
 {
 	char d = avail >= 2 ? q[1] : 0, e = avail >= 3 ? q[2] : 0;
 	switch (q[0]) {
@@ -374,77 +398,282 @@ static void tab_error(Lexer *lx, const char *q)
 
 /* Bracket depth: inside brackets newlines are not tokens; the limit keeps
  * the parser's recursion bounded. */
-static inline void track_bracket(Lexer *lx, const Token *t, char c)
+static inline void track_bracket(Lexer *lx, int line, int col, char c)
 {
 	if (c == '(' || c == '[' || c == '{') {
 		if (++lx->depth > 1000)
-			lex_error(lx, t->line, t->col, "brackets nested too deeply (limit 1000)");
+			lex_error(lx, line, col, "brackets nested too deeply (limit 1000)");
 	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
 		lx->depth--;
 	}
 }
 
-/* Byte classes for the common tokens, as digits: 1 starts a name, 2 is a
- * digit, 3 starts an operator, 4 is a one-byte operator that never starts
- * a longer one; 0 is anything else (and every byte >= 0x80). */
-enum { LC_OTHER, LC_NAME, LC_DIGIT, LC_OP, LC_OP1 };
-static const char lex_classes[129] =
-	"00000000000000000000000000000000"
-	"00000330443343332222222222343330"
-	"41111111111111111111111111140431"
-	"01111111111111111111111111143440";
-static inline int lex_class(unsigned char c) { return c < 128 ? lex_classes[c] - '0' : LC_OTHER; }
-
-/* intern() through lx->recent (the same pointer intern would return). */
-static inline const char *lex_intern(Lexer *lx, const char *s, size_t n)
+/* The first n bytes (n <= 8) of a word loaded from memory, the others
+ * cleared. */
+static inline uint64_t first_bytes(uint64_t w, size_t n)
 {
-	unsigned h = ((unsigned char)s[0] * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[n / 2] + (unsigned)n * 131u) & 255u;
-	if (lx->recent[h].len == n && memcmp(lx->recent[h].name, s, n) == 0)
-		return lx->recent[h].name;
-	const char *name = intern(lx->arena, s, n);
-	lx->recent[h].name = name;
-	lx->recent[h].len = n;
-	return name;
+	if (n >= 8)
+		return w;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return n ? w & ~(~0ull >> (8 * n)) : 0;
+#else
+	return w & ((1ull << (8 * n)) - 1);
+#endif
 }
 
-/* The common case of scan(): a name, number or operator after spaces in
- * the middle of a line.  Returns false (having changed nothing) for
- * everything else, which scan() handles in full. */
-static inline bool scan_common(Lexer *lx, Token *t)
+/* lex_intern: a name of up to 16 bytes is looked up in lx->names by its
+ * bytes as two words, compared whole (no NUL in a name, so the words also
+ * fix its length); a hit costs no call and no byte loop.  Longer names,
+ * and names in the last 16 bytes of the input (the words would read past
+ * it), go to intern() directly: name_slot gives NULL for them. */
+static inline struct LexName *name_slot(Lexer *lx, const char *s, size_t n, uint64_t *w0, uint64_t *w1)
+{
+	if (n > 16 || lx->end - s < 16)
+		return NULL;
+	memcpy(w0, s, 8);
+	memcpy(w1, s + 8, 8);
+	*w0 = first_bytes(*w0, n);
+	*w1 = n > 8 ? first_bytes(*w1, n - 8) : 0;
+	uint64_t h = (*w0 ^ *w1 * 0x9E3779B97F4A7C15ull) * 0xC2B2AE3D27D4EB4Full;
+	return &lx->names[(h >> 40) & (LEX_NAME_CACHE - 1)];
+}
+
+/* The interned name from the cache, or NULL (then intern_name). */
+static inline const char *name_cached(Lexer *lx, const char *s, size_t n)
+{
+	uint64_t w0, w1;
+	struct LexName *e = name_slot(lx, s, n, &w0, &w1);
+	/* an empty slot has w0 == 0, a name never */
+	return e && e->w0 == w0 && e->w1 == w1 ? e->name : NULL;
+}
+
+static const char *intern_name(Lexer *lx, const char *s, size_t n)
+{
+	uint64_t w0, w1;
+	struct LexName *e = name_slot(lx, s, n, &w0, &w1);
+	if (!e)
+		return intern(lx->arena, s, n);
+	if (e->w0 != w0 || e->w1 != w1) {
+		e->w0 = w0;
+		e->w1 = w1;
+		e->name = intern(lx->arena, s, n);
+	}
+	return e->name;
+}
+
+/* intern() of s[0..n), n >= 1, no NUL inside (a name, or a dotted name
+ * like "tile.load"): the same pointer, usually found in lx->names. */
+static const char *lex_intern(Lexer *lx, const char *s, size_t n)
+{
+	const char *name = name_cached(lx, s, n);
+	return name ? name : intern_name(lx, s, n);
+}
+
+/* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
+ * would read exactly those tokens and the next token starts right after
+ * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
+static const char *dotted_end(const Lexer *lx, const char *s)
+{
+	const char *q = s, *end = lx->end;
+	if (lx->guarded && q < end) {
+		/* no bounds checks: the last byte ('\n') ends every name, and a
+		 * '.' before it has a byte after it */
+		while (lex_class((unsigned char)*q) == LC_NAME) {
+			do
+				q++;
+			while (is_name_byte((unsigned char)*q));
+			if (*q != '.')
+				goto after;
+			q++;
+		}
+		return NULL;
+	}
+	for (;;) {
+		if (q >= end || lex_class((unsigned char)*q) != LC_NAME)
+			return NULL;
+		do
+			q++;
+		while (q < end && is_name_byte((unsigned char)*q));
+		if (q >= end)
+			return NULL;
+		if (*q != '.')
+			break;
+		q++;
+	}
+after:;
+	unsigned char c = (unsigned char)*q;
+	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
+		return NULL;
+	return q;
+}
+
+const char *lex_dotted(Lexer *lx, const char *s, const char **end)
+{
+	const char *q = dotted_end(lx, s);
+	if (!q || q - s >= LEX_MAX_DOTTED)
+		return NULL;
+	*end = q;
+	return lex_intern(lx, s, (size_t)(q - s));
+}
+
+static void scan(Lexer *lx, Token *t);
+
+/* ---- The common tokens (scan_next) -------------------------------------
+ * lx->slow is false while the lexer is in the middle of a line, with no
+ * DEDENT pending, on an input whose last byte is '\n' (lx->guarded: then
+ * a run of spaces or of name bytes ends before the end of the input, and
+ * the loops below need no bounds check).  Then scan_next skips spaces and
+ * hands the token to one function per kind of first byte; each is called
+ * last (a tail call) and has few values to keep, so none needs a stack
+ * frame.  Everything else goes through scan() (scan_full). */
+
+/* The lookahead slot of the token being scanned (nla counts it already). */
+static inline Token *new_slot(Lexer *lx)
+{
+	return &lx->la[(unsigned)(lx->la_head + lx->nla - 1) & (LEX_LOOKAHEAD - 1)];
+}
+
+static void update_slow(Lexer *lx)
+{
+	lx->slow = lx->at_line_start || lx->pending_dedents != 0 || !lx->guarded;
+}
+
+static __attribute__((noinline)) void scan_full(Lexer *lx)
+{
+	scan(lx, new_slot(lx));
+	update_slow(lx);
+}
+
+/* a name missing from the name cache */
+static __attribute__((noinline)) void name_token(Lexer *lx, const char *q, size_t n)
+{
+	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q, .text = intern_name(lx, q, n), .nlen = n };
+	lx->p = q + n;
+}
+
+static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q)
+{
+	const char *r = q + 1;
+	while (is_name_byte((unsigned char)*r))
+		r++;
+	size_t n = (size_t)(r - q);
+	const char *name = name_cached(lx, q, n);
+	if (!name) {
+		name_token(lx, q, n);
+		return;
+	}
+	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q, .text = name, .nlen = n };
+	lx->p = r;
+}
+
+static __attribute__((noinline)) void number_fast(Lexer *lx, const char *q)
+{
+	Token *t = new_slot(lx);
+	*t = (Token){ .line = lx->line, .col = col_of(lx, q), .end_line = lx->line, .src = q };
+	lx->p = q;
+	read_number(lx, t);
+}
+
+static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q)
+{
+	unsigned char c = (unsigned char)*q;
+	*new_slot(lx) = (Token){ .kind = TK_OP, .op = c, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q, .text = op_one[c] };
+	lx->p = q + 1;
+}
+
+static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q)
+{
+	track_bracket(lx, lx->line, col_of(lx, q), *q);
+	op1_fast(lx, q);
+}
+
+static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q)
+{
+	if (lx->depth > 0)
+		lx->depth--;
+	op1_fast(lx, q);
+}
+
+/* an operator that may be longer than one byte (none is a bracket) */
+static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q)
+{
+	if (*q == '.' && is_digit((unsigned char)q[1])) { /* ".5" is a number */
+		scan_full(lx);
+		return;
+	}
+	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
+	if (n == 1) {
+		op1_fast(lx, q);
+		return;
+	}
+	*new_slot(lx) = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = lx->line,
+				 .col = col_of(lx, q), .end_line = lx->line, .src = q, .text = op_text(q, n) };
+	lx->p = q + n;
+}
+
+/* the end of a line outside brackets, or something for scan() */
+static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q)
+{
+	if (*q != '\n' || lx->depth != 0) {
+		scan_full(lx);
+		return;
+	}
+	*new_slot(lx) = (Token){ .kind = TK_NEWLINE, .line = lx->line, .col = col_of(lx, q),
+				 .end_line = lx->line, .src = q };
+	newline_at(lx, q + 1);
+	lx->p = q + 1;
+	lx->at_line_start = lx->slow = true;
+}
+
+/* The token starting at q (not a space), in the middle of a line. */
+static inline void scan_at(Lexer *lx, const char *q)
+{
+	switch (lex_class((unsigned char)*q)) {
+	case LC_NAME: name_fast(lx, q); return;
+	case LC_OP1: op1_fast(lx, q); return;
+	case LC_OPEN: open_fast(lx, q); return;
+	case LC_CLOSE: close_fast(lx, q); return;
+	case LC_OP: op_fast(lx, q); return;
+	case LC_DIGIT: number_fast(lx, q); return;
+	default: other_fast(lx, q); return;
+	}
+}
+
+/* lx->slow: at the start of a line indented by spaces as deep as the one
+ * before (no INDENT / DEDENT) with a common token first, scan_at takes
+ * it; anything else is scan()'s. */
+static __attribute__((noinline)) void scan_slow(Lexer *lx)
 {
 	const char *q = lx->p;
-	while (q < lx->end && *q == ' ')
+	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
+		while (*q == ' ')
+			q++;
+		int width = (int)(q - lx->p), top = lx->nindents - 1;
+		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
+		    lex_class((unsigned char)*q) != LC_OTHER) {
+			lx->at_line_start = lx->slow = false;
+			scan_at(lx, q);
+			return;
+		}
+	}
+	scan_full(lx);
+}
+
+/* Scan the next token into the lookahead ring. */
+static void scan_next(Lexer *lx)
+{
+	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
+	const char *q = lx->p;
+	if (lx->slow || q >= lx->end) {
+		scan_slow(lx);
+		return;
+	}
+	while (*q == ' ')
 		q++;
-	if (q >= lx->end)
-		return false;
-	unsigned char c = (unsigned char)*q;
-	int k = lex_class(c);
-	if (k == LC_OTHER || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1])))
-		return false; /* ".5" is a number */
-	memset(t, 0, sizeof *t);
-	t->line = t->end_line = lx->line;
-	t->col = col_of(lx, q);
-	t->src = q;
-	if (k == LC_NAME) {
-		const char *r = q + 1;
-		while (r < lx->end && (unsigned)(lex_class((unsigned char)*r) - LC_NAME) <= LC_DIGIT - LC_NAME)
-			r++;
-		t->kind = TK_NAME;
-		t->text = lex_intern(lx, q, (size_t)(r - q));
-		lx->p = r;
-		return true;
-	}
-	if (k == LC_DIGIT) {
-		lx->p = q;
-		read_number(lx, t);
-		return true;
-	}
-	size_t n = k == LC_OP1 ? 1 : op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
-	track_bracket(lx, t, c);
-	t->kind = TK_OP;
-	t->text = n == 1 ? op_one[c] : op_text(q, n);
-	lx->p = q + n;
-	return true;
+	scan_at(lx, q);
 }
 
 /* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
@@ -572,7 +801,8 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 				q++;
 			/* string prefixes r"..." are not part of the subset */
 			t->kind = TK_NAME;
-			t->text = lex_intern(lx, s, (size_t)(q - s));
+			t->text = intern_name(lx, s, (size_t)(q - s));
+			t->nlen = (size_t)(q - s);
 			lx->p = q;
 		} else if (is_digit((unsigned char)c) || (c == '.' && q + 1 < lx->end && is_digit((unsigned char)q[1]))) {
 			read_number(lx, t);
@@ -589,8 +819,9 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 					lex_error(lx, t->line, t->col, "unexpected character '%c'", c);
 				lex_error(lx, t->line, t->col, "unexpected character (byte 0x%02X)", (unsigned char)c);
 			}
-			track_bracket(lx, t, c);
+			track_bracket(lx, t->line, t->col, c);
 			t->kind = TK_OP;
+			t->op = lex_op_code_n(q, n);
 			t->text = op_text(q, n);
 			lx->p = q + n;
 		}
@@ -618,14 +849,19 @@ at_eof:
 	t->kind = TK_EOF;
 }
 
+static __attribute__((noinline)) void scan_upto(Lexer *lx, int k)
+{
+	while (lx->nla <= k)
+		scan_next(lx);
+}
+
 void lex_fill(Lexer *lx, int k)
 {
-	while (lx->nla <= k) {
-		Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
-		if (lx->pending_dedents != 0 || (lx->at_line_start && lx->depth == 0) || !scan_common(lx, t))
-			scan(lx, t);
-		lx->nla++;
-	}
+	/* tail calls: no frame here */
+	if (lx->nla == k)
+		scan_next(lx); /* the usual case: one token more */
+	else
+		scan_upto(lx, k);
 }
 
 void lex_skip_to(Lexer *lx, const char *to)
@@ -635,18 +871,14 @@ void lex_skip_to(Lexer *lx, const char *to)
 	 * the whole stretch was scanned the count is back where it started. */
 	int net = 0;
 	while (lx->nla > 0) {
-		const Token *t = &lx->la[lx->la_head];
+		const Token *t = lx->cur;
 		if (t->src >= to)
 			return; /* the lexer is already past the stretch */
-		if (t->kind == TK_OP) {
-			char c = t->text[0];
-			if (t->text[1] == 0 && (c == '(' || c == '[' || c == '{'))
-				net++;
-			else if (t->text[1] == 0 && (c == ')' || c == ']' || c == '}'))
-				net--;
+		switch (t->op) {
+		case '(': case '[': case '{': net++; break;
+		case ')': case ']': case '}': net--; break;
 		}
-		lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-		lx->nla--;
+		lex_drop(lx);
 	}
 	lx->depth -= net;
 	lx->p = to;

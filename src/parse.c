@@ -184,8 +184,11 @@ static void perr(Parser *p, int line, int col, const char *fmt, ...)
 
 #define PERR_AT(p, t, ...) perr((p), (t)->line, (t)->col, __VA_ARGS__)
 
-static const Token *peek(Parser *p) { return lex_peek(&p->lx, 0); }
-static const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
+/* Token helpers: they run for nearly every token, so the small ones are
+ * inline; operator tests compare lex_op_code()s, which the compiler folds
+ * to constants from the literal spellings. */
+static inline const Token *peek(Parser *p) { return lex_peek(&p->lx, 0); }
+static inline const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
 static Token next(Parser *p)
 {
 	Token t = lex_next(&p->lx);
@@ -194,12 +197,12 @@ static Token next(Parser *p)
 	return t;
 }
 /* next() when the token is not needed: no copy */
-static void skip(Parser *p)
+static inline void skip(Parser *p)
 {
 	const Token *t = peek(p);
 	if (t->kind >= TK_NAME)
 		p->last_line = t->end_line;
-	lex_skip(&p->lx);
+	lex_drop(&p->lx);
 }
 static SrcPos pos_of(const Token *t) { return (SrcPos){ t->line, t->col }; }
 
@@ -219,10 +222,10 @@ static const char *describe(const Token *t)
 	return "?";
 }
 
-static bool at_op(Parser *p, const char *op) { return tok_is_op(peek(p), op); }
-static bool at_name(Parser *p, const char *n) { return tok_is_name(peek(p), n); }
+LEX_INLINE bool at_op(Parser *p, const char *op) { return tok_is_op(peek(p), op); }
+LEX_INLINE bool at_name(Parser *p, const char *n) { return tok_is_name(peek(p), n); }
 
-static bool accept_op(Parser *p, const char *op)
+LEX_INLINE bool accept_op(Parser *p, const char *op)
 {
 	if (!at_op(p, op))
 		return false;
@@ -230,20 +233,24 @@ static bool accept_op(Parser *p, const char *op)
 	return true;
 }
 
-static void expect_op(Parser *p, const char *op)
+static __attribute__((noreturn)) void expected_op(Parser *p, const char *op)
 {
 	const Token *t = peek(p);
-	if (!tok_is_op(t, op))
-		PERR_AT(p, t, "expected '%s', found %s", op, describe(t));
+	PERR_AT(p, t, "expected '%s', found %s", op, describe(t));
+}
+
+LEX_INLINE void expect_op(Parser *p, const char *op)
+{
+	if (!at_op(p, op))
+		expected_op(p, op);
 	skip(p);
 }
 
 /* expect_op, returning the operator token */
-static Token expect_op_tok(Parser *p, const char *op)
+LEX_INLINE Token expect_op_tok(Parser *p, const char *op)
 {
-	const Token *t = peek(p);
-	if (!tok_is_op(t, op))
-		PERR_AT(p, t, "expected '%s', found %s", op, describe(t));
+	if (!at_op(p, op))
+		expected_op(p, op);
 	return next(p);
 }
 
@@ -268,65 +275,52 @@ static void expect_newline(Parser *p)
 	expect_kind(p, TK_NEWLINE, "end of line");
 }
 
-/* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
- * when the tokens at the cursor are not `<prefix>.`.  Consumes on success. */
 static bool ident_byte(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
 }
 
-/* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
- * would read exactly those tokens and the next token starts right after
- * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
-static const char *dotted_span_end(const char *s, const char *end)
+/* dotted_after once the current token t is the prefix */
+static const char *dotted_tail(Parser *p, const Token *t)
 {
-	const char *q = s;
-	for (;;) {
-		if (q >= end || !ident_byte((unsigned char)*q) || (*q >= '0' && *q <= '9'))
-			return NULL;
-		while (q < end && ident_byte((unsigned char)*q))
-			q++;
-		if (q >= end)
-			return NULL;
-		if (*q != '.')
-			break;
-		q++;
-	}
-	unsigned char c = (unsigned char)*q;
-	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
-		return NULL;
-	return q;
-}
-
-static const char *dotted_after(Parser *p, const char *prefix)
-{
-	if (!tok_is_name(peek(p), prefix) || !tok_is_op(peek_at(p, 1), "."))
-		return NULL;
 	/* Fast path: `pl.tile.load(` is one span of the source; intern it
-	 * instead of lexing and joining its names. */
-	const Token *dot = peek_at(p, 1);
-	const char *tail = dot->src + 1;
-	const char *e = dotted_span_end(tail, p->lx.end);
-	if (e && e - tail < 200) {
-		p->last_line = dot->line;
-		lex_skip_to(&p->lx, e);
-		return intern(p->a, tail, (size_t)(e - tail));
+	 * (through the lexer's cache of recent names) instead of lexing and
+	 * joining its names.  The lexer need not even read the `.`. */
+	const char *dot = t->src + t->nlen, *e;
+	if (dot < p->lx.end && *dot == '.') {
+		const char *d = lex_dotted(&p->lx, dot + 1, &e);
+		if (d) {
+			p->last_line = t->line;
+			lex_skip_to(&p->lx, e);
+			return d;
+		}
 	}
+	if (!tok_is_op(peek_at(p, 1), "."))
+		return NULL;
 	skip(p);
 	char buf[256];
 	size_t n = 0;
 	do {
 		skip(p); /* '.' */
-		Token t = expect_name(p, "a name after '.'");
-		size_t l = strlen(t.text);
+		Token nt = expect_name(p, "a name after '.'");
+		size_t l = strlen(nt.text);
 		if (n + l + 2 >= sizeof buf)
-			PERR_AT(p, &t, "dotted name too long");
+			PERR_AT(p, &nt, "dotted name too long");
 		if (n)
 			buf[n++] = '.';
-		memcpy(buf + n, t.text, l);
+		memcpy(buf + n, nt.text, l);
 		n += l;
 	} while (at_op(p, "."));
 	return intern(p->a, buf, n);
+}
+
+/* `pl` `.` NAME (`.` NAME)* : returns the dotted tail ("tensor.add") or NULL
+ * when the tokens at the cursor are not `<prefix>.`.  Consumes on success.
+ * Inline, so that the comparison with a literal prefix folds. */
+LEX_INLINE const char *dotted_after(Parser *p, const char *prefix)
+{
+	const Token *t = peek(p);
+	return tok_is_name(t, prefix) ? dotted_tail(p, t) : NULL;
 }
 
 /* ------------------------------------------------------------ bindings */
@@ -2143,11 +2137,19 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 /* `pl.yield_(` at the cursor? */
 static bool at_yield(Parser *p)
 {
-	if (!at_name(p, "pl") || !tok_is_op(peek_at(p, 1), "."))
+	const Token *t = peek(p);
+	if (!tok_is_name(t, "pl"))
+		return false;
+	/* `pl.` and a name written together: no need to lex the '.' (a digit
+	 * after it makes `.5` a number token: no yield either) */
+	const char *q = t->src + t->nlen;
+	if (p->lx.end - q > 7 && q[0] == '.' && ident_byte((unsigned char)q[1]))
+		return !memcmp(q + 1, "yield_", 6) && !ident_byte((unsigned char)q[7]);
+	if (!tok_is_op(peek_at(p, 1), "."))
 		return false;
 	/* a name right after the '.' is the next token: compare its bytes
 	 * without lexing it */
-	const char *q = peek_at(p, 1)->src + 1;
+	q = peek_at(p, 1)->src + 1;
 	if (p->lx.end - q > 6 && ident_byte((unsigned char)*q))
 		return !memcmp(q, "yield_", 6) && !ident_byte((unsigned char)q[6]);
 	return tok_is_name(peek_at(p, 2), "yield_");

@@ -16,6 +16,9 @@
 #include "ptoopt/arena.h"
 #include "ptoopt/diag.h"
 
+/* For the helpers that must fold into their callers (constant operands). */
+#define LEX_INLINE static inline __attribute__((always_inline))
+
 typedef enum TokKind {
 	TK_EOF, TK_NEWLINE, TK_INDENT, TK_DEDENT,
 	TK_NAME, TK_INT, TK_FLOAT, TK_STRING, TK_OP,
@@ -24,6 +27,8 @@ typedef enum TokKind {
 typedef struct Token {
 	uint8_t kind;         /* a TokKind */
 	bool overflow;        /* TK_INT did not fit in 64 bits */
+	uint16_t op;          /* TK_OP: lex_op_code() of its spelling; 0 for
+	                         every other kind, so one compare tests both */
 	int line, col;        /* of the first byte */
 	int end_line;         /* line of the last byte (multi-line strings) */
 	const char *src;      /* first byte in the source (for INDENT / DEDENT /
@@ -32,6 +37,7 @@ typedef struct Token {
 	                         TK_STRING: decoded value (arena) */
 	union {               /* by kind, so the token stays small to copy */
 		size_t slen;  /* TK_STRING: decoded length */
+		size_t nlen;  /* TK_NAME: bytes of the name in the source */
 		uint64_t ival; /* TK_INT magnitude */
 		double fval;  /* TK_FLOAT */
 	};
@@ -45,6 +51,8 @@ typedef struct Comment {
 
 #define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
+#define LEX_NAME_CACHE 2048 /* a power of two */
+#define LEX_MAX_DOTTED 200 /* the longest dotted name lex_dotted takes whole */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -62,15 +70,15 @@ typedef struct Lexer {
 	int pending_dedents;
 	bool at_line_start;
 	bool emitted_eof_newline;
+	bool guarded;         /* the input ends with '\n' (lex.c: scan_next) */
+	bool slow;            /* at_line_start || pending_dedents || !guarded */
 	Token la[LEX_LOOKAHEAD]; /* ring buffer of lookahead tokens */
 	int la_head, nla;
+	Token *cur;           /* &la[la_head]: the current token once scanned */
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
-	/* interned operator strings for quick comparison */
-	const char *op_cache[64];
-	/* names interned lately, by a hash of their bytes: most names repeat
-	 * within a few lines, and this is cheaper than intern() (lex.c) */
-	struct { const char *name; size_t len; } recent[256];
+	/* names interned lately, keyed by their bytes (lex.c: name_slot) */
+	struct LexName { uint64_t w0, w1; const char *name; } names[LEX_NAME_CACHE];
 } Lexer;
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
@@ -81,22 +89,27 @@ static inline const Token *lex_peek(Lexer *lx, int k)
 {
 	if (k >= lx->nla)
 		lex_fill(lx, k);
-	return &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
+	return k == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
+}
+/* Consume the current token, which lex_peek has produced. */
+static inline void lex_drop(Lexer *lx)
+{
+	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
+	lx->cur = &lx->la[lx->la_head];
+	lx->nla--;
 }
 /* Consume the current token and return a copy of it. */
 static inline Token lex_next(Lexer *lx)
 {
 	Token t = *lex_peek(lx, 0);
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
+	lex_drop(lx);
 	return t;
 }
 /* Consume the current token without copying it. */
 static inline void lex_skip(Lexer *lx)
 {
 	lex_peek(lx, 0);
-	lx->la_head = (lx->la_head + 1) & (LEX_LOOKAHEAD - 1);
-	lx->nla--;
+	lex_drop(lx);
 }
 /* Drop the lookahead tokens that start before `to` and continue scanning
  * at `to`.  Only for a stretch of one line whose brackets balance and that
@@ -112,26 +125,46 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
  * advances the head past the taken prefix. */
 void lex_comments_gc(Lexer *lx);
 
+/* `NAME(.NAME)*` written without spaces at s (in the source, after a
+ * name and '.'), when the lexer would read exactly those tokens and the
+ * next token starts right after (not a `.`), under LEX_MAX_DOTTED bytes:
+ * its interned spelling, *end set to the byte after it; else NULL (unsure:
+ * spaces, line ends, comments, `.5`, ...). */
+const char *lex_dotted(Lexer *lx, const char *s, const char **end);
+
+/* The operator s[0..n) (1 <= n <= 3) as a number: its bytes, the second
+ * one marked when a third follows (every three-byte operator is unique by
+ * its first two).  Never 0. */
+LEX_INLINE uint16_t lex_op_code_n(const char *s, size_t n)
+{
+	unsigned c0 = (unsigned char)s[0];
+	if (n == 1)
+		return (uint16_t)c0;
+	unsigned c1 = (unsigned char)s[1];
+	return (uint16_t)(c0 | (n == 3 ? c1 | 0x80 : c1) << 8);
+}
+
+/* The code of the operator spelled s; with a literal argument the
+ * compiler folds it to a constant.  A spelling that is no operator gets a
+ * code no token has (its first byte is not an operator's, or 0xFFFF). */
+LEX_INLINE uint16_t lex_op_code(const char *s)
+{
+	size_t n = strlen(s);
+	return n >= 1 && n <= 3 ? lex_op_code_n(s, n) : 0xFFFF;
+}
+
 /* Inline: the parser asks these questions for almost every token. */
-/* Byte loops rather than strcmp: the second string is nearly always a short
- * literal, so the compiler unrolls them. */
-static inline bool tok_text_is_(const char *text, const char *s)
+LEX_INLINE bool tok_is_op(const Token *t, const char *op)
 {
-	while (*s && *text == *s) {
-		text++;
-		s++;
-	}
-	return *text == *s;
+	return t->op == lex_op_code(op); /* 0 (no operator) for other kinds */
 }
 
-static inline bool tok_is_op(const Token *t, const char *op)
+/* With a literal name the length folds to a constant and the comparison
+ * to a load or two. */
+LEX_INLINE bool tok_is_name(const Token *t, const char *name)
 {
-	return t->kind == TK_OP && tok_text_is_(t->text, op);
-}
-
-static inline bool tok_is_name(const Token *t, const char *name)
-{
-	return t->kind == TK_NAME && tok_text_is_(t->text, name);
+	size_t n = strlen(name);
+	return t->kind == TK_NAME && t->nlen == n && memcmp(t->src, name, n) == 0;
 }
 
 #endif
