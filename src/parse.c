@@ -1310,20 +1310,23 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 
 static Expr *parse_name_ref(Parser *p)
 {
-	Token t = next(p);
-	Var *v = lookup(p, t.text);
+	const Token *t = peek(p);
+	const char *name = t->text;
+	SrcPos pos = pos_of(t);
+	skip(p); /* the name and its position are all it needs: no token copy */
+	Var *v = lookup(p, name);
 	if (v)
 		return ir_var_ref(p->a, v);
-	Global *g = pmap_get(&p->globals, t.text);
+	Global *g = pmap_get(&p->globals, name);
 	if (g && g->value) {
 		p->lit = true; /* module constants are inlined as literals */
 		return g->value;
 	}
 	if (g)
 		return ir_var_ref(p->a, g->dyn);
-	if (strcmp(t.text, "True") == 0 || strcmp(t.text, "False") == 0)
-		return leaf_int(p, t.text[0] == 'T', DT_BOOL, pos_of(&t));
-	PERR_AT(p, &t, "undefined variable '%s'", t.text);
+	if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0)
+		return leaf_int(p, name[0] == 'T', DT_BOOL, pos);
+	perr(p, pos.line, pos.col, "undefined variable '%s'", name);
 }
 
 static void prescan(Parser *p);
@@ -1527,12 +1530,15 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 		PERR_AT(p, at, "unknown data type pl.%s", d);
 }
 
-/* pl.<...> in expression position: special forms, enum symbols, op calls. */
+/* pl.<...> in expression position: special forms, enum symbols, op calls.
+ * The current token is the name `prefix` ("pl" or "pld"), a '.' after it. */
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
 	const Token *t0 = peek(p);
 	Token first = *t0;
-	const char *d = dotted_after(p, prefix);
+	/* dotted_tail, not dotted_after(p, prefix): the caller has matched the
+	 * name, and prefix is no literal that the name test could fold */
+	const char *d = dotted_tail(p, t0);
 	bool pld = prefix[2] == 'd';
 	if (!at_op(p, "(")) {
 		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ...
@@ -1943,15 +1949,14 @@ static bool is_comparison(const Token *t)
 	return binop_info(t, &level) >= 0 && level == 3;
 }
 
-/* Binary operators of levels 0..max (precedence climbing, all left
- * associative): the operands are built and combined in the same order as
- * one recursive function per level would, so type errors come first in
- * the same places. */
-static Expr *parse_binary_level(Parser *p, int max)
+static Expr *parse_binary_level(Parser *p, int max);
+
+/* Binary operators of levels 0..max after the first operand l
+ * (precedence climbing, all left associative): the operands are built and
+ * combined in the same order as one recursive function per level would, so
+ * type errors come first in the same places. */
+static Expr *binary_rest(Parser *p, int max, Expr *l)
 {
-	Expr *l = parse_unary(p);
-	if (max < 0)
-		return l;
 	for (;;) {
 		const Token *t = peek(p);
 		if (t->kind == TK_OP && (t->text[0] == '&' || t->text[0] == '|' || t->text[0] == '^') && !t->text[1])
@@ -1969,6 +1974,12 @@ static Expr *parse_binary_level(Parser *p, int max)
 	}
 }
 
+static Expr *parse_binary_level(Parser *p, int max)
+{
+	Expr *l = parse_unary(p);
+	return max < 0 ? l : binary_rest(p, max, l);
+}
+
 static Expr *parse_not(Parser *p)
 {
 	if (at_name(p, "not")) {
@@ -1983,9 +1994,9 @@ static Expr *parse_not(Parser *p)
 	return parse_binary_level(p, 3);
 }
 
-static Expr *parse_and(Parser *p)
+/* `and` operands after the first one, l */
+static Expr *and_rest(Parser *p, Expr *l)
 {
-	Expr *l = parse_not(p);
 	while (at_name(p, "and")) {
 		Token t = next(p);
 		l = mk_binary(p, OP_AND, l, parse_not(p), pos_of(&t));
@@ -1993,7 +2004,20 @@ static Expr *parse_and(Parser *p)
 	return l;
 }
 
-static Expr *parse_atom(Parser *p);
+static Expr *parse_and(Parser *p) { return and_rest(p, parse_not(p)); }
+
+/* Can token t follow a complete expression but not continue it? */
+static bool ends_expr(const Token *t)
+{
+	if (t->kind == TK_NEWLINE)
+		return true;
+	switch (t->op) { /* a one-byte operator's code is its byte; 0: no operator */
+	case ',': case ')': case ']': case '}': case ':': case '=':
+		return true;
+	default:
+		return false;
+	}
+}
 
 static Expr *parse_expr(Parser *p)
 {
@@ -2002,20 +2026,20 @@ static Expr *parse_expr(Parser *p)
 		p->nops = 0;
 	if (++p->depth > MAX_EXPR_DEPTH)
 		PERR_AT(p, t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
-	/* A lone name or integer before `,` `)` `]` or the line end (most
-	 * arguments and dims) is just the atom: skip the descent through the
-	 * operator levels, none of which could apply. */
-	if ((t->kind == TK_NAME && t->text != p->nm[NM_NOT]) ||
-	    (t->kind == TK_INT && !t->overflow && t->ival <= (uint64_t)INT64_MAX)) {
-		const Token *u = peek_at(p, 1);
-		if (u->kind == TK_NEWLINE || (u->kind == TK_OP && !u->text[1] &&
-					      (u->text[0] == ',' || u->text[0] == ')' || u->text[0] == ']'))) {
-			Expr *e = parse_atom(p);
+	Expr *l;
+	if (t->kind == TK_NAME && t->text == p->nm[NM_NOT]) {
+		l = parse_and(p);
+	} else {
+		/* the first operand, as parse_and -> parse_not -> parse_binary_level
+		 * would parse it; most expressions (arguments, dims, call values)
+		 * end there, and then no operator level needs to look */
+		l = parse_unary(p);
+		if (ends_expr(peek(p))) {
 			p->depth--;
-			return e;
+			return l;
 		}
+		l = and_rest(p, binary_rest(p, 3, l));
 	}
-	Expr *l = parse_and(p);
 	while (at_name(p, "or")) {
 		Token ot = next(p);
 		l = mk_binary(p, OP_OR, l, parse_and(p), pos_of(&ot));
@@ -2427,11 +2451,12 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		docstring_lines(p, st.text, st.slen);
 		expect_newline(p);
 		return;
-	} else if (at_yield(p)) {
-		s = parse_yield_values(p, &first);
 	} else if ((t->kind == TK_NAME && (tok_is_op(peek_at(p, 1), "=") || tok_is_op(peek_at(p, 1), ":") ||
 					   tok_is_op(peek_at(p, 1), ","))) ||
 		   paren_target(p)) {
+		/* (tested before at_yield: a yield starts `pl.`, an assignment
+		 * NAME and one of `= : ,` or `(`, so the order does not matter,
+		 * and assignments are the common statement) */
 		/* assignment forms; `(a, b) = ...` is the same as `a, b = ...` */
 		bool paren = accept_op(p, "(");
 		PtrVec names = ARENA_VEC(p->a);
@@ -2530,6 +2555,8 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			expect_newline(p);
 			return;
 		}
+	} else if (at_yield(p)) {
+		s = parse_yield_values(p, &first);
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */
