@@ -442,6 +442,11 @@ static void take_carried(Parser *p, PtrVec *out)
 
 static void attach(Parser *p, Stmt *s, PtrVec *cm)
 {
+	if (!cm->cap) { /* no comment (nearly every statement): nothing to copy or give back */
+		s->comments = NULL;
+		s->ncomments = 0;
+		return;
+	}
 	s->comments = (const char **)vec_finish(p->a, cm, &s->ncomments);
 }
 
@@ -1706,19 +1711,26 @@ static Expr *parse_atom(Parser *p)
 	const Token *t = peek(p);
 	p->lit = t->kind == TK_INT || t->kind == TK_FLOAT;
 	switch (t->kind) {
+	/* literals: their fields read before the token is dropped (no copy) */
 	case TK_INT: {
-		Token tk = next(p);
-		if (tk.overflow || tk.ival > (uint64_t)INT64_MAX)
-			PERR_AT(p, &tk, "integer literal too large for a 64-bit integer");
-		return leaf_int(p, (int64_t)tk.ival, DT_INDEX, pos_of(&tk));
+		if (t->overflow || t->ival > (uint64_t)INT64_MAX)
+			PERR_AT(p, t, "integer literal too large for a 64-bit integer");
+		int64_t v = (int64_t)t->ival;
+		SrcPos pos = pos_of(t);
+		skip(p);
+		return leaf_int(p, v, DT_INDEX, pos);
 	}
 	case TK_FLOAT: {
-		Token tk = next(p);
-		return leaf_float(p, tk.fval, DT_FP32, pos_of(&tk));
+		double v = t->fval;
+		SrcPos pos = pos_of(t);
+		skip(p);
+		return leaf_float(p, v, DT_FP32, pos);
 	}
 	case TK_STRING: {
-		Token tk = next(p);
-		return leaf_str(p, EX_STR, intern(p->a, tk.text, tk.slen), pos_of(&tk));
+		const char *v = intern(p->a, t->text, t->slen);
+		SrcPos pos = pos_of(t);
+		skip(p);
+		return leaf_str(p, EX_STR, v, pos);
 	}
 	case TK_NAME:
 		if (tok_is_op(peek_at(p, 1), ".") && (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
@@ -2454,15 +2466,16 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 	} else if ((t->kind == TK_NAME && (tok_is_op(peek_at(p, 1), "=") || tok_is_op(peek_at(p, 1), ":") ||
 					   tok_is_op(peek_at(p, 1), ","))) ||
 		   paren_target(p)) {
-		/* (tested before at_yield: a yield starts `pl.`, an assignment
-		 * NAME and one of `= : ,` or `(`, so the order does not matter,
-		 * and assignments are the common statement) */
-		/* assignment forms; `(a, b) = ...` is the same as `a, b = ...` */
+		/* assignment forms; `(a, b) = ...` is the same as `a, b = ...`.
+		 * Tested before at_yield: a yield starts `pl.`, an assignment NAME
+		 * and one of `= : ,` or `(`, so the order does not matter, and
+		 * assignments are the common statement. */
 		bool paren = accept_op(p, "(");
-		PtrVec names = ARENA_VEC(p->a);
+		ArgList names; /* Token *: on the stack (one name, nearly always) */
+		args_init(&names);
 		Type *ann = NULL;
 		Token nt = expect_name(p, "a name in the assignment target");
-		vec_push(&names, &nt); /* lives as long as names */
+		args_push(p, &names, &nt); /* lives as long as names */
 		if (!paren && accept_op(p, ":")) {
 			ann = parse_type(p);
 		} else {
@@ -2472,7 +2485,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				Token n2 = expect_name(p, "a name in the assignment target");
 				Token *copy = arena_alloc(p->a, sizeof *copy);
 				*copy = n2;
-				vec_push(&names, copy);
+				args_push(p, &names, copy);
 			}
 			if (paren)
 				expect_op(p, ")");
@@ -2482,11 +2495,11 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			s = parse_yield_values(p, &first);
 			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
 			yi->stmt = s;
-			yi->lhs.n = (int)names.len;
-			yi->lhs.names = arena_alloc(p->a, names.len * sizeof(char *));
-			yi->lhs.types = arena_alloc(p->a, names.len * sizeof(Type *));
-			yi->lhs.pos = arena_alloc(p->a, names.len * sizeof(SrcPos));
-			for (size_t i = 0; i < names.len; i++) {
+			yi->lhs.n = names.len;
+			yi->lhs.names = arena_alloc(p->a, (size_t)names.len * sizeof(char *));
+			yi->lhs.types = arena_alloc(p->a, (size_t)names.len * sizeof(Type *));
+			yi->lhs.pos = arena_alloc(p->a, (size_t)names.len * sizeof(SrcPos));
+			for (int i = 0; i < names.len; i++) {
 				Token *nk = names.items[i];
 				yi->lhs.names[i] = nk->text;
 				yi->lhs.pos[i] = pos_of(nk);
@@ -2496,14 +2509,12 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (yi->lhs.n != s->nvalues)
 				PERR_AT(p, &first, "pl.yield_ assigns %d name(s) but yields %d value(s)", yi->lhs.n, s->nvalues);
 			pmap_put(&yield_lhs, s, yi);
-			vec_release(&names);
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
 			Var *sym = folded_dim_read(p, value);
 			if (sym && (!ann || (ann->kind == TY_SCALAR && ann->dtype == DT_INDEX))) {
 				/* no statement: its comments move to the next one, as for pass */
 				bind(p, nt.text, sym);
-				vec_release(&names);
 				take_comments(p, peek(p)->line, cm);
 				for (size_t i = 0; i < cm->len; i++)
 					vec_push(&p->carried, cm->items[i]);
@@ -2513,25 +2524,21 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			s->var = assign_target(p, &nt, ann, &value);
 			s->value = value;
-			vec_release(&names);
 		} else {
 			/* p, q = CALL  ->  _tuple_tmp = CALL; p = _tuple_tmp[0]; q = _tuple_tmp[1] */
 			Expr *value = parse_expr(p);
 			Type *vt = ir_expr_type(value);
 			bool submit = value->kind == EX_SUBMIT;
 			if (value->kind != EX_FN_CALL && value->kind != EX_OP_CALL && !submit) {
-				vec_release(&names);
 				PERR_AT(p, &first, "tuple unpacking needs a call on the right-hand side");
 			}
 			if (!vt && (value->kind == EX_FN_CALL || submit) && !pmap_get(p->sigs, value->str)) {
 				SrcPos at = submit && value->lhs ? value->lhs->pos : value->pos; /* the callee */
-				vec_release(&names);
 				perr(p, at.line, at.col, "call to undefined function 'self.%s'", value->str);
 			}
-			if (vt && vt->kind == TY_TUPLE && vt->nelems != (int)names.len) {
+			if (vt && vt->kind == TY_TUPLE && vt->nelems != names.len) {
 				int ne = vt->nelems;
-				vec_release(&names);
-				PERR_AT(p, &first, "cannot unpack %d values into %d names", ne, (int)names.len);
+				PERR_AT(p, &first, "cannot unpack %d values into %d names", ne, names.len);
 			}
 			Stmt *tmp = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			take_comments(p, peek(p)->line, cm);
@@ -2540,7 +2547,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 					   VK_VAR, pos_of(&first));
 			attach(p, tmp, cm);
 			vec_push(out, tmp);
-			for (size_t i = 0; i < names.len; i++) {
+			for (int i = 0; i < names.len; i++) {
 				Token *nk = names.items[i];
 				Expr *g = ir_expr_new(p->a, EX_GETITEM, pos_of(nk));
 				g->lhs = ir_var_ref(p->a, tmp->var);
@@ -2551,7 +2558,6 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				as->value = g;
 				vec_push(out, as);
 			}
-			vec_release(&names);
 			expect_newline(p);
 			return;
 		}
