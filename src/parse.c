@@ -107,6 +107,15 @@ static SrcKey *src_claim(SrcTable *t, size_t entry_size, const char *s, size_t n
 	return k;
 }
 
+/* A slot of the numeric leaf memo (leaf_int, leaf_float). */
+typedef struct LeafMemo {
+	uint64_t bits;        /* ival, or the bits of fval */
+	uint8_t kind, dtype;
+	struct Expr *e;       /* the shared leaf; NULL = empty */
+} LeafMemo;
+
+#define LEAF_MEMO 256 /* a power of two */
+
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
@@ -140,6 +149,7 @@ typedef struct Parser {
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
+	LeafMemo leaf_memo[LEAF_MEMO]; /* recent numeric leaves, in front of leaves */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 	SugarCtx sugar;       /* op-call lowering and typing from the op registry */
 	/* Function signatures (name -> FnSig), for typing self.f(...) calls to
@@ -644,6 +654,22 @@ static Expr *share_node(Parser *p, Expr *e)
 	return e;
 }
 
+/* shared_leaf for a number: a numeric leaf is determined by its kind,
+ * dtype and value bits (its type is the dtype's scalar type), so a small
+ * direct-mapped memo of those finds the shared node of a recurring
+ * constant without hashing the node, probing and comparing. */
+static Expr *shared_number(Parser *p, Expr *e)
+{
+	uint64_t bits = (uint64_t)e->ival; /* also the bits of fval (a union) */
+	size_t j = (size_t)(((bits * 0x9e3779b97f4a7c15ull) >> 56) ^ e->dtype ^ (unsigned)e->kind << 5) & (LEAF_MEMO - 1);
+	LeafMemo *m = &p->leaf_memo[j];
+	if (m->e && m->bits == bits && m->kind == e->kind && m->dtype == e->dtype)
+		return m->e;
+	Expr *r = shared_leaf(p, e);
+	*m = (LeafMemo){ bits, e->kind, e->dtype, r };
+	return r;
+}
+
 static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
 {
 	Expr e = { .kind = EX_INT, .dtype = dt, .pos = pos, .ival = v, .type = ir_scalar_type(p->a, dt) };
@@ -651,13 +677,13 @@ static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
 		e.kind = EX_BOOL;
 		e.ival = v != 0;
 	}
-	return shared_leaf(p, &e);
+	return shared_number(p, &e);
 }
 
 static Expr *leaf_float(Parser *p, double v, DType dt, SrcPos pos)
 {
 	Expr e = { .kind = EX_FLOAT, .dtype = dt, .pos = pos, .fval = v, .type = ir_scalar_type(p->a, dt) };
-	return shared_leaf(p, &e);
+	return shared_number(p, &e);
 }
 
 static Expr *leaf_str(Parser *p, ExprKind k, const char *s, SrcPos pos)
@@ -1272,12 +1298,14 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	while (!at_op(p, ")")) {
 		const Token *t = peek(p);
 		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
-			Token k = next(p);
+			const char *k = t->text;
+			SrcPos kpos = pos_of(t);
+			skip(p);
 			skip(p);
 			for (int i = 0; i < kwn.len; i++)
-				if (kwn.items[i] == k.text)
-					PERR_AT(p, &k, "keyword argument '%s' repeated", k.text);
-			args_push(p, &kwn, (void *)k.text);
+				if (kwn.items[i] == k)
+					perr(p, kpos.line, kpos.col, "keyword argument '%s' repeated", k);
+			args_push(p, &kwn, (void *)k);
 			args_push(p, &kwv, parse_kwval(p));
 		} else {
 			if (kwn.len)
@@ -2044,7 +2072,14 @@ static Expr *parse_expr(Parser *p)
 	} else {
 		/* the first operand, as parse_and -> parse_not -> parse_binary_level
 		 * would parse it; most expressions (arguments, dims, call values)
-		 * end there, and then no operator level needs to look */
+		 * end there, and then no operator level needs to look.  A lone
+		 * name (the commonest argument) is parse_atom's plain name case. */
+		if (t->kind == TK_NAME && ends_expr(peek_at(p, 1)) && !tok_is_name(t, "None")) {
+			p->lit = false;
+			l = parse_name_ref(p);
+			p->depth--;
+			return l;
+		}
 		l = parse_unary(p);
 		if (ends_expr(peek(p))) {
 			p->depth--;
