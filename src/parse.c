@@ -1537,7 +1537,7 @@ static void sort_submit_kwargs(Expr *e)
  * (pl.FP33) must exist (d: as written, after "pl."): Python would fail on the attribute lookup, and an
  * op keyword would otherwise carry the typo into the output unnoticed.
  * Other enum families are passed through as written. */
-static void check_enum_symbol(Parser *p, const Token *at, const char *d)
+static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 {
 	static const struct {
 		const char *family;
@@ -1551,7 +1551,7 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 		size_t n = strlen(known[i].family);
 		if (!strncmp(d, known[i].family, n)) {
 			if (known[i].parse(d + n) < 0)
-				PERR_AT(p, at, "unknown enum value pl.%s", d);
+				perr(p, at.line, at.col, "unknown enum value pl.%s", d);
 			return;
 		}
 	}
@@ -1560,7 +1560,7 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 	if (k >= 2 && d[k] && strspn(d + k, "0123456789") == strlen(d + k) && ir_dtype_parse(d) < 0 &&
 	    (!strncmp(d, "FP", 2) || !strncmp(d, "BF", 2) || !strncmp(d, "HF", 2) ||
 	     !strncmp(d, "INT", 3) || !strncmp(d, "UINT", 4)))
-		PERR_AT(p, at, "unknown data type pl.%s", d);
+		perr(p, at.line, at.col, "unknown data type pl.%s", d);
 }
 
 /* pl.<...> in expression position: special forms, enum symbols, op calls.
@@ -1568,7 +1568,7 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
 	const Token *t0 = peek(p);
-	Token first = *t0;
+	const SrcPos at = pos_of(t0); /* of the prefix name (not a token copy) */
 	/* dotted_tail, not dotted_after(p, prefix): the caller has matched the
 	 * name, and prefix is no literal that the name test could fold */
 	const char *d = dotted_tail(p, t0);
@@ -1587,13 +1587,12 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		else
 			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
 		if (!pld)
-			check_enum_symbol(p, &first, d);
-		Expr *sym = leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
+			check_enum_symbol(p, at, d);
+		Expr *sym = leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), at);
 		if (!pld)
 			pmap_put(&p->symbols, d, sym);
 		return sym;
 	}
-	Token open = *peek(p);
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
 		skip(p);
 		bool is_const = d[1] == 'o';
@@ -1606,15 +1605,15 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		expect_op(p, ")");
 		if (is_const) {
 			if (v->kind != EX_INT && v->kind != EX_FLOAT && v->kind != EX_BOOL)
-				PERR_AT(p, &first, "pl.const needs a number literal");
+				perr(p, at.line, at.col, "pl.const needs a number literal");
 			if (v->kind == EX_FLOAT || ir_dtype_is_float(dt)) {
 				if (!ir_dtype_is_float(dt))
-					PERR_AT(p, &first, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
-				return leaf_float(p, v->kind == EX_FLOAT ? v->fval : (double)v->ival, dt, pos_of(&first));
+					perr(p, at.line, at.col, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
+				return leaf_float(p, v->kind == EX_FLOAT ? v->fval : (double)v->ival, dt, at);
 			}
-			return leaf_int(p, v->ival, dt, pos_of(&first));
+			return leaf_int(p, v->ival, dt, at);
 		}
-		Expr c = { .kind = EX_CAST, .pos = pos_of(&first), .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
+		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
 	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
@@ -1624,11 +1623,11 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr *b = parse_expr(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
-		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, pos_of(&first));
+		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
 		skip(p);
-		Expr *e = new_expr(p, EX_SUBMIT, &first);
+		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
 		e->spmd = d[0] == 's' && d[1] == 'p';
 		const Token *s = peek(p);
 		if (!tok_is_name(s, "self") || !tok_is_op(peek_at(p, 1), "."))
@@ -1651,8 +1650,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return e;
 	}
 	skip(p); /* ( */
-	(void)open;
-	Expr *e = new_expr(p, EX_OP_CALL, &first);
+	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);
 	Expr *r = sugar_lower_call(&p->sugar, e);
