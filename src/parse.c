@@ -921,12 +921,15 @@ static AnnEntry *ann_find_by_prefix(Parser *p, const char *s, const char *end)
 {
 	if (end - s < ANN_PREFIX)
 		return NULL;
-	AnnEntry **link = &p->ann_by_prefix[ann_prefix_bucket(s)];
+	AnnEntry **head = &p->ann_by_prefix[ann_prefix_bucket(s)], **link = head;
 	for (AnnEntry *e = *link; e; link = &e->next_same_prefix, e = *link)
 		if (e->key.len <= (size_t)(end - s) && load8(s + e->key.len - 8) == e->last8 &&
 		    memcmp(e->key.text, s, e->key.len) == 0) {
-			*link = e->next_same_prefix;
-			ann_chain(p, e);
+			if (link != head) { /* (a hit at the front, the common one, stays) */
+				*link = e->next_same_prefix;
+				e->next_same_prefix = *head;
+				*head = e;
+			}
 			return e;
 		}
 	return NULL;
