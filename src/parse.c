@@ -116,6 +116,17 @@ typedef struct LeafMemo {
 
 #define LEAF_MEMO 256 /* a power of two */
 
+/* A way of the integer list memo (int_list_cached): a list's text of at
+ * most 16 bytes as two words and masks for its bytes, and the list. */
+typedef struct ListMemo {
+	uint64_t w[2], mask[2];
+	uint32_t len;
+	struct Expr *list;    /* NULL = empty */
+} ListMemo;
+
+#define LIST_MEMO_SETS 64 /* a power of two */
+#define LIST_MEMO_WAYS 4
+
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
@@ -146,6 +157,7 @@ typedef struct Parser {
 	SrcTable ann;         /* annotation cache (parse_type): AnnEntry */
 	struct AnnEntry *ann_by_prefix[ANN_PREFIX_BUCKETS]; /* its entries by their first bytes */
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
+	ListMemo list_memo[LIST_MEMO_SETS][LIST_MEMO_WAYS]; /* recent short ones, in front of lists */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
@@ -1696,21 +1708,64 @@ static const char *int_list_end(const char *s, const char *end)
 	}
 }
 
+/* The list memo: the cached lists of up to 16 bytes seen last, in sets by
+ * their first three bytes (`[64`; every list has three).  Like the
+ * annotation chains, it compares bytes only: the stored texts end where
+ * their first ']' is, so one whose bytes the source at s starts with is
+ * the list the table would find there. */
+static ListMemo *list_memo_set(Parser *p, uint64_t w0)
+{
+	uint64_t h = ((w0 & 0xFFFFFF) * 0x9e3779b97f4a7c15ull) >> 58;
+	return p->list_memo[h & (LIST_MEMO_SETS - 1)];
+}
+
+static void list_memo_put(Parser *p, const char *s, size_t n, Expr *list)
+{
+	if (n > 16 || p->lx.end - s < 16)
+		return;
+	ListMemo *set = list_memo_set(p, load8(s));
+	memmove(set + 1, set, (LIST_MEMO_WAYS - 1) * sizeof *set); /* the oldest way goes */
+	ListMemo *m = &set[0];
+	m->len = (uint32_t)n;
+	for (int i = 0; i < 2; i++) {
+		size_t k = n > 8 * (size_t)i ? n - 8 * (size_t)i : 0; /* bytes of word i */
+		m->mask[i] = k >= 8 ? ~0ull : (1ull << (8 * k)) - 1; /* little-endian: the first k bytes */
+		m->w[i] = load8(s + 8 * i) & m->mask[i];
+	}
+	m->list = list;
+}
+
 static Expr *int_list_cached(Parser *p, const Token *t)
 {
 	if (!p->lists.cap || p->depth + 2 >= MAX_EXPR_DEPTH)
 		return NULL;
-	const char *e = int_list_end(t->src, p->lx.end);
-	if (!e)
-		return NULL;
-	size_t n = (size_t)(e - t->src);
-	ListEntry *le = (ListEntry *)(void *)src_slot(&p->lists, t->src, n, hash_bytes(t->src, n));
-	if (!le->key.text)
-		return NULL;
+	const char *s = t->src, *e = NULL;
+	Expr *list = NULL;
+	if (p->lx.end - s >= 16) {
+		uint64_t w0 = load8(s), w1 = load8(s + 8);
+		ListMemo *set = list_memo_set(p, w0);
+		for (int i = 0; i < LIST_MEMO_WAYS && set[i].list; i++)
+			if (((w0 ^ set[i].w[0]) & set[i].mask[0]) == 0 && ((w1 ^ set[i].w[1]) & set[i].mask[1]) == 0) {
+				e = s + set[i].len;
+				list = set[i].list;
+				break;
+			}
+	}
+	if (!list) {
+		e = int_list_end(s, p->lx.end);
+		if (!e)
+			return NULL;
+		size_t n = (size_t)(e - s);
+		ListEntry *le = (ListEntry *)(void *)src_slot(&p->lists, s, n, hash_bytes(s, n));
+		if (!le->key.text)
+			return NULL;
+		list = le->list;
+		list_memo_put(p, s, n, list);
+	}
 	p->last_line = t->line;
 	lex_skip_to(&p->lx, e);
 	p->lit = true; /* as after parsing its last element */
-	return le->list;
+	return list;
 }
 
 /* After [ ... ] at s parsed to list: remember it if it is a plain one. */
@@ -1733,6 +1788,7 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 	size_t n = (size_t)(e - s);
 	ListEntry *le = (ListEntry *)(void *)src_claim(&p->lists, sizeof(ListEntry), s, n, hash_bytes(s, n));
 	le->list = list;
+	list_memo_put(p, s, n, list);
 }
 
 static Expr *parse_atom(Parser *p)
