@@ -2103,17 +2103,15 @@ static Expr *and_rest(Parser *p, Expr *l)
 
 static Expr *parse_and(Parser *p) { return and_rest(p, parse_not(p)); }
 
-/* Can token t follow a complete expression but not continue it? */
+/* Can token t follow a complete expression but not continue it?  (A
+ * one-byte operator's code is its byte; other tokens have code 0.) */
+static const bool op_ends_expr[128] = {
+	[','] = true, [')'] = true, [']'] = true, ['}'] = true, [':'] = true, ['='] = true,
+};
+
 static bool ends_expr(const Token *t)
 {
-	if (t->kind == TK_NEWLINE)
-		return true;
-	switch (t->op) { /* a one-byte operator's code is its byte; 0: no operator */
-	case ',': case ')': case ']': case '}': case ':': case '=':
-		return true;
-	default:
-		return false;
-	}
+	return t->kind == TK_NEWLINE || (t->op < 128 && op_ends_expr[t->op]);
 }
 
 static Expr *parse_expr(Parser *p)
