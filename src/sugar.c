@@ -98,8 +98,15 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 
 static OpInfo *op_info(SugarCtx *c, const char *name)
 {
+	size_t j = ((uintptr_t)name >> 3) & (sizeof c->recent / sizeof c->recent[0] - 1);
+	if (c->recent[j].name == name)
+		return c->recent[j].info;
 	OpInfo *inf = pmap_get(&c->infos, name);
-	return inf ? inf : op_info_new(c, name);
+	if (!inf)
+		inf = op_info_new(c, name);
+	c->recent[j].name = name;
+	c->recent[j].info = inf;
+	return inf;
 }
 
 const OpDef *sugar_op(SugarCtx *c, const char *name)
