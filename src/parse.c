@@ -654,6 +654,26 @@ static Expr *share(Parser *p, const Expr *e)
 
 static Expr *shared_leaf(Parser *p, Expr *e) { return share(p, e); }
 
+/* share for a tuple whose items are still in a scratch array: they are
+ * copied into the arena only when the tuple is new. */
+static Expr *share_tuple(Parser *p, const Expr *e)
+{
+	uint64_t h = shallow_hash(e);
+	Expr *old = htab_find(&p->leaves, h, shallow_eq, e);
+	if (old)
+		return old;
+	Expr **items = NULL;
+	if (e->nargs) {
+		items = arena_alloc(p->a, (size_t)e->nargs * sizeof *items);
+		memcpy(items, e->args, (size_t)e->nargs * sizeof *items);
+	}
+	Expr *n = ir_expr_new(p->a, EX_TUPLE, e->pos);
+	*n = *e;
+	n->args = items;
+	htab_add(&p->leaves, h, n);
+	return n;
+}
+
 /* Like share, for a node already in the arena: it becomes the shared one
  * when it is new, else the caller gives it back. */
 static Expr *share_node(Parser *p, Expr *e)
@@ -1846,41 +1866,37 @@ static Expr *parse_atom(Parser *p)
 		}
 		if (tok_is_op(t, "(") || tok_is_op(t, "[")) {
 			const char *open_src = t->src;
-			Token open = next(p);
-			const char *close = open.text[0] == '(' ? ")" : "]";
-			if (open.text[0] == '(' && !at_op(p, ")")) {
+			bool paren = tok_is_op(t, "(");
+			SrcPos open = pos_of(t);
+			skip(p);
+			/* the closing operator as a code (close: its spelling, for errors) */
+			const char *close = paren ? ")" : "]";
+			uint16_t cc = paren ? lex_op_code(")") : lex_op_code("]");
+			ArgList v; /* the items, on the stack until the tuple is known new */
+			args_init(&v);
+			Expr tup = { .kind = EX_TUPLE, .pos = open };
+			if (paren && peek(p)->op != cc) {
 				Expr *first = parse_expr(p);
-				if (accept_op(p, close))
+				if (peek(p)->op == cc) {
+					skip(p);
 					return first; /* parenthesised expression */
-				expect_op(p, ",");
-				PtrVec v = ARENA_VEC(p->a);
-				vec_push(&v, first);
-				while (!at_op(p, close)) {
-					vec_push(&v, parse_expr(p));
-					if (!accept_op(p, ","))
-						break;
 				}
-				if (!at_op(p, close))
-					vec_release(&v);
-				expect_op(p, close);
-				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open),
-					     .op = p->attr_depth ? TUP_PAREN : TUP_LIST };
-				tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
-				return share(p, &tup);
+				expect_op(p, ",");
+				args_push(p, &v, first);
+				tup.op = p->attr_depth ? TUP_PAREN : TUP_LIST;
 			}
-			PtrVec v = ARENA_VEC(p->a);
-			while (!at_op(p, close)) {
-				vec_push(&v, parse_expr(p));
+			while (peek(p)->op != cc) {
+				args_push(p, &v, parse_expr(p));
 				if (!accept_op(p, ","))
 					break;
 			}
-			if (!at_op(p, close))
-				vec_release(&v);
-			expect_op(p, close);
-			Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
-			tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
-			Expr *r = share(p, &tup);
-			if (open.text[0] == '[')
+			if (peek(p)->op != cc)
+				expected_op(p, close);
+			skip(p);
+			tup.args = (Expr **)v.items;
+			tup.nargs = v.len;
+			Expr *r = share_tuple(p, &tup);
+			if (!paren)
 				int_list_store(p, open_src, r);
 			return r;
 		}
