@@ -687,8 +687,8 @@ static Expr *share_node(Parser *p, Expr *e)
 }
 
 /* shared_leaf for a number: a numeric leaf is determined by its kind,
- * dtype and value bits (its type is the dtype's scalar type), so a small
- * direct-mapped memo of those finds the shared node of a recurring
+ * dtype and value bits (its type is the dtype's scalar type, set here), so
+ * a small direct-mapped memo of those finds the shared node of a recurring
  * constant without hashing the node, probing and comparing. */
 static Expr *shared_number(Parser *p, Expr *e)
 {
@@ -697,6 +697,7 @@ static Expr *shared_number(Parser *p, Expr *e)
 	LeafMemo *m = &p->leaf_memo[j];
 	if (m->e && m->bits == bits && m->kind == e->kind && m->dtype == e->dtype)
 		return m->e;
+	e->type = ir_scalar_type(p->a, (DType)e->dtype);
 	Expr *r = shared_leaf(p, e);
 	*m = (LeafMemo){ bits, e->kind, e->dtype, r };
 	return r;
@@ -704,7 +705,7 @@ static Expr *shared_number(Parser *p, Expr *e)
 
 static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
 {
-	Expr e = { .kind = EX_INT, .dtype = dt, .pos = pos, .ival = v, .type = ir_scalar_type(p->a, dt) };
+	Expr e = { .kind = EX_INT, .dtype = dt, .pos = pos, .ival = v };
 	if (dt == DT_BOOL) {
 		e.kind = EX_BOOL;
 		e.ival = v != 0;
@@ -714,7 +715,7 @@ static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
 
 static Expr *leaf_float(Parser *p, double v, DType dt, SrcPos pos)
 {
-	Expr e = { .kind = EX_FLOAT, .dtype = dt, .pos = pos, .fval = v, .type = ir_scalar_type(p->a, dt) };
+	Expr e = { .kind = EX_FLOAT, .dtype = dt, .pos = pos, .fval = v };
 	return shared_number(p, &e);
 }
 
