@@ -1358,8 +1358,8 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	Kwarg *kw = arena_alloc(p->a, na * sizeof *e->args + ((size_t)kwn.len + 1) * sizeof *kw);
 	Expr **a = (Expr **)(void *)kw;
 	kw = (Kwarg *)(void *)(a + na);
-	if (na)
-		memcpy(a, args.items, na * sizeof *a);
+	for (size_t i = 0; i < na; i++) /* a few items: no memcpy call */
+		a[i] = args.items[i];
 	e->args = na ? a : NULL;
 	e->nargs = args.len;
 	e->kw = kw;
