@@ -158,13 +158,6 @@ Type *ir_scalar_type(Arena *a, DType dt)
 	return t;
 }
 
-Type *ir_expr_type(Expr *e)
-{
-	if (e->kind == EX_VAR)
-		return e->var->type;
-	return e->type;
-}
-
 bool ir_is_int_const(const Expr *e, int64_t v, DType dt)
 {
 	return e && e->kind == EX_INT && e->ival == v && e->dtype == dt;

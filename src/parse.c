@@ -107,6 +107,26 @@ static SrcKey *src_claim(SrcTable *t, size_t entry_size, const char *s, size_t n
 	return k;
 }
 
+/* A slot of the numeric leaf memo (leaf_int, leaf_float). */
+typedef struct LeafMemo {
+	uint64_t bits;        /* ival, or the bits of fval */
+	uint8_t kind, dtype;
+	struct Expr *e;       /* the shared leaf; NULL = empty */
+} LeafMemo;
+
+#define LEAF_MEMO 256 /* a power of two */
+
+/* A way of the integer list memo (int_list_cached): a list's text of at
+ * most 16 bytes as two words and masks for its bytes, and the list. */
+typedef struct ListMemo {
+	uint64_t w[2], mask[2];
+	uint32_t len;
+	struct Expr *list;    /* NULL = empty */
+} ListMemo;
+
+#define LIST_MEMO_SETS 64 /* a power of two */
+#define LIST_MEMO_WAYS 4
+
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
@@ -137,9 +157,11 @@ typedef struct Parser {
 	SrcTable ann;         /* annotation cache (parse_type): AnnEntry */
 	struct AnnEntry *ann_by_prefix[ANN_PREFIX_BUCKETS]; /* its entries by their first bytes */
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
+	ListMemo list_memo[LIST_MEMO_SETS][LIST_MEMO_WAYS]; /* recent short ones, in front of lists */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (parse_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
+	LeafMemo leaf_memo[LEAF_MEMO]; /* recent numeric leaves, in front of leaves */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */
 	SugarCtx sugar;       /* op-call lowering and typing from the op registry */
 	/* Function signatures (name -> FnSig), for typing self.f(...) calls to
@@ -442,6 +464,11 @@ static void take_carried(Parser *p, PtrVec *out)
 
 static void attach(Parser *p, Stmt *s, PtrVec *cm)
 {
+	if (!cm->cap) { /* no comment (nearly every statement): nothing to copy or give back */
+		s->comments = NULL;
+		s->ncomments = 0;
+		return;
+	}
 	s->comments = (const char **)vec_finish(p->a, cm, &s->ncomments);
 }
 
@@ -627,6 +654,26 @@ static Expr *share(Parser *p, const Expr *e)
 
 static Expr *shared_leaf(Parser *p, Expr *e) { return share(p, e); }
 
+/* share for a tuple whose items are still in a scratch array: they are
+ * copied into the arena only when the tuple is new. */
+static Expr *share_tuple(Parser *p, const Expr *e)
+{
+	uint64_t h = shallow_hash(e);
+	Expr *old = htab_find(&p->leaves, h, shallow_eq, e);
+	if (old)
+		return old;
+	Expr **items = NULL;
+	if (e->nargs) {
+		items = arena_alloc(p->a, (size_t)e->nargs * sizeof *items);
+		memcpy(items, e->args, (size_t)e->nargs * sizeof *items);
+	}
+	Expr *n = ir_expr_new(p->a, EX_TUPLE, e->pos);
+	*n = *e;
+	n->args = items;
+	htab_add(&p->leaves, h, n);
+	return n;
+}
+
 /* Like share, for a node already in the arena: it becomes the shared one
  * when it is new, else the caller gives it back. */
 static Expr *share_node(Parser *p, Expr *e)
@@ -639,20 +686,37 @@ static Expr *share_node(Parser *p, Expr *e)
 	return e;
 }
 
+/* shared_leaf for a number: a numeric leaf is determined by its kind,
+ * dtype and value bits (its type is the dtype's scalar type, set here), so
+ * a small direct-mapped memo of those finds the shared node of a recurring
+ * constant without hashing the node, probing and comparing. */
+static Expr *shared_number(Parser *p, Expr *e)
+{
+	uint64_t bits = (uint64_t)e->ival; /* also the bits of fval (a union) */
+	size_t j = (size_t)(((bits * 0x9e3779b97f4a7c15ull) >> 56) ^ e->dtype ^ (unsigned)e->kind << 5) & (LEAF_MEMO - 1);
+	LeafMemo *m = &p->leaf_memo[j];
+	if (m->e && m->bits == bits && m->kind == e->kind && m->dtype == e->dtype)
+		return m->e;
+	e->type = ir_scalar_type(p->a, (DType)e->dtype);
+	Expr *r = shared_leaf(p, e);
+	*m = (LeafMemo){ bits, e->kind, e->dtype, r };
+	return r;
+}
+
 static Expr *leaf_int(Parser *p, int64_t v, DType dt, SrcPos pos)
 {
-	Expr e = { .kind = EX_INT, .dtype = dt, .pos = pos, .ival = v, .type = ir_scalar_type(p->a, dt) };
+	Expr e = { .kind = EX_INT, .dtype = dt, .pos = pos, .ival = v };
 	if (dt == DT_BOOL) {
 		e.kind = EX_BOOL;
 		e.ival = v != 0;
 	}
-	return shared_leaf(p, &e);
+	return shared_number(p, &e);
 }
 
 static Expr *leaf_float(Parser *p, double v, DType dt, SrcPos pos)
 {
-	Expr e = { .kind = EX_FLOAT, .dtype = dt, .pos = pos, .fval = v, .type = ir_scalar_type(p->a, dt) };
-	return shared_leaf(p, &e);
+	Expr e = { .kind = EX_FLOAT, .dtype = dt, .pos = pos, .fval = v };
+	return shared_number(p, &e);
 }
 
 static Expr *leaf_str(Parser *p, ExprKind k, const char *s, SrcPos pos)
@@ -890,12 +954,15 @@ static AnnEntry *ann_find_by_prefix(Parser *p, const char *s, const char *end)
 {
 	if (end - s < ANN_PREFIX)
 		return NULL;
-	AnnEntry **link = &p->ann_by_prefix[ann_prefix_bucket(s)];
+	AnnEntry **head = &p->ann_by_prefix[ann_prefix_bucket(s)], **link = head;
 	for (AnnEntry *e = *link; e; link = &e->next_same_prefix, e = *link)
 		if (e->key.len <= (size_t)(end - s) && load8(s + e->key.len - 8) == e->last8 &&
 		    memcmp(e->key.text, s, e->key.len) == 0) {
-			*link = e->next_same_prefix;
-			ann_chain(p, e);
+			if (link != head) { /* (a hit at the front, the common one, stays) */
+				*link = e->next_same_prefix;
+				e->next_same_prefix = *head;
+				*head = e;
+			}
 			return e;
 		}
 	return NULL;
@@ -1267,12 +1334,14 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	while (!at_op(p, ")")) {
 		const Token *t = peek(p);
 		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
-			Token k = next(p);
+			const char *k = t->text;
+			SrcPos kpos = pos_of(t);
+			skip(p);
 			skip(p);
 			for (int i = 0; i < kwn.len; i++)
-				if (kwn.items[i] == k.text)
-					PERR_AT(p, &k, "keyword argument '%s' repeated", k.text);
-			args_push(p, &kwn, (void *)k.text);
+				if (kwn.items[i] == k)
+					perr(p, kpos.line, kpos.col, "keyword argument '%s' repeated", k);
+			args_push(p, &kwn, (void *)k);
 			args_push(p, &kwv, parse_kwval(p));
 		} else {
 			if (kwn.len)
@@ -1289,8 +1358,8 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	Kwarg *kw = arena_alloc(p->a, na * sizeof *e->args + ((size_t)kwn.len + 1) * sizeof *kw);
 	Expr **a = (Expr **)(void *)kw;
 	kw = (Kwarg *)(void *)(a + na);
-	if (na)
-		memcpy(a, args.items, na * sizeof *a);
+	for (size_t i = 0; i < na; i++) /* a few items: no memcpy call */
+		a[i] = args.items[i];
 	e->args = na ? a : NULL;
 	e->nargs = args.len;
 	e->kw = kw;
@@ -1310,20 +1379,23 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 
 static Expr *parse_name_ref(Parser *p)
 {
-	Token t = next(p);
-	Var *v = lookup(p, t.text);
+	const Token *t = peek(p);
+	const char *name = t->text;
+	SrcPos pos = pos_of(t);
+	skip(p); /* the name and its position are all it needs: no token copy */
+	Var *v = lookup(p, name);
 	if (v)
 		return ir_var_ref(p->a, v);
-	Global *g = pmap_get(&p->globals, t.text);
+	Global *g = pmap_get(&p->globals, name);
 	if (g && g->value) {
 		p->lit = true; /* module constants are inlined as literals */
 		return g->value;
 	}
 	if (g)
 		return ir_var_ref(p->a, g->dyn);
-	if (strcmp(t.text, "True") == 0 || strcmp(t.text, "False") == 0)
-		return leaf_int(p, t.text[0] == 'T', DT_BOOL, pos_of(&t));
-	PERR_AT(p, &t, "undefined variable '%s'", t.text);
+	if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0)
+		return leaf_int(p, name[0] == 'T', DT_BOOL, pos);
+	perr(p, pos.line, pos.col, "undefined variable '%s'", name);
 }
 
 static void prescan(Parser *p);
@@ -1501,7 +1573,7 @@ static void sort_submit_kwargs(Expr *e)
  * (pl.FP33) must exist (d: as written, after "pl."): Python would fail on the attribute lookup, and an
  * op keyword would otherwise carry the typo into the output unnoticed.
  * Other enum families are passed through as written. */
-static void check_enum_symbol(Parser *p, const Token *at, const char *d)
+static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 {
 	static const struct {
 		const char *family;
@@ -1515,7 +1587,7 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 		size_t n = strlen(known[i].family);
 		if (!strncmp(d, known[i].family, n)) {
 			if (known[i].parse(d + n) < 0)
-				PERR_AT(p, at, "unknown enum value pl.%s", d);
+				perr(p, at.line, at.col, "unknown enum value pl.%s", d);
 			return;
 		}
 	}
@@ -1524,15 +1596,18 @@ static void check_enum_symbol(Parser *p, const Token *at, const char *d)
 	if (k >= 2 && d[k] && strspn(d + k, "0123456789") == strlen(d + k) && ir_dtype_parse(d) < 0 &&
 	    (!strncmp(d, "FP", 2) || !strncmp(d, "BF", 2) || !strncmp(d, "HF", 2) ||
 	     !strncmp(d, "INT", 3) || !strncmp(d, "UINT", 4)))
-		PERR_AT(p, at, "unknown data type pl.%s", d);
+		perr(p, at.line, at.col, "unknown data type pl.%s", d);
 }
 
-/* pl.<...> in expression position: special forms, enum symbols, op calls. */
+/* pl.<...> in expression position: special forms, enum symbols, op calls.
+ * The current token is the name `prefix` ("pl" or "pld"), a '.' after it. */
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
 	const Token *t0 = peek(p);
-	Token first = *t0;
-	const char *d = dotted_after(p, prefix);
+	const SrcPos at = pos_of(t0); /* of the prefix name (not a token copy) */
+	/* dotted_tail, not dotted_after(p, prefix): the caller has matched the
+	 * name, and prefix is no literal that the name test could fold */
+	const char *d = dotted_tail(p, t0);
 	bool pld = prefix[2] == 'd';
 	if (!at_op(p, "(")) {
 		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ...
@@ -1548,13 +1623,12 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		else
 			snprintf(buf, sizeof buf, "%s.%s", prefix, d);
 		if (!pld)
-			check_enum_symbol(p, &first, d);
-		Expr *sym = leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), pos_of(&first));
+			check_enum_symbol(p, at, d);
+		Expr *sym = leaf_str(p, EX_SYMBOL, intern_cstr(p->a, buf), at);
 		if (!pld)
 			pmap_put(&p->symbols, d, sym);
 		return sym;
 	}
-	Token open = *peek(p);
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
 		skip(p);
 		bool is_const = d[1] == 'o';
@@ -1567,15 +1641,15 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		expect_op(p, ")");
 		if (is_const) {
 			if (v->kind != EX_INT && v->kind != EX_FLOAT && v->kind != EX_BOOL)
-				PERR_AT(p, &first, "pl.const needs a number literal");
+				perr(p, at.line, at.col, "pl.const needs a number literal");
 			if (v->kind == EX_FLOAT || ir_dtype_is_float(dt)) {
 				if (!ir_dtype_is_float(dt))
-					PERR_AT(p, &first, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
-				return leaf_float(p, v->kind == EX_FLOAT ? v->fval : (double)v->ival, dt, pos_of(&first));
+					perr(p, at.line, at.col, "pl.const: float value for integer type pl.%s", ir_dtype_name(dt));
+				return leaf_float(p, v->kind == EX_FLOAT ? v->fval : (double)v->ival, dt, at);
 			}
-			return leaf_int(p, v->ival, dt, pos_of(&first));
+			return leaf_int(p, v->ival, dt, at);
 		}
-		Expr c = { .kind = EX_CAST, .pos = pos_of(&first), .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
+		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
 	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
@@ -1585,11 +1659,11 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr *b = parse_expr(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
-		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, pos_of(&first));
+		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
 		skip(p);
-		Expr *e = new_expr(p, EX_SUBMIT, &first);
+		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
 		e->spmd = d[0] == 's' && d[1] == 'p';
 		const Token *s = peek(p);
 		if (!tok_is_name(s, "self") || !tok_is_op(peek_at(p, 1), "."))
@@ -1612,8 +1686,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return e;
 	}
 	skip(p); /* ( */
-	(void)open;
-	Expr *e = new_expr(p, EX_OP_CALL, &first);
+	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);
 	Expr *r = sugar_lower_call(&p->sugar, e);
@@ -1656,21 +1729,64 @@ static const char *int_list_end(const char *s, const char *end)
 	}
 }
 
+/* The list memo: the cached lists of up to 16 bytes seen last, in sets by
+ * their first three bytes (`[64`; every list has three).  Like the
+ * annotation chains, it compares bytes only: the stored texts end where
+ * their first ']' is, so one whose bytes the source at s starts with is
+ * the list the table would find there. */
+static ListMemo *list_memo_set(Parser *p, uint64_t w0)
+{
+	uint64_t h = ((w0 & 0xFFFFFF) * 0x9e3779b97f4a7c15ull) >> 58;
+	return p->list_memo[h & (LIST_MEMO_SETS - 1)];
+}
+
+static void list_memo_put(Parser *p, const char *s, size_t n, Expr *list)
+{
+	if (n > 16 || p->lx.end - s < 16)
+		return;
+	ListMemo *set = list_memo_set(p, load8(s));
+	memmove(set + 1, set, (LIST_MEMO_WAYS - 1) * sizeof *set); /* the oldest way goes */
+	ListMemo *m = &set[0];
+	m->len = (uint32_t)n;
+	for (int i = 0; i < 2; i++) {
+		size_t k = n > 8 * (size_t)i ? n - 8 * (size_t)i : 0; /* bytes of word i */
+		m->mask[i] = k >= 8 ? ~0ull : (1ull << (8 * k)) - 1; /* little-endian: the first k bytes */
+		m->w[i] = load8(s + 8 * i) & m->mask[i];
+	}
+	m->list = list;
+}
+
 static Expr *int_list_cached(Parser *p, const Token *t)
 {
 	if (!p->lists.cap || p->depth + 2 >= MAX_EXPR_DEPTH)
 		return NULL;
-	const char *e = int_list_end(t->src, p->lx.end);
-	if (!e)
-		return NULL;
-	size_t n = (size_t)(e - t->src);
-	ListEntry *le = (ListEntry *)(void *)src_slot(&p->lists, t->src, n, hash_bytes(t->src, n));
-	if (!le->key.text)
-		return NULL;
+	const char *s = t->src, *e = NULL;
+	Expr *list = NULL;
+	if (p->lx.end - s >= 16) {
+		uint64_t w0 = load8(s), w1 = load8(s + 8);
+		ListMemo *set = list_memo_set(p, w0);
+		for (int i = 0; i < LIST_MEMO_WAYS && set[i].list; i++)
+			if (((w0 ^ set[i].w[0]) & set[i].mask[0]) == 0 && ((w1 ^ set[i].w[1]) & set[i].mask[1]) == 0) {
+				e = s + set[i].len;
+				list = set[i].list;
+				break;
+			}
+	}
+	if (!list) {
+		e = int_list_end(s, p->lx.end);
+		if (!e)
+			return NULL;
+		size_t n = (size_t)(e - s);
+		ListEntry *le = (ListEntry *)(void *)src_slot(&p->lists, s, n, hash_bytes(s, n));
+		if (!le->key.text)
+			return NULL;
+		list = le->list;
+		list_memo_put(p, s, n, list);
+	}
 	p->last_line = t->line;
 	lex_skip_to(&p->lx, e);
 	p->lit = true; /* as after parsing its last element */
-	return le->list;
+	return list;
 }
 
 /* After [ ... ] at s parsed to list: remember it if it is a plain one. */
@@ -1693,6 +1809,7 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 	size_t n = (size_t)(e - s);
 	ListEntry *le = (ListEntry *)(void *)src_claim(&p->lists, sizeof(ListEntry), s, n, hash_bytes(s, n));
 	le->list = list;
+	list_memo_put(p, s, n, list);
 }
 
 static Expr *parse_atom(Parser *p)
@@ -1700,19 +1817,26 @@ static Expr *parse_atom(Parser *p)
 	const Token *t = peek(p);
 	p->lit = t->kind == TK_INT || t->kind == TK_FLOAT;
 	switch (t->kind) {
+	/* literals: their fields read before the token is dropped (no copy) */
 	case TK_INT: {
-		Token tk = next(p);
-		if (tk.overflow || tk.ival > (uint64_t)INT64_MAX)
-			PERR_AT(p, &tk, "integer literal too large for a 64-bit integer");
-		return leaf_int(p, (int64_t)tk.ival, DT_INDEX, pos_of(&tk));
+		if (t->overflow || t->ival > (uint64_t)INT64_MAX)
+			PERR_AT(p, t, "integer literal too large for a 64-bit integer");
+		int64_t v = (int64_t)t->ival;
+		SrcPos pos = pos_of(t);
+		skip(p);
+		return leaf_int(p, v, DT_INDEX, pos);
 	}
 	case TK_FLOAT: {
-		Token tk = next(p);
-		return leaf_float(p, tk.fval, DT_FP32, pos_of(&tk));
+		double v = t->fval;
+		SrcPos pos = pos_of(t);
+		skip(p);
+		return leaf_float(p, v, DT_FP32, pos);
 	}
 	case TK_STRING: {
-		Token tk = next(p);
-		return leaf_str(p, EX_STR, intern(p->a, tk.text, tk.slen), pos_of(&tk));
+		const char *v = intern(p->a, t->text, t->slen);
+		SrcPos pos = pos_of(t);
+		skip(p);
+		return leaf_str(p, EX_STR, v, pos);
 	}
 	case TK_NAME:
 		if (tok_is_op(peek_at(p, 1), ".") && (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
@@ -1743,41 +1867,37 @@ static Expr *parse_atom(Parser *p)
 		}
 		if (tok_is_op(t, "(") || tok_is_op(t, "[")) {
 			const char *open_src = t->src;
-			Token open = next(p);
-			const char *close = open.text[0] == '(' ? ")" : "]";
-			if (open.text[0] == '(' && !at_op(p, ")")) {
+			bool paren = tok_is_op(t, "(");
+			SrcPos open = pos_of(t);
+			skip(p);
+			/* the closing operator as a code (close: its spelling, for errors) */
+			const char *close = paren ? ")" : "]";
+			uint16_t cc = paren ? lex_op_code(")") : lex_op_code("]");
+			ArgList v; /* the items, on the stack until the tuple is known new */
+			args_init(&v);
+			Expr tup = { .kind = EX_TUPLE, .pos = open };
+			if (paren && peek(p)->op != cc) {
 				Expr *first = parse_expr(p);
-				if (accept_op(p, close))
+				if (peek(p)->op == cc) {
+					skip(p);
 					return first; /* parenthesised expression */
-				expect_op(p, ",");
-				PtrVec v = ARENA_VEC(p->a);
-				vec_push(&v, first);
-				while (!at_op(p, close)) {
-					vec_push(&v, parse_expr(p));
-					if (!accept_op(p, ","))
-						break;
 				}
-				if (!at_op(p, close))
-					vec_release(&v);
-				expect_op(p, close);
-				Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open),
-					     .op = p->attr_depth ? TUP_PAREN : TUP_LIST };
-				tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
-				return share(p, &tup);
+				expect_op(p, ",");
+				args_push(p, &v, first);
+				tup.op = p->attr_depth ? TUP_PAREN : TUP_LIST;
 			}
-			PtrVec v = ARENA_VEC(p->a);
-			while (!at_op(p, close)) {
-				vec_push(&v, parse_expr(p));
+			while (peek(p)->op != cc) {
+				args_push(p, &v, parse_expr(p));
 				if (!accept_op(p, ","))
 					break;
 			}
-			if (!at_op(p, close))
-				vec_release(&v);
-			expect_op(p, close);
-			Expr tup = { .kind = EX_TUPLE, .pos = pos_of(&open) };
-			tup.args = (Expr **)vec_finish(p->a, &v, &tup.nargs);
-			Expr *r = share(p, &tup);
-			if (open.text[0] == '[')
+			if (peek(p)->op != cc)
+				expected_op(p, close);
+			skip(p);
+			tup.args = (Expr **)v.items;
+			tup.nargs = v.len;
+			Expr *r = share_tuple(p, &tup);
+			if (!paren)
 				int_list_store(p, open_src, r);
 			return r;
 		}
@@ -1943,15 +2063,14 @@ static bool is_comparison(const Token *t)
 	return binop_info(t, &level) >= 0 && level == 3;
 }
 
-/* Binary operators of levels 0..max (precedence climbing, all left
- * associative): the operands are built and combined in the same order as
- * one recursive function per level would, so type errors come first in
- * the same places. */
-static Expr *parse_binary_level(Parser *p, int max)
+static Expr *parse_binary_level(Parser *p, int max);
+
+/* Binary operators of levels 0..max after the first operand l
+ * (precedence climbing, all left associative): the operands are built and
+ * combined in the same order as one recursive function per level would, so
+ * type errors come first in the same places. */
+static Expr *binary_rest(Parser *p, int max, Expr *l)
 {
-	Expr *l = parse_unary(p);
-	if (max < 0)
-		return l;
 	for (;;) {
 		const Token *t = peek(p);
 		if (t->kind == TK_OP && (t->text[0] == '&' || t->text[0] == '|' || t->text[0] == '^') && !t->text[1])
@@ -1969,6 +2088,12 @@ static Expr *parse_binary_level(Parser *p, int max)
 	}
 }
 
+static Expr *parse_binary_level(Parser *p, int max)
+{
+	Expr *l = parse_unary(p);
+	return max < 0 ? l : binary_rest(p, max, l);
+}
+
 static Expr *parse_not(Parser *p)
 {
 	if (at_name(p, "not")) {
@@ -1983,9 +2108,9 @@ static Expr *parse_not(Parser *p)
 	return parse_binary_level(p, 3);
 }
 
-static Expr *parse_and(Parser *p)
+/* `and` operands after the first one, l */
+static Expr *and_rest(Parser *p, Expr *l)
 {
-	Expr *l = parse_not(p);
 	while (at_name(p, "and")) {
 		Token t = next(p);
 		l = mk_binary(p, OP_AND, l, parse_not(p), pos_of(&t));
@@ -1993,7 +2118,18 @@ static Expr *parse_and(Parser *p)
 	return l;
 }
 
-static Expr *parse_atom(Parser *p);
+static Expr *parse_and(Parser *p) { return and_rest(p, parse_not(p)); }
+
+/* Can token t follow a complete expression but not continue it?  (A
+ * one-byte operator's code is its byte; other tokens have code 0.) */
+static const bool op_ends_expr[128] = {
+	[','] = true, [')'] = true, [']'] = true, ['}'] = true, [':'] = true, ['='] = true,
+};
+
+static bool ends_expr(const Token *t)
+{
+	return t->kind == TK_NEWLINE || (t->op < 128 && op_ends_expr[t->op]);
+}
 
 static Expr *parse_expr(Parser *p)
 {
@@ -2002,20 +2138,27 @@ static Expr *parse_expr(Parser *p)
 		p->nops = 0;
 	if (++p->depth > MAX_EXPR_DEPTH)
 		PERR_AT(p, t, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
-	/* A lone name or integer before `,` `)` `]` or the line end (most
-	 * arguments and dims) is just the atom: skip the descent through the
-	 * operator levels, none of which could apply. */
-	if ((t->kind == TK_NAME && t->text != p->nm[NM_NOT]) ||
-	    (t->kind == TK_INT && !t->overflow && t->ival <= (uint64_t)INT64_MAX)) {
-		const Token *u = peek_at(p, 1);
-		if (u->kind == TK_NEWLINE || (u->kind == TK_OP && !u->text[1] &&
-					      (u->text[0] == ',' || u->text[0] == ')' || u->text[0] == ']'))) {
-			Expr *e = parse_atom(p);
+	Expr *l;
+	if (t->kind == TK_NAME && t->text == p->nm[NM_NOT]) {
+		l = parse_and(p);
+	} else {
+		/* the first operand, as parse_and -> parse_not -> parse_binary_level
+		 * would parse it; most expressions (arguments, dims, call values)
+		 * end there, and then no operator level needs to look.  A lone
+		 * name (the commonest argument) is parse_atom's plain name case. */
+		if (t->kind == TK_NAME && ends_expr(peek_at(p, 1)) && !tok_is_name(t, "None")) {
+			p->lit = false;
+			l = parse_name_ref(p);
 			p->depth--;
-			return e;
+			return l;
 		}
+		l = parse_unary(p);
+		if (ends_expr(peek(p))) {
+			p->depth--;
+			return l;
+		}
+		l = and_rest(p, binary_rest(p, 3, l));
 	}
-	Expr *l = parse_and(p);
 	while (at_name(p, "or")) {
 		Token ot = next(p);
 		l = mk_binary(p, OP_OR, l, parse_and(p), pos_of(&ot));
@@ -2427,17 +2570,19 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		docstring_lines(p, st.text, st.slen);
 		expect_newline(p);
 		return;
-	} else if (at_yield(p)) {
-		s = parse_yield_values(p, &first);
 	} else if ((t->kind == TK_NAME && (tok_is_op(peek_at(p, 1), "=") || tok_is_op(peek_at(p, 1), ":") ||
 					   tok_is_op(peek_at(p, 1), ","))) ||
 		   paren_target(p)) {
-		/* assignment forms; `(a, b) = ...` is the same as `a, b = ...` */
+		/* assignment forms; `(a, b) = ...` is the same as `a, b = ...`.
+		 * Tested before at_yield: a yield starts `pl.`, an assignment NAME
+		 * and one of `= : ,` or `(`, so the order does not matter, and
+		 * assignments are the common statement. */
 		bool paren = accept_op(p, "(");
-		PtrVec names = ARENA_VEC(p->a);
+		ArgList names; /* Token *: on the stack (one name, nearly always) */
+		args_init(&names);
 		Type *ann = NULL;
 		Token nt = expect_name(p, "a name in the assignment target");
-		vec_push(&names, &nt); /* lives as long as names */
+		args_push(p, &names, &nt); /* lives as long as names */
 		if (!paren && accept_op(p, ":")) {
 			ann = parse_type(p);
 		} else {
@@ -2447,7 +2592,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				Token n2 = expect_name(p, "a name in the assignment target");
 				Token *copy = arena_alloc(p->a, sizeof *copy);
 				*copy = n2;
-				vec_push(&names, copy);
+				args_push(p, &names, copy);
 			}
 			if (paren)
 				expect_op(p, ")");
@@ -2457,11 +2602,11 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			s = parse_yield_values(p, &first);
 			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
 			yi->stmt = s;
-			yi->lhs.n = (int)names.len;
-			yi->lhs.names = arena_alloc(p->a, names.len * sizeof(char *));
-			yi->lhs.types = arena_alloc(p->a, names.len * sizeof(Type *));
-			yi->lhs.pos = arena_alloc(p->a, names.len * sizeof(SrcPos));
-			for (size_t i = 0; i < names.len; i++) {
+			yi->lhs.n = names.len;
+			yi->lhs.names = arena_alloc(p->a, (size_t)names.len * sizeof(char *));
+			yi->lhs.types = arena_alloc(p->a, (size_t)names.len * sizeof(Type *));
+			yi->lhs.pos = arena_alloc(p->a, (size_t)names.len * sizeof(SrcPos));
+			for (int i = 0; i < names.len; i++) {
 				Token *nk = names.items[i];
 				yi->lhs.names[i] = nk->text;
 				yi->lhs.pos[i] = pos_of(nk);
@@ -2471,14 +2616,12 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (yi->lhs.n != s->nvalues)
 				PERR_AT(p, &first, "pl.yield_ assigns %d name(s) but yields %d value(s)", yi->lhs.n, s->nvalues);
 			pmap_put(&yield_lhs, s, yi);
-			vec_release(&names);
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
 			Var *sym = folded_dim_read(p, value);
 			if (sym && (!ann || (ann->kind == TY_SCALAR && ann->dtype == DT_INDEX))) {
 				/* no statement: its comments move to the next one, as for pass */
 				bind(p, nt.text, sym);
-				vec_release(&names);
 				take_comments(p, peek(p)->line, cm);
 				for (size_t i = 0; i < cm->len; i++)
 					vec_push(&p->carried, cm->items[i]);
@@ -2488,25 +2631,21 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			s->var = assign_target(p, &nt, ann, &value);
 			s->value = value;
-			vec_release(&names);
 		} else {
 			/* p, q = CALL  ->  _tuple_tmp = CALL; p = _tuple_tmp[0]; q = _tuple_tmp[1] */
 			Expr *value = parse_expr(p);
 			Type *vt = ir_expr_type(value);
 			bool submit = value->kind == EX_SUBMIT;
 			if (value->kind != EX_FN_CALL && value->kind != EX_OP_CALL && !submit) {
-				vec_release(&names);
 				PERR_AT(p, &first, "tuple unpacking needs a call on the right-hand side");
 			}
 			if (!vt && (value->kind == EX_FN_CALL || submit) && !pmap_get(p->sigs, value->str)) {
 				SrcPos at = submit && value->lhs ? value->lhs->pos : value->pos; /* the callee */
-				vec_release(&names);
 				perr(p, at.line, at.col, "call to undefined function 'self.%s'", value->str);
 			}
-			if (vt && vt->kind == TY_TUPLE && vt->nelems != (int)names.len) {
+			if (vt && vt->kind == TY_TUPLE && vt->nelems != names.len) {
 				int ne = vt->nelems;
-				vec_release(&names);
-				PERR_AT(p, &first, "cannot unpack %d values into %d names", ne, (int)names.len);
+				PERR_AT(p, &first, "cannot unpack %d values into %d names", ne, names.len);
 			}
 			Stmt *tmp = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
 			take_comments(p, peek(p)->line, cm);
@@ -2515,7 +2654,7 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 					   VK_VAR, pos_of(&first));
 			attach(p, tmp, cm);
 			vec_push(out, tmp);
-			for (size_t i = 0; i < names.len; i++) {
+			for (int i = 0; i < names.len; i++) {
 				Token *nk = names.items[i];
 				Expr *g = ir_expr_new(p->a, EX_GETITEM, pos_of(nk));
 				g->lhs = ir_var_ref(p->a, tmp->var);
@@ -2526,10 +2665,11 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				as->value = g;
 				vec_push(out, as);
 			}
-			vec_release(&names);
 			expect_newline(p);
 			return;
 		}
+	} else if (at_yield(p)) {
+		s = parse_yield_values(p, &first);
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */

@@ -98,8 +98,15 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 
 static OpInfo *op_info(SugarCtx *c, const char *name)
 {
+	size_t j = ((uintptr_t)name >> 3) & (sizeof c->recent / sizeof c->recent[0] - 1);
+	if (c->recent[j].name == name)
+		return c->recent[j].info;
 	OpInfo *inf = pmap_get(&c->infos, name);
-	return inf ? inf : op_info_new(c, name);
+	if (!inf)
+		inf = op_info_new(c, name);
+	c->recent[j].name = name;
+	c->recent[j].info = inf;
+	return inf;
 }
 
 const OpDef *sugar_op(SugarCtx *c, const char *name)
@@ -164,23 +171,24 @@ static void describe(Expr *e, char *buf, size_t n)
 
 static bool kind_matches(OpsKind want, Expr *e)
 {
-	OpsKind k = kind_of(e);
 	if (want == OPK_ANY)
 		return true;
 	if (want == OPK_DTYPE)
 		return e->kind == EX_SYMBOL && ir_dtype_parse(e->str + 3) >= 0 && !strncmp(e->str, "pl.", 3);
-	return k == want;
+	return kind_of(e) == want;
 }
 
 /* May v be passed where a parameter of kind k is expected?  Values of
  * unknown type (results of unregistered ops) are let through. */
 static bool arg_ok(OpsKind k, Expr *v)
 {
+	if (k == OPK_ANY)
+		return true;
+	if (k == OPK_DTYPE)
+		return kind_matches(OPK_DTYPE, v);
 	OpsKind vk = kind_of(v);
 	switch (k) {
-	case OPK_ANY: return true;
 	case OPK_LIST: return vk == OPK_LIST;
-	case OPK_DTYPE: return kind_matches(OPK_DTYPE, v);
 	case OPK_SCALAR:
 		return vk == OPK_SCALAR || vk == OPK_ANY || v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
 	default: return vk == k || vk == OPK_ANY;

@@ -109,10 +109,12 @@ bool type_equal(const Type *a, const Type *b)
 	case TY_SCALAR:
 		return a->dtype == b->dtype;
 	case TY_TENSOR: case TY_DIST_TENSOR: case TY_TILE: case TY_ARRAY:
-		if (a->dtype != b->dtype || a->ndim != b->ndim || a->mem != b->mem || !view_equal(a->view, b->view))
+		/* (equal pointers first: views and dims are mostly shared) */
+		if (a->dtype != b->dtype || a->ndim != b->ndim || a->mem != b->mem ||
+		    (a->view != b->view && !view_equal(a->view, b->view)))
 			return false;
 		for (int i = 0; i < a->ndim; i++)
-			if (!expr_equal(a->shape[i], b->shape[i]))
+			if (a->shape[i] != b->shape[i] && !expr_equal(a->shape[i], b->shape[i]))
 				return false;
 		return true;
 	case TY_TUPLE:

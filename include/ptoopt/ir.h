@@ -319,7 +319,9 @@ Expr *ir_var_ref(Arena *a, Var *v);
 Stmt *ir_stmt_new(Arena *a, StmtKind k, SrcPos pos);
 Type *ir_type_new(Arena *a, TypeKind k);
 Type *ir_scalar_type(Arena *a, DType dt);
-Type *ir_expr_type(Expr *e); /* e->type, or the var's type for EX_VAR */
+/* e->type, or the var's type for EX_VAR (inline: asked for nearly every
+ * argument of every call) */
+static inline Type *ir_expr_type(Expr *e) { return e->kind == EX_VAR ? e->var->type : e->type; }
 bool ir_is_int_const(const Expr *e, int64_t v, DType dt);
 
 /* Level / role the reference derives from a function type (LV_NONE / RL_NONE

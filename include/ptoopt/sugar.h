@@ -25,6 +25,9 @@ typedef struct SugarCtx {
 	PtrMap infos;     /* program-interned name -> its OpInfo (sugar.c): the
 			   * registry entries and names a call needs, made once */
 	PtrMap symbols;   /* interned pl.* symbol -> its dtype / memory space */
+	/* the infos entries met lately, direct-mapped by name pointer: most
+	 * calls find theirs here without a map lookup */
+	struct { const char *name; struct OpInfo *info; } recent[64];
 } SugarCtx;
 
 void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg);
