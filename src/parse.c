@@ -189,7 +189,8 @@ static void perr(Parser *p, int line, int col, const char *fmt, ...)
  * to constants from the literal spellings. */
 static inline const Token *peek(Parser *p) { return lex_peek(&p->lx, 0); }
 static inline const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
-static Token next(Parser *p)
+/* Inline: the caller's copy then holds only the fields it reads. */
+LEX_INLINE Token next(Parser *p)
 {
 	Token t = lex_next(&p->lx);
 	if (t.kind >= TK_NAME) /* a real token, not NEWLINE / INDENT / DEDENT / EOF */
@@ -254,19 +255,23 @@ LEX_INLINE Token expect_op_tok(Parser *p, const char *op)
 	return next(p);
 }
 
-static Token expect_name(Parser *p, const char *what)
+static __attribute__((noreturn)) void expected_kind(Parser *p, const char *what)
 {
 	const Token *t = peek(p);
-	if (t->kind != TK_NAME)
-		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+	PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+}
+
+LEX_INLINE Token expect_name(Parser *p, const char *what)
+{
+	if (peek(p)->kind != TK_NAME)
+		expected_kind(p, what);
 	return next(p);
 }
 
 static void expect_kind(Parser *p, TokKind k, const char *what)
 {
-	const Token *t = peek(p);
-	if (t->kind != k)
-		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+	if (peek(p)->kind != k)
+		expected_kind(p, what);
 	skip(p);
 }
 
