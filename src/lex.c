@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -303,6 +304,64 @@ static void read_string(Lexer *lx, Token *t)
 	lx->p = q;
 }
 
+/* Clinger's fast path for a decimal float literal s (digits, at most one
+ * '.', an optional exponent; the spelling read_number collected): with at
+ * most 15 significant digits the significand m is an exact double, and so
+ * is 10^k for k <= 22, so m * 10^k or m / 10^k is one correctly rounded
+ * operation: strtod's value.  False (use strtod) for anything else, and
+ * where doubles are evaluated in a wider format. */
+static bool decimal_exact(const char *s, double *out)
+{
+#if FLT_EVAL_METHOD == 0
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	uint64_t m = 0;
+	int digits = 0, exp10 = 0;
+	bool dot = false;
+	for (; is_digit((unsigned char)*s) || *s == '.'; s++) {
+		if (*s == '.') {
+			dot = true;
+			continue;
+		}
+		if (m == 0 && *s == '0') { /* a leading zero: not significant */
+			exp10 -= dot;
+			continue;
+		}
+		if (++digits > 15)
+			return false;
+		m = m * 10 + (uint64_t)(*s - '0');
+		exp10 -= dot;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		bool neg = *s == '-';
+		if (*s == '-' || *s == '+')
+			s++;
+		int e = 0;
+		for (; is_digit((unsigned char)*s); s++)
+			if ((e = e * 10 + (*s - '0')) > 1000)
+				return false;
+		exp10 += neg ? -e : e;
+	}
+	if (*s)
+		return false;
+	if (m == 0) {
+		*out = 0.0;
+		return true;
+	}
+	if (exp10 < -22 || exp10 > 22)
+		return false;
+	*out = exp10 < 0 ? (double)m / pow10[-exp10] : (double)m * pow10[exp10];
+	return true;
+#else
+	(void)s;
+	(void)out;
+	return false;
+#endif
+}
+
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
@@ -372,7 +431,8 @@ static void read_number(Lexer *lx, Token *t)
 	buf[n] = 0;
 	if (is_float) {
 		t->kind = TK_FLOAT;
-		t->fval = strtod(buf, NULL);
+		if (!decimal_exact(buf, &t->fval))
+			t->fval = strtod(buf, NULL);
 		if (isinf(t->fval))
 			lex_error(lx, t->line, t->col, "float literal out of range");
 	} else {
