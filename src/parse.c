@@ -110,6 +110,10 @@ static SrcKey *src_claim(SrcTable *t, size_t entry_size, const char *s, size_t n
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
+	/* the statement keywords (nm[0 .. NM_STMT_KEYWORDS)) by pointer: an
+	 * open-addressed table, so that a statement's first name is looked up
+	 * with a probe or two (stmt_keyword) */
+	struct StmtKeyword { const char *name; int k; } kw[64];
 	Arena *a;
 	Diag *diag;
 	jmp_buf fail;
@@ -326,6 +330,31 @@ LEX_INLINE const char *dotted_after(Parser *p, const char *prefix)
 {
 	const Token *t = peek(p);
 	return tok_is_name(t, prefix) ? dotted_tail(p, t) : NULL;
+}
+
+static size_t kw_slot(const char *name)
+{
+	return (size_t)(((uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 58); /* 0..63 */
+}
+
+static void kw_init(Parser *p)
+{
+	for (int k = 0; k < NM_STMT_KEYWORDS; k++) {
+		size_t h = kw_slot(p->nm[k]);
+		while (p->kw[h].name)
+			h = (h + 1) & 63;
+		p->kw[h] = (struct StmtKeyword){ p->nm[k], k };
+	}
+}
+
+/* The NM_ index of an interned name that is a statement keyword, else
+ * NM_STMT_KEYWORDS. */
+static int stmt_keyword(const Parser *p, const char *name)
+{
+	for (size_t h = kw_slot(name); p->kw[h].name; h = (h + 1) & 63)
+		if (p->kw[h].name == name)
+			return p->kw[h].k;
+	return NM_STMT_KEYWORDS;
 }
 
 /* ------------------------------------------------------------ bindings */
@@ -3313,10 +3342,7 @@ static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
 	if (t->kind == TK_NAME) {
 		/* names are interned: keywords compare by pointer */
 		const char *n = t->text;
-		int k = 0;
-		while (k < NM_STMT_KEYWORDS && p->nm[k] != n)
-			k++;
-		switch (k) {
+		switch (stmt_keyword(p, n)) {
 		case NM_FOR: parse_for(p, out, &all); return;
 		case NM_IF: parse_if(p, out, &all, false); return;
 		case NM_WHILE: parse_while(p, out, &all); return;
@@ -3719,6 +3745,7 @@ static void prescan(Parser *p)
 	q->sigs = p->sigs;
 	q->headers_only = q->prescanned = true;
 	memcpy(q->nm, p->nm, sizeof q->nm);
+	memcpy(q->kw, p->kw, sizeof q->kw);
 	sugar_init(&q->sugar, p->a, &quiet, p->sugar.reg);
 	lex_init(&q->lx, p->a, &quiet, &q->fail, p->src, p->len);
 	if (setjmp(q->fail) == 0) {
@@ -3742,6 +3769,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	p->diag = d;
 	for (int i = 0; i < NM_COUNT; i++)
 		p->nm[i] = intern_cstr(a, nm_spellings[i]);
+	kw_init(p);
 	pmap_clear(&yield_lhs);
 	Program *prog = arena_alloc(a, sizeof *prog);
 	prog->arena = a;
