@@ -664,6 +664,13 @@ static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q)
 		scan_full(lx);
 		return;
 	}
+	/* mostly a one-byte operator: only these bytes extend one (q[1] is
+	 * readable: the input's last byte is the '\n' ending this line) */
+	unsigned char d = (unsigned char)q[1];
+	if (d != '=' && d != '>' && d != '*' && d != '/' && d != '<' && d != '.') {
+		op1_fast(lx, q);
+		return;
+	}
 	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
 	if (n == 1) {
 		op1_fast(lx, q);
@@ -688,18 +695,17 @@ static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q)
 	lx->at_line_start = lx->slow = true;
 }
 
+/* The handler of each byte class: a table, not a switch, so the dispatch
+ * is one indirect jump without the switch's range check. */
+static void (*const scan_by_class[])(Lexer *lx, const char *q) = {
+	[LC_OTHER] = other_fast, [LC_NAME] = name_fast, [LC_DIGIT] = number_fast,
+	[LC_OP] = op_fast, [LC_OP1] = op1_fast, [LC_OPEN] = open_fast, [LC_CLOSE] = close_fast,
+};
+
 /* The token starting at q (not a space), in the middle of a line. */
 static inline void scan_at(Lexer *lx, const char *q)
 {
-	switch (lex_class((unsigned char)*q)) {
-	case LC_NAME: name_fast(lx, q); return;
-	case LC_OP1: op1_fast(lx, q); return;
-	case LC_OPEN: open_fast(lx, q); return;
-	case LC_CLOSE: close_fast(lx, q); return;
-	case LC_OP: op_fast(lx, q); return;
-	case LC_DIGIT: number_fast(lx, q); return;
-	default: other_fast(lx, q); return;
-	}
+	scan_by_class[lex_class((unsigned char)*q)](lx, q);
 }
 
 /* lx->slow: at the start of a line indented by spaces as deep as the one
