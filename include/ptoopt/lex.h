@@ -160,11 +160,21 @@ LEX_INLINE bool tok_is_op(const Token *t, const char *op)
 }
 
 /* With a literal name the length folds to a constant and the comparison
- * to a load or two. */
+ * to a load or two; any other name (a short one, such as a prefix passed
+ * down) is compared byte by byte, without calls to strlen and memcmp. */
 LEX_INLINE bool tok_is_name(const Token *t, const char *name)
 {
-	size_t n = strlen(name);
-	return t->kind == TK_NAME && t->nlen == n && memcmp(t->src, name, n) == 0;
+	if (__builtin_constant_p(strlen(name))) {
+		size_t n = strlen(name);
+		return t->kind == TK_NAME && t->nlen == n && memcmp(t->src, name, n) == 0;
+	}
+	if (t->kind != TK_NAME)
+		return false;
+	size_t i = 0;
+	for (; i < t->nlen; i++)
+		if (t->src[i] != name[i]) /* also at the end of a shorter name */
+			return false;
+	return name[i] == 0;
 }
 
 #endif
