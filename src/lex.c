@@ -455,6 +455,18 @@ static void read_number(Lexer *lx, Token *t)
 }
 
 
+/* The first byte from q on that is not a space (at most end): the
+ * indentation at a line start is compared eight bytes at a time. */
+static inline const char *skip_spaces(const char *q, const char *end)
+{
+	uint64_t w;
+	while (end - q >= 8 && (memcpy(&w, q, 8), w == 0x2020202020202020ull))
+		q += 8;
+	while (q < end && *q == ' ')
+		q++;
+	return q;
+}
+
 /* Indentation whose tabs make it deeper with 8-column tabs but not with
  * 1-column ones (or the other way round): its meaning depends on the tab
  * width, so Python refuses it, and so do we. */
@@ -722,8 +734,7 @@ static __attribute__((noinline)) void scan_slow(Lexer *lx)
 {
 	const char *q = lx->p;
 	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
-		while (*q == ' ')
-			q++;
+		q = skip_spaces(q, lx->end);
 		int width = (int)(q - lx->p), top = lx->nindents - 1;
 		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
 		    lex_class((unsigned char)*q) != LC_OTHER) {
@@ -766,8 +777,8 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 	for (;;) {
 		if (lx->at_line_start && lx->depth == 0) {
 			/* measure indentation; skip blank and comment-only lines */
-			int width = 0, alt = 0;
-			const char *q = lx->p;
+			const char *q = skip_spaces(lx->p, lx->end);
+			int width = (int)(q - lx->p), alt = width;
 			while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f')) {
 				if (*q == ' ') {
 					width++;
