@@ -606,32 +606,41 @@ static void scan(Lexer *lx, Token *t);
  * last (a tail call) and has few values to keep, so none needs a stack
  * frame.  Everything else goes through scan() (scan_full). */
 
-/* The lookahead slot of the token being scanned (nla counts it already). */
-static inline Token *new_slot(Lexer *lx)
-{
-	return &lx->la[(unsigned)(lx->la_head + lx->nla - 1) & (LEX_LOOKAHEAD - 1)];
-}
-
 static void update_slow(Lexer *lx)
 {
 	lx->slow = lx->at_line_start || lx->pending_dedents != 0 || !lx->guarded;
 }
 
-static __attribute__((noinline)) void scan_full(Lexer *lx)
+static __attribute__((noinline)) void scan_full(Lexer *lx, Token *t)
 {
-	scan(lx, new_slot(lx));
+	scan(lx, t);
 	update_slow(lx);
 }
 
-/* a name missing from the name cache */
-static __attribute__((noinline)) void name_token(Lexer *lx, const char *q, size_t n)
+/* A token on the current line starting at q, every field set (field by
+ * field: cheaper than a compound literal, which zeroes the whole token
+ * first); the union holds u (a name's length, else 0). */
+static inline void put_token(Lexer *lx, Token *t, TokKind kind, uint16_t op, const char *q,
+			     const char *text, size_t u)
 {
-	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q, .text = intern_name(lx, q, n), .nlen = n };
+	t->kind = (uint8_t)kind;
+	t->overflow = false;
+	t->op = op;
+	t->line = t->end_line = lx->line;
+	t->col = col_of(lx, q);
+	t->src = q;
+	t->text = text;
+	t->nlen = u;
+}
+
+/* a name missing from the name cache */
+static __attribute__((noinline)) void name_token(Lexer *lx, const char *q, Token *t, size_t n)
+{
+	put_token(lx, t, TK_NAME, 0, q, intern_name(lx, q, n), n);
 	lx->p = q + n;
 }
 
-static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q, Token *t)
 {
 	const char *r = q + 1;
 	while (is_name_byte((unsigned char)*r))
@@ -639,76 +648,71 @@ static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q)
 	size_t n = (size_t)(r - q);
 	const char *name = name_cached(lx, q, n);
 	if (!name) {
-		name_token(lx, q, n);
+		name_token(lx, q, t, n);
 		return;
 	}
-	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q, .text = name, .nlen = n };
+	put_token(lx, t, TK_NAME, 0, q, name, n);
 	lx->p = r;
 }
 
-static __attribute__((noinline)) void number_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void number_fast(Lexer *lx, const char *q, Token *t)
 {
-	Token *t = new_slot(lx);
 	*t = (Token){ .line = lx->line, .col = col_of(lx, q), .end_line = lx->line, .src = q };
 	lx->p = q;
 	read_number(lx, t);
 }
 
-static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q, Token *t)
 {
 	unsigned char c = (unsigned char)*q;
-	*new_slot(lx) = (Token){ .kind = TK_OP, .op = c, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q, .text = op_one[c] };
+	put_token(lx, t, TK_OP, c, q, op_one[c], 0);
 	lx->p = q + 1;
 }
 
-static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q, Token *t)
 {
 	track_bracket(lx, lx->line, col_of(lx, q), *q);
-	op1_fast(lx, q);
+	op1_fast(lx, q, t);
 }
 
-static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q, Token *t)
 {
 	if (lx->depth > 0)
 		lx->depth--;
-	op1_fast(lx, q);
+	op1_fast(lx, q, t);
 }
 
 /* an operator that may be longer than one byte (none is a bracket) */
-static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q, Token *t)
 {
 	if (*q == '.' && is_digit((unsigned char)q[1])) { /* ".5" is a number */
-		scan_full(lx);
+		scan_full(lx, t);
 		return;
 	}
 	/* mostly a one-byte operator: only these bytes extend one (q[1] is
 	 * readable: the input's last byte is the '\n' ending this line) */
 	unsigned char d = (unsigned char)q[1];
 	if (d != '=' && d != '>' && d != '*' && d != '/' && d != '<' && d != '.') {
-		op1_fast(lx, q);
+		op1_fast(lx, q, t);
 		return;
 	}
 	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
 	if (n == 1) {
-		op1_fast(lx, q);
+		op1_fast(lx, q, t);
 		return;
 	}
-	*new_slot(lx) = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = lx->line,
-				 .col = col_of(lx, q), .end_line = lx->line, .src = q, .text = op_text(q, n) };
+	put_token(lx, t, TK_OP, lex_op_code_n(q, n), q, op_text(q, n), 0);
 	lx->p = q + n;
 }
 
 /* the end of a line outside brackets, or something for scan() */
-static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q, Token *t)
 {
 	if (*q != '\n' || lx->depth != 0) {
-		scan_full(lx);
+		scan_full(lx, t);
 		return;
 	}
-	*new_slot(lx) = (Token){ .kind = TK_NEWLINE, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q };
+	put_token(lx, t, TK_NEWLINE, 0, q, NULL, 0);
 	newline_at(lx, q + 1);
 	lx->p = q + 1;
 	lx->at_line_start = lx->slow = true;
@@ -716,21 +720,21 @@ static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q)
 
 /* The handler of each byte class: a table, not a switch, so the dispatch
  * is one indirect jump without the switch's range check. */
-static void (*const scan_by_class[])(Lexer *lx, const char *q) = {
+static void (*const scan_by_class[])(Lexer *lx, const char *q, Token *t) = {
 	[LC_OTHER] = other_fast, [LC_NAME] = name_fast, [LC_DIGIT] = number_fast,
 	[LC_OP] = op_fast, [LC_OP1] = op1_fast, [LC_OPEN] = open_fast, [LC_CLOSE] = close_fast,
 };
 
-/* The token starting at q (not a space), in the middle of a line. */
-static inline void scan_at(Lexer *lx, const char *q)
+/* The token starting at q (not a space), in the middle of a line, into t. */
+static inline void scan_at(Lexer *lx, const char *q, Token *t)
 {
-	scan_by_class[lex_class((unsigned char)*q)](lx, q);
+	scan_by_class[lex_class((unsigned char)*q)](lx, q, t);
 }
 
 /* lx->slow: at the start of a line indented by spaces as deep as the one
  * before (no INDENT / DEDENT) with a common token first, scan_at takes
  * it; anything else is scan()'s. */
-static __attribute__((noinline)) void scan_slow(Lexer *lx)
+static __attribute__((noinline)) void scan_slow(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
 	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
@@ -739,25 +743,28 @@ static __attribute__((noinline)) void scan_slow(Lexer *lx)
 		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
 		    lex_class((unsigned char)*q) != LC_OTHER) {
 			lx->at_line_start = lx->slow = false;
-			scan_at(lx, q);
+			scan_at(lx, q, t);
 			return;
 		}
 	}
-	scan_full(lx);
+	scan_full(lx, t);
 }
 
 /* Scan the next token into the lookahead ring. */
 static void scan_next(Lexer *lx)
 {
+	/* its slot: usually nothing is scanned ahead, and it is the current
+	 * one */
+	Token *t = lx->nla == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
 	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
 	const char *q = lx->p;
 	if (lx->slow || q >= lx->end) {
-		scan_slow(lx);
+		scan_slow(lx, t);
 		return;
 	}
 	while (*q == ' ')
 		q++;
-	scan_at(lx, q);
+	scan_at(lx, q, t);
 }
 
 /* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
