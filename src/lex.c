@@ -65,6 +65,7 @@ void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size
 	lx->nindents = 1;
 	lx->guarded = len > 0 && src[len - 1] == '\n';
 	lx->slow = true;
+	lx->name_pl = intern(a, "pl", 2);
 	/* a UTF-8 byte order mark is allowed, as in Python */
 	if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
 		lx->p = lx->line_start = src + 3;
@@ -646,7 +647,8 @@ static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q, Token 
 	while (is_name_byte((unsigned char)*r))
 		r++;
 	size_t n = (size_t)(r - q);
-	const char *name = name_cached(lx, q, n);
+	/* `pl`, the language's module, is a third of all names: no lookup */
+	const char *name = n == 2 && q[0] == 'p' && q[1] == 'l' ? lx->name_pl : name_cached(lx, q, n);
 	if (!name) {
 		name_token(lx, q, t, n);
 		return;

@@ -75,6 +75,7 @@ typedef struct Lexer {
 	Token la[LEX_LOOKAHEAD]; /* ring buffer of lookahead tokens */
 	int la_head, nla;
 	Token *cur;           /* &la[la_head]: the current token once scanned */
+	const char *name_pl;  /* "pl" interned */
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
 	/* names interned lately, keyed by their bytes (lex.c: name_slot) */
