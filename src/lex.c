@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,8 +29,15 @@ static const char lex_classes[257] =
 	"01111111111111111111111111153640"
 	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
 static inline int lex_class(unsigned char c) { return lex_classes[c] - '0'; }
-/* a byte that continues a name: a letter, digit or '_' */
-static inline bool is_name_byte(unsigned char c) { return (unsigned)(lex_class(c) - LC_NAME) <= LC_DIGIT - LC_NAME; }
+/* The bytes that continue a name (letters, digits, '_') as 1: a table of
+ * their own, so that the loops over names test one entry per byte. */
+static const char name_bytes[257] =
+	LC_ROW0
+	"00000000000000001111111111000000"
+	"01111111111111111111111111100001"
+	"01111111111111111111111111100000"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline bool is_name_byte(unsigned char c) { return name_bytes[c] == '1'; }
 
 void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
 {
@@ -57,6 +65,7 @@ void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size
 	lx->nindents = 1;
 	lx->guarded = len > 0 && src[len - 1] == '\n';
 	lx->slow = true;
+	lx->name_pl = intern(a, "pl", 2);
 	/* a UTF-8 byte order mark is allowed, as in Python */
 	if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
 		lx->p = lx->line_start = src + 3;
@@ -303,6 +312,64 @@ static void read_string(Lexer *lx, Token *t)
 	lx->p = q;
 }
 
+/* Clinger's fast path for a decimal float literal s (digits, at most one
+ * '.', an optional exponent; the spelling read_number collected): with at
+ * most 15 significant digits the significand m is an exact double, and so
+ * is 10^k for k <= 22, so m * 10^k or m / 10^k is one correctly rounded
+ * operation: strtod's value.  False (use strtod) for anything else, and
+ * where doubles are evaluated in a wider format. */
+static bool decimal_exact(const char *s, double *out)
+{
+#if FLT_EVAL_METHOD == 0
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	uint64_t m = 0;
+	int digits = 0, exp10 = 0;
+	bool dot = false;
+	for (; is_digit((unsigned char)*s) || *s == '.'; s++) {
+		if (*s == '.') {
+			dot = true;
+			continue;
+		}
+		if (m == 0 && *s == '0') { /* a leading zero: not significant */
+			exp10 -= dot;
+			continue;
+		}
+		if (++digits > 15)
+			return false;
+		m = m * 10 + (uint64_t)(*s - '0');
+		exp10 -= dot;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		bool neg = *s == '-';
+		if (*s == '-' || *s == '+')
+			s++;
+		int e = 0;
+		for (; is_digit((unsigned char)*s); s++)
+			if ((e = e * 10 + (*s - '0')) > 1000)
+				return false;
+		exp10 += neg ? -e : e;
+	}
+	if (*s)
+		return false;
+	if (m == 0) {
+		*out = 0.0;
+		return true;
+	}
+	if (exp10 < -22 || exp10 > 22)
+		return false;
+	*out = exp10 < 0 ? (double)m / pow10[-exp10] : (double)m * pow10[exp10];
+	return true;
+#else
+	(void)s;
+	(void)out;
+	return false;
+#endif
+}
+
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
@@ -372,7 +439,8 @@ static void read_number(Lexer *lx, Token *t)
 	buf[n] = 0;
 	if (is_float) {
 		t->kind = TK_FLOAT;
-		t->fval = strtod(buf, NULL);
+		if (!decimal_exact(buf, &t->fval))
+			t->fval = strtod(buf, NULL);
 		if (isinf(t->fval))
 			lex_error(lx, t->line, t->col, "float literal out of range");
 	} else {
@@ -387,6 +455,18 @@ static void read_number(Lexer *lx, Token *t)
 	lx->p = q;
 }
 
+
+/* The first byte from q on that is not a space (at most end): the
+ * indentation at a line start is compared eight bytes at a time. */
+static inline const char *skip_spaces(const char *q, const char *end)
+{
+	uint64_t w;
+	while (end - q >= 8 && (memcpy(&w, q, 8), w == 0x2020202020202020ull))
+		q += 8;
+	while (q < end && *q == ' ')
+		q++;
+	return q;
+}
 
 /* Indentation whose tabs make it deeper with 8-column tabs but not with
  * 1-column ones (or the other way round): its meaning depends on the tab
@@ -527,153 +607,166 @@ static void scan(Lexer *lx, Token *t);
  * last (a tail call) and has few values to keep, so none needs a stack
  * frame.  Everything else goes through scan() (scan_full). */
 
-/* The lookahead slot of the token being scanned (nla counts it already). */
-static inline Token *new_slot(Lexer *lx)
-{
-	return &lx->la[(unsigned)(lx->la_head + lx->nla - 1) & (LEX_LOOKAHEAD - 1)];
-}
-
 static void update_slow(Lexer *lx)
 {
 	lx->slow = lx->at_line_start || lx->pending_dedents != 0 || !lx->guarded;
 }
 
-static __attribute__((noinline)) void scan_full(Lexer *lx)
+static __attribute__((noinline)) void scan_full(Lexer *lx, Token *t)
 {
-	scan(lx, new_slot(lx));
+	scan(lx, t);
 	update_slow(lx);
 }
 
-/* a name missing from the name cache */
-static __attribute__((noinline)) void name_token(Lexer *lx, const char *q, size_t n)
+/* A token on the current line starting at q, every field set (field by
+ * field: cheaper than a compound literal, which zeroes the whole token
+ * first); the union holds u (a name's length, else 0). */
+static inline void put_token(Lexer *lx, Token *t, TokKind kind, uint16_t op, const char *q,
+			     const char *text, size_t u)
 {
-	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q, .text = intern_name(lx, q, n), .nlen = n };
+	t->kind = (uint8_t)kind;
+	t->overflow = false;
+	t->op = op;
+	t->line = t->end_line = lx->line;
+	t->col = col_of(lx, q);
+	t->src = q;
+	t->text = text;
+	t->nlen = u;
+}
+
+/* a name missing from the name cache */
+static __attribute__((noinline)) void name_token(Lexer *lx, const char *q, Token *t, size_t n)
+{
+	put_token(lx, t, TK_NAME, 0, q, intern_name(lx, q, n), n);
 	lx->p = q + n;
 }
 
-static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void name_fast(Lexer *lx, const char *q, Token *t)
 {
 	const char *r = q + 1;
 	while (is_name_byte((unsigned char)*r))
 		r++;
 	size_t n = (size_t)(r - q);
-	const char *name = name_cached(lx, q, n);
+	/* `pl`, the language's module, is a third of all names: no lookup */
+	const char *name = n == 2 && q[0] == 'p' && q[1] == 'l' ? lx->name_pl : name_cached(lx, q, n);
 	if (!name) {
-		name_token(lx, q, n);
+		name_token(lx, q, t, n);
 		return;
 	}
-	*new_slot(lx) = (Token){ .kind = TK_NAME, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q, .text = name, .nlen = n };
+	put_token(lx, t, TK_NAME, 0, q, name, n);
 	lx->p = r;
 }
 
-static __attribute__((noinline)) void number_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void number_fast(Lexer *lx, const char *q, Token *t)
 {
-	Token *t = new_slot(lx);
 	*t = (Token){ .line = lx->line, .col = col_of(lx, q), .end_line = lx->line, .src = q };
 	lx->p = q;
 	read_number(lx, t);
 }
 
-static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q, Token *t)
 {
 	unsigned char c = (unsigned char)*q;
-	*new_slot(lx) = (Token){ .kind = TK_OP, .op = c, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q, .text = op_one[c] };
+	put_token(lx, t, TK_OP, c, q, op_one[c], 0);
 	lx->p = q + 1;
 }
 
-static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q, Token *t)
 {
 	track_bracket(lx, lx->line, col_of(lx, q), *q);
-	op1_fast(lx, q);
+	op1_fast(lx, q, t);
 }
 
-static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q, Token *t)
 {
 	if (lx->depth > 0)
 		lx->depth--;
-	op1_fast(lx, q);
+	op1_fast(lx, q, t);
 }
 
 /* an operator that may be longer than one byte (none is a bracket) */
-static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q, Token *t)
 {
 	if (*q == '.' && is_digit((unsigned char)q[1])) { /* ".5" is a number */
-		scan_full(lx);
+		scan_full(lx, t);
+		return;
+	}
+	/* mostly a one-byte operator: only these bytes extend one (q[1] is
+	 * readable: the input's last byte is the '\n' ending this line) */
+	unsigned char d = (unsigned char)q[1];
+	if (d != '=' && d != '>' && d != '*' && d != '/' && d != '<' && d != '.') {
+		op1_fast(lx, q, t);
 		return;
 	}
 	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
 	if (n == 1) {
-		op1_fast(lx, q);
+		op1_fast(lx, q, t);
 		return;
 	}
-	*new_slot(lx) = (Token){ .kind = TK_OP, .op = lex_op_code_n(q, n), .line = lx->line,
-				 .col = col_of(lx, q), .end_line = lx->line, .src = q, .text = op_text(q, n) };
+	put_token(lx, t, TK_OP, lex_op_code_n(q, n), q, op_text(q, n), 0);
 	lx->p = q + n;
 }
 
 /* the end of a line outside brackets, or something for scan() */
-static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q)
+static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q, Token *t)
 {
 	if (*q != '\n' || lx->depth != 0) {
-		scan_full(lx);
+		scan_full(lx, t);
 		return;
 	}
-	*new_slot(lx) = (Token){ .kind = TK_NEWLINE, .line = lx->line, .col = col_of(lx, q),
-				 .end_line = lx->line, .src = q };
+	put_token(lx, t, TK_NEWLINE, 0, q, NULL, 0);
 	newline_at(lx, q + 1);
 	lx->p = q + 1;
 	lx->at_line_start = lx->slow = true;
 }
 
-/* The token starting at q (not a space), in the middle of a line. */
-static inline void scan_at(Lexer *lx, const char *q)
+/* The handler of each byte class: a table, not a switch, so the dispatch
+ * is one indirect jump without the switch's range check. */
+static void (*const scan_by_class[])(Lexer *lx, const char *q, Token *t) = {
+	[LC_OTHER] = other_fast, [LC_NAME] = name_fast, [LC_DIGIT] = number_fast,
+	[LC_OP] = op_fast, [LC_OP1] = op1_fast, [LC_OPEN] = open_fast, [LC_CLOSE] = close_fast,
+};
+
+/* The token starting at q (not a space), in the middle of a line, into t. */
+static inline void scan_at(Lexer *lx, const char *q, Token *t)
 {
-	switch (lex_class((unsigned char)*q)) {
-	case LC_NAME: name_fast(lx, q); return;
-	case LC_OP1: op1_fast(lx, q); return;
-	case LC_OPEN: open_fast(lx, q); return;
-	case LC_CLOSE: close_fast(lx, q); return;
-	case LC_OP: op_fast(lx, q); return;
-	case LC_DIGIT: number_fast(lx, q); return;
-	default: other_fast(lx, q); return;
-	}
+	scan_by_class[lex_class((unsigned char)*q)](lx, q, t);
 }
 
 /* lx->slow: at the start of a line indented by spaces as deep as the one
  * before (no INDENT / DEDENT) with a common token first, scan_at takes
  * it; anything else is scan()'s. */
-static __attribute__((noinline)) void scan_slow(Lexer *lx)
+static __attribute__((noinline)) void scan_slow(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
 	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
-		while (*q == ' ')
-			q++;
+		q = skip_spaces(q, lx->end);
 		int width = (int)(q - lx->p), top = lx->nindents - 1;
 		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
 		    lex_class((unsigned char)*q) != LC_OTHER) {
 			lx->at_line_start = lx->slow = false;
-			scan_at(lx, q);
+			scan_at(lx, q, t);
 			return;
 		}
 	}
-	scan_full(lx);
+	scan_full(lx, t);
 }
 
 /* Scan the next token into the lookahead ring. */
 static void scan_next(Lexer *lx)
 {
+	/* its slot: usually nothing is scanned ahead, and it is the current
+	 * one */
+	Token *t = lx->nla == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
 	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
 	const char *q = lx->p;
 	if (lx->slow || q >= lx->end) {
-		scan_slow(lx);
+		scan_slow(lx, t);
 		return;
 	}
 	while (*q == ' ')
 		q++;
-	scan_at(lx, q);
+	scan_at(lx, q, t);
 }
 
 /* Produce the next raw token (INDENT/DEDENT handled here too).  Out of
@@ -693,8 +786,8 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 	for (;;) {
 		if (lx->at_line_start && lx->depth == 0) {
 			/* measure indentation; skip blank and comment-only lines */
-			int width = 0, alt = 0;
-			const char *q = lx->p;
+			const char *q = skip_spaces(lx->p, lx->end);
+			int width = (int)(q - lx->p), alt = width;
 			while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f')) {
 				if (*q == ' ') {
 					width++;

@@ -130,6 +130,10 @@ typedef struct ListMemo {
 typedef struct Parser {
 	Lexer lx;
 	const char *nm[NM_COUNT];
+	/* the statement keywords (nm[0 .. NM_STMT_KEYWORDS)) by pointer: an
+	 * open-addressed table, so that a statement's first name is looked up
+	 * with a probe or two (stmt_keyword) */
+	struct StmtKeyword { const char *name; int k; } kw[64];
 	Arena *a;
 	Diag *diag;
 	jmp_buf fail;
@@ -211,7 +215,8 @@ static void perr(Parser *p, int line, int col, const char *fmt, ...)
  * to constants from the literal spellings. */
 static inline const Token *peek(Parser *p) { return lex_peek(&p->lx, 0); }
 static inline const Token *peek_at(Parser *p, int k) { return lex_peek(&p->lx, k); }
-static Token next(Parser *p)
+/* Inline: the caller's copy then holds only the fields it reads. */
+LEX_INLINE Token next(Parser *p)
 {
 	Token t = lex_next(&p->lx);
 	if (t.kind >= TK_NAME) /* a real token, not NEWLINE / INDENT / DEDENT / EOF */
@@ -276,19 +281,23 @@ LEX_INLINE Token expect_op_tok(Parser *p, const char *op)
 	return next(p);
 }
 
-static Token expect_name(Parser *p, const char *what)
+static __attribute__((noreturn)) void expected_kind(Parser *p, const char *what)
 {
 	const Token *t = peek(p);
-	if (t->kind != TK_NAME)
-		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+	PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+}
+
+LEX_INLINE Token expect_name(Parser *p, const char *what)
+{
+	if (peek(p)->kind != TK_NAME)
+		expected_kind(p, what);
 	return next(p);
 }
 
 static void expect_kind(Parser *p, TokKind k, const char *what)
 {
-	const Token *t = peek(p);
-	if (t->kind != k)
-		PERR_AT(p, t, "expected %s, found %s", what, describe(t));
+	if (peek(p)->kind != k)
+		expected_kind(p, what);
 	skip(p);
 }
 
@@ -343,6 +352,31 @@ LEX_INLINE const char *dotted_after(Parser *p, const char *prefix)
 {
 	const Token *t = peek(p);
 	return tok_is_name(t, prefix) ? dotted_tail(p, t) : NULL;
+}
+
+static size_t kw_slot(const char *name)
+{
+	return (size_t)(((uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 58); /* 0..63 */
+}
+
+static void kw_init(Parser *p)
+{
+	for (int k = 0; k < NM_STMT_KEYWORDS; k++) {
+		size_t h = kw_slot(p->nm[k]);
+		while (p->kw[h].name)
+			h = (h + 1) & 63;
+		p->kw[h] = (struct StmtKeyword){ p->nm[k], k };
+	}
+}
+
+/* The NM_ index of an interned name that is a statement keyword, else
+ * NM_STMT_KEYWORDS. */
+static int stmt_keyword(const Parser *p, const char *name)
+{
+	for (size_t h = kw_slot(name); p->kw[h].name; h = (h + 1) & 63)
+		if (p->kw[h].name == name)
+			return p->kw[h].k;
+	return NM_STMT_KEYWORDS;
 }
 
 /* ------------------------------------------------------------ bindings */
@@ -3448,10 +3482,7 @@ static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
 	if (t->kind == TK_NAME) {
 		/* names are interned: keywords compare by pointer */
 		const char *n = t->text;
-		int k = 0;
-		while (k < NM_STMT_KEYWORDS && p->nm[k] != n)
-			k++;
-		switch (k) {
+		switch (stmt_keyword(p, n)) {
 		case NM_FOR: parse_for(p, out, &all); return;
 		case NM_IF: parse_if(p, out, &all, false); return;
 		case NM_WHILE: parse_while(p, out, &all); return;
@@ -3854,6 +3885,7 @@ static void prescan(Parser *p)
 	q->sigs = p->sigs;
 	q->headers_only = q->prescanned = true;
 	memcpy(q->nm, p->nm, sizeof q->nm);
+	memcpy(q->kw, p->kw, sizeof q->kw);
 	sugar_init(&q->sugar, p->a, &quiet, p->sugar.reg);
 	lex_init(&q->lx, p->a, &quiet, &q->fail, p->src, p->len);
 	if (setjmp(q->fail) == 0) {
@@ -3877,6 +3909,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	p->diag = d;
 	for (int i = 0; i < NM_COUNT; i++)
 		p->nm[i] = intern_cstr(a, nm_spellings[i]);
+	kw_init(p);
 	pmap_clear(&yield_lhs);
 	Program *prog = arena_alloc(a, sizeof *prog);
 	prog->arena = a;

@@ -160,6 +160,43 @@ START_TEST(numbers)
 }
 END_TEST
 
+/* Float literals take a fast path (one exact multiplication or division)
+ * only where it is exact; either way the value must be strtod's, to the
+ * bit, also at the fast path's edges: 15 / 16 significant digits, powers
+ * of ten 22 / 23, leading zeros, trailing zeros, subnormals. */
+START_TEST(floats_like_strtod)
+{
+	static const char *const lits[] = {
+		"0.0", "0.", "00.5", "0.1", "0.3", "1.5", "10.", "1e22", "1e23", "1e-22", "1e-23",
+		"123456789012345.0", "1234567890123456.0", "900719925474099.3", "9007199254740993.0",
+		"999999999999999e22", "999999999999999e-22", "0.999999999999999", "0.30000000000000004",
+		"123.456e-5", "1.0000000000000000000000001", "0.000000000000000000000000001",
+		"4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "0e5000", "1e-400",
+		"3.14159265358979", "1_0.2_5e1_0",
+	};
+	size_t n = sizeof lits / sizeof *lits;
+	char src[1024] = "";
+	for (size_t i = 0; i < n; i++) {
+		strcat(src, lits[i]);
+		strcat(src, i + 1 < n ? " " : "\n");
+	}
+	ck_assert_msg(lex_all(src), "unexpected lex error: %s", ERR ? ERR : "");
+	for (size_t i = 0; i < n; i++) {
+		char plain[64];
+		size_t k = 0;
+		for (const char *c = lits[i]; *c; c++)
+			if (*c != '_')
+				plain[k++] = *c;
+		plain[k] = 0;
+		double want = strtod(plain, NULL);
+		ck_assert_int_eq(TOKS[i].kind, TK_FLOAT);
+		ck_assert_msg(memcmp(&TOKS[i].fval, &want, sizeof want) == 0, "%s: %.17g, strtod %.17g",
+			      lits[i], TOKS[i].fval, want);
+	}
+	lx_close();
+}
+END_TEST
+
 START_TEST(bad_numbers)
 {
 	LEX_FAILS("x = 12abc\n", 10, "t.pto:1:7: error:", "invalid number literal");
@@ -555,6 +592,7 @@ static Suite *lex_suite(void)
 	tcase_add_test(tc, simple_tokens);
 	tcase_add_test(tc, operators);
 	tcase_add_test(tc, numbers);
+	tcase_add_test(tc, floats_like_strtod);
 	tcase_add_test(tc, bad_numbers);
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, unterminated_strings);

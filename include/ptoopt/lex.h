@@ -75,6 +75,7 @@ typedef struct Lexer {
 	Token la[LEX_LOOKAHEAD]; /* ring buffer of lookahead tokens */
 	int la_head, nla;
 	Token *cur;           /* &la[la_head]: the current token once scanned */
+	const char *name_pl;  /* "pl" interned */
 	Comment *comments;    /* FIFO of comments not yet taken by the parser */
 	size_t ncomments, ccomments, comment_head;
 	/* names interned lately, keyed by their bytes (lex.c: name_slot) */
@@ -160,11 +161,21 @@ LEX_INLINE bool tok_is_op(const Token *t, const char *op)
 }
 
 /* With a literal name the length folds to a constant and the comparison
- * to a load or two. */
+ * to a load or two; any other name (a short one, such as a prefix passed
+ * down) is compared byte by byte, without calls to strlen and memcmp. */
 LEX_INLINE bool tok_is_name(const Token *t, const char *name)
 {
-	size_t n = strlen(name);
-	return t->kind == TK_NAME && t->nlen == n && memcmp(t->src, name, n) == 0;
+	if (__builtin_constant_p(strlen(name))) {
+		size_t n = strlen(name);
+		return t->kind == TK_NAME && t->nlen == n && memcmp(t->src, name, n) == 0;
+	}
+	if (t->kind != TK_NAME)
+		return false;
+	size_t i = 0;
+	for (; i < t->nlen; i++)
+		if (t->src[i] != name[i]) /* also at the end of a shorter name */
+			return false;
+	return name[i] == 0;
 }
 
 #endif
