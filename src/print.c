@@ -62,14 +62,17 @@ static void print_expr(Printer *pr, const Expr *e);
 static void print_type_p(Printer *pr, const Type *t);
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets);
 
+/* The printer appends with sb_add* (no NUL after each piece) and
+ * terminates the text once at the end of a print. */
+
 /* x, y and z in a row: the printer's hot "x%sz" formats without
  * sb_printf's parsing of the format (inlined, the literals' lengths are
  * known) */
 static inline void put3(StrBuf *b, const char *x, const char *y, const char *z)
 {
-	sb_puts(b, x);
-	sb_puts(b, y);
-	sb_puts(b, z);
+	sb_adds(b, x);
+	sb_adds(b, y);
+	sb_adds(b, z);
 }
 
 /* ------------------------------------------------------------ names */
@@ -93,18 +96,18 @@ static void put_float(Printer *pr, double v)
 {
 	StrBuf *b = pr->out;
 	if (isnan(v)) {
-		sb_puts(b, "nan");
+		sb_adds(b, "nan");
 		return;
 	}
 	if (isinf(v)) {
-		sb_puts(b, v < 0 ? "-inf" : "inf");
+		sb_adds(b, v < 0 ? "-inf" : "inf");
 		return;
 	}
 	/* whole numbers are most of them: %.17g prints those as the integer
 	 * (range first: converting a larger double to long long is undefined) */
 	if (fabs(v) < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
 		sb_put_int(b, (long long)v);
-		sb_puts(b, ".0");
+		sb_adds(b, ".0");
 		return;
 	}
 	uint64_t bits;
@@ -116,26 +119,26 @@ static void put_float(Printer *pr, double v)
 		if (!strpbrk(buf, ".eE"))
 			n += snprintf(buf + n, sizeof buf - (size_t)n, ".0");
 		if (n < 1 || (size_t)n > sizeof c->text) { /* not for a double; just in case */
-			sb_puts(b, buf);
+			sb_adds(b, buf);
 			return;
 		}
 		c->bits = bits;
 		c->len = (uint8_t)n;
 		memcpy(c->text, buf, (size_t)n);
 	}
-	sb_putn(b, c->text, c->len);
+	sb_add(b, c->text, c->len);
 }
 
 /* std::quoted: "..." with \" and \\ escaped */
 static void put_quoted(StrBuf *b, const char *s)
 {
-	sb_putc(b, '"');
+	sb_addc(b, '"');
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			sb_putc(b, '\\');
-		sb_putc(b, *s);
+			sb_addc(b, '\\');
+		sb_addc(b, *s);
 	}
-	sb_putc(b, '"');
+	sb_addc(b, '"');
 }
 
 /* ------------------------------------------------------------ expressions */
@@ -193,17 +196,17 @@ static void print_child(Printer *pr, const Expr *child, int parent_prec, bool pa
 	int cp = expr_prec(child);
 	bool paren = cp < parent_prec || (cp == parent_prec && paren_on_equal);
 	if (paren)
-		sb_putc(pr->out, '(');
+		sb_addc(pr->out, '(');
 	print_expr(pr, child);
 	if (paren)
-		sb_putc(pr->out, ')');
+		sb_addc(pr->out, ')');
 }
 
 static void print_list(Printer *pr, Expr *const *xs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
+			sb_adds(pr->out, ", ");
 		print_expr(pr, xs[i]);
 	}
 }
@@ -215,25 +218,25 @@ static void print_attr_value(Printer *pr, const Expr *v)
 		put_quoted(pr->out, v->str);
 	} else if (v->kind == EX_TUPLE) {
 		bool paren = v->op == TUP_PAREN;
-		sb_putc(pr->out, paren ? '(' : '[');
+		sb_addc(pr->out, paren ? '(' : '[');
 		for (int i = 0; i < v->nargs; i++) {
 			if (i)
-				sb_puts(pr->out, ", ");
+				sb_adds(pr->out, ", ");
 			print_attr_value(pr, v->args[i]);
 		}
 		if (paren && v->nargs == 1)
-			sb_putc(pr->out, ','); /* Python's one-element tuple */
-		sb_putc(pr->out, paren ? ')' : ']');
+			sb_addc(pr->out, ','); /* Python's one-element tuple */
+		sb_addc(pr->out, paren ? ')' : ']');
 	} else if (v->kind == EX_DICT) {
-		sb_putc(pr->out, '{');
+		sb_addc(pr->out, '{');
 		for (int i = 0; i < v->nkw; i++) {
 			if (i)
-				sb_puts(pr->out, ", ");
+				sb_adds(pr->out, ", ");
 			put_quoted(pr->out, v->kw[i].name);
-			sb_puts(pr->out, ": ");
+			sb_adds(pr->out, ": ");
 			print_attr_value(pr, v->kw[i].value);
 		}
-		sb_putc(pr->out, '}');
+		sb_addc(pr->out, '}');
 	} else {
 		print_expr(pr, v);
 	}
@@ -241,7 +244,7 @@ static void print_attr_value(Printer *pr, const Expr *v)
 
 static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 {
-	sb_putc(pr->out, '{');
+	sb_addc(pr->out, '{');
 	bool first = true;
 	/* call attrs: dump_vars, then arg_directions, then the rest in order */
 	static const char *const lead[] = { "dump_vars", "arg_directions" };
@@ -255,23 +258,23 @@ static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 				if (pass == 2 && (is_lead0 || is_lead1)) continue;
 			}
 			if (!first)
-				sb_puts(pr->out, ", ");
+				sb_adds(pr->out, ", ");
 			first = false;
 			put_quoted(pr->out, k);
-			sb_puts(pr->out, ": ");
+			sb_adds(pr->out, ": ");
 			print_attr_value(pr, d->kw[i].value);
 		}
 	}
-	sb_putc(pr->out, '}');
+	sb_addc(pr->out, '}');
 }
 
 /* Keyword argument value of an op call: strings single-quoted, unescaped. */
 static void print_kwarg_value(Printer *pr, const Expr *v)
 {
 	if (v->kind == EX_STR) {
-		sb_putc(pr->out, '\'');
-		sb_puts(pr->out, v->str);
-		sb_putc(pr->out, '\'');
+		sb_addc(pr->out, '\'');
+		sb_adds(pr->out, v->str);
+		sb_addc(pr->out, '\'');
 	} else if (v->kind == EX_DICT) {
 		print_attrs_dict(pr, v, false);
 	} else {
@@ -284,25 +287,25 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 	bool first = !leading_comma;
 	for (int i = 0; i < e->nargs; i++) {
 		if (!first)
-			sb_puts(pr->out, ", ");
+			sb_adds(pr->out, ", ");
 		first = false;
 		print_expr(pr, e->args[i]);
 	}
 	for (int i = 0; i < e->nkw; i++) {
 		if (!first)
-			sb_puts(pr->out, ", ");
+			sb_adds(pr->out, ", ");
 		first = false;
-		sb_puts(pr->out, e->kw[i].name);
-		sb_putc(pr->out, '=');
+		sb_adds(pr->out, e->kw[i].name);
+		sb_addc(pr->out, '=');
 		print_kwarg_value(pr, e->kw[i].value);
 	}
 	if (e->attrs) {
 		if (!first)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, "attrs=");
+			sb_adds(pr->out, ", ");
+		sb_adds(pr->out, "attrs=");
 		print_attrs_dict(pr, e->attrs, e->kind != EX_OP_CALL);
 	}
-	sb_putc(pr->out, ')');
+	sb_addc(pr->out, ')');
 }
 
 static void print_expr(Printer *pr, const Expr *e)
@@ -310,13 +313,13 @@ static void print_expr(Printer *pr, const Expr *e)
 	StrBuf *b = pr->out;
 	switch (e->kind) {
 	case EX_VAR:
-		sb_puts(b, var_name(pr, e->var));
+		sb_adds(b, var_name(pr, e->var));
 		return;
 	case EX_INT:
 		if (e->dtype == DT_INDEX && !pr->typed_consts) {
 			sb_put_int(b, e->ival);
 		} else {
-			sb_puts(b, "pl.const(");
+			sb_adds(b, "pl.const(");
 			sb_put_int(b, e->ival);
 			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
@@ -325,19 +328,19 @@ static void print_expr(Printer *pr, const Expr *e)
 		if (e->dtype == DT_FP32) {
 			put_float(pr, e->fval);
 		} else {
-			sb_puts(b, "pl.const(");
+			sb_adds(b, "pl.const(");
 			put_float(pr, e->fval);
 			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
 		return;
 	case EX_BOOL:
-		sb_puts(b, e->ival ? "True" : "False");
+		sb_adds(b, e->ival ? "True" : "False");
 		return;
 	case EX_STR:
 		put_quoted(b, e->str);
 		return;
 	case EX_SYMBOL:
-		sb_puts(b, e->str);
+		sb_adds(b, e->str);
 		return;
 	case EX_BINARY: {
 		bool saved = pr->typed_consts;
@@ -345,18 +348,18 @@ static void print_expr(Printer *pr, const Expr *e)
 			pr->typed_consts = true;
 		BinOp op = (BinOp)e->op;
 		if (op == OP_MIN || op == OP_MAX) {
-			sb_puts(b, binop_text(op));
-			sb_putc(b, '(');
+			sb_adds(b, binop_text(op));
+			sb_addc(b, '(');
 			print_expr(pr, e->lhs);
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_expr(pr, e->rhs);
-			sb_putc(b, ')');
+			sb_addc(b, ')');
 		} else {
 			int prec = binop_prec(op);
 			print_child(pr, e->lhs, prec, op == OP_POW);
-			sb_putc(b, ' ');
-			sb_puts(b, binop_text(op));
-			sb_putc(b, ' ');
+			sb_addc(b, ' ');
+			sb_adds(b, binop_text(op));
+			sb_addc(b, ' ');
 			print_child(pr, e->rhs, prec, op != OP_POW);
 		}
 		pr->typed_consts = saved;
@@ -364,29 +367,29 @@ static void print_expr(Printer *pr, const Expr *e)
 	}
 	case EX_UNARY:
 		if (e->op == UOP_ABS) {
-			sb_puts(b, "abs(");
+			sb_adds(b, "abs(");
 			print_expr(pr, e->lhs);
-			sb_putc(b, ')');
+			sb_addc(b, ')');
 			return;
 		}
-		sb_puts(b, e->op == UOP_NEG ? "-" : e->op == UOP_NOT ? "not " : "~");
+		sb_adds(b, e->op == UOP_NEG ? "-" : e->op == UOP_NOT ? "not " : "~");
 		print_child(pr, e->lhs, e->op == UOP_NOT ? 4 : 12, false);
 		return;
 	case EX_CAST:
-		sb_puts(b, "pl.cast(");
+		sb_adds(b, "pl.cast(");
 		print_expr(pr, e->lhs);
 		put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		return;
 	case EX_TUPLE:
-		sb_putc(b, '[');
+		sb_addc(b, '[');
 		print_list(pr, e->args, e->nargs);
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case EX_GETITEM:
 		print_child(pr, e->lhs, 15, false);
-		sb_putc(b, '[');
+		sb_addc(b, '[');
 		sb_put_int(b, e->ival);
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case EX_OP_CALL: {
 		const char *name = e->str;
@@ -395,16 +398,16 @@ static void print_expr(Printer *pr, const Expr *e)
 		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
 		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
-			sb_puts(b, "pl.");
-		sb_puts(b, name);
-		sb_putc(b, '(');
+			sb_adds(b, "pl.");
+		sb_adds(b, name);
+		sb_addc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
 	}
 	case EX_FN_CALL:
-		sb_puts(b, "self.");
-		sb_puts(b, e->str);
-		sb_putc(b, '(');
+		sb_adds(b, "self.");
+		sb_adds(b, e->str);
+		sb_addc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
 	case EX_SUBMIT:
@@ -426,7 +429,7 @@ static void print_dim(Printer *pr, const Expr *d)
 		return;
 	}
 	if (d->kind == EX_VAR) {
-		sb_puts(pr->out, var_name(pr, d->var));
+		sb_adds(pr->out, var_name(pr, d->var));
 		return;
 	}
 	bool st = pr->typed_consts, sr = pr->raw_names;
@@ -439,24 +442,24 @@ static void print_dim(Printer *pr, const Expr *d)
 
 static void print_dims(Printer *pr, Expr *const *dims, int n)
 {
-	sb_putc(pr->out, '[');
+	sb_addc(pr->out, '[');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
+			sb_adds(pr->out, ", ");
 		print_dim(pr, dims[i]);
 	}
-	sb_putc(pr->out, ']');
+	sb_addc(pr->out, ']');
 }
 
 static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 {
-	sb_puts(pr->out, ctor);
-	sb_putc(pr->out, '(');
+	sb_adds(pr->out, ctor);
+	sb_addc(pr->out, '(');
 	for (int i = 0; i < vs->nkw; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, vs->kw[i].name);
-		sb_putc(pr->out, '=');
+			sb_adds(pr->out, ", ");
+		sb_adds(pr->out, vs->kw[i].name);
+		sb_addc(pr->out, '=');
 		const Expr *v = vs->kw[i].value;
 		if (v->kind == EX_TUPLE)
 			print_dims(pr, v->args, v->nargs);
@@ -465,7 +468,7 @@ static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 		else
 			print_expr(pr, v);
 	}
-	sb_putc(pr->out, ')');
+	sb_addc(pr->out, ')');
 }
 
 static void print_type_text(Printer *pr, const Type *t);
@@ -545,7 +548,7 @@ static void print_type_p(Printer *pr, const Type *t)
 	for (size_t j = h & (pr->type_cap - 1); pr->type_cap && pr->type_slots[j].t; j = (j + 1) & (pr->type_cap - 1)) {
 		const TypeTextSlot *slot = &pr->type_slots[j];
 		if (slot->hash == h && (slot->t == t || same_closed_text(slot->t, t))) {
-			sb_putn(pr->out, pr->type_texts.data + slot->off, slot->len);
+			sb_add(pr->out, pr->type_texts.data + slot->off, slot->len);
 			return;
 		}
 	}
@@ -556,7 +559,7 @@ static void print_type_p(Printer *pr, const Type *t)
 	if (len > b->len)
 		return; /* part of it went to the sink already */
 	size_t off = pr->type_texts.len;
-	sb_putn(&pr->type_texts, b->data + b->len - len, len);
+	sb_add(&pr->type_texts, b->data + b->len - len, len);
 	type_text_add(pr, (TypeTextSlot){ t, h, off, len });
 }
 
@@ -564,56 +567,56 @@ static void print_type_text(Printer *pr, const Type *t)
 {
 	StrBuf *b = pr->out;
 	if (!t) {
-		sb_puts(b, "pl.UnknownType");
+		sb_adds(b, "pl.UnknownType");
 		return;
 	}
 	switch (t->kind) {
 	case TY_UNKNOWN:
-		sb_puts(b, "pl.UnknownType");
+		sb_adds(b, "pl.UnknownType");
 		return;
 	case TY_SCALAR:
-		sb_puts(b, "pl.Scalar[pl.");
-		sb_puts(b, ir_dtype_name(t->dtype));
-		sb_putc(b, ']');
+		sb_adds(b, "pl.Scalar[pl.");
+		sb_adds(b, ir_dtype_name(t->dtype));
+		sb_addc(b, ']');
 		return;
 	case TY_TENSOR: case TY_DIST_TENSOR: case TY_TILE:
-		sb_puts(b, t->kind == TY_TILE ? "pl.Tile[" : t->kind == TY_TENSOR ? "pl.Tensor[" : "pld.DistributedTensor[");
+		sb_adds(b, t->kind == TY_TILE ? "pl.Tile[" : t->kind == TY_TENSOR ? "pl.Tensor[" : "pld.DistributedTensor[");
 		print_dims(pr, t->shape, t->ndim);
-		sb_puts(b, ", pl.");
-		sb_puts(b, ir_dtype_name(t->dtype));
+		sb_adds(b, ", pl.");
+		sb_adds(b, ir_dtype_name(t->dtype));
 		if (t->kind == TY_TILE && t->mem != MS_NONE) {
-			sb_puts(b, ", pl.Mem.");
-			sb_puts(b, ir_mem_name(t->mem));
+			sb_adds(b, ", pl.Mem.");
+			sb_adds(b, ir_mem_name(t->mem));
 		}
 		if (t->view) {
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_view(pr, t->kind == TY_TILE ? "pl.TileView" : "pl.TensorView", t->view);
 		}
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case TY_TUPLE:
-		sb_puts(b, "pl.Tuple[");
+		sb_adds(b, "pl.Tuple[");
 		if (t->nelems == 0)
-			sb_puts(b, "()");
+			sb_adds(b, "()");
 		for (int i = 0; i < t->nelems; i++) {
 			if (i)
-				sb_puts(b, ", ");
+				sb_adds(b, ", ");
 			print_type_p(pr, t->elems[i]);
 		}
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case TY_ARRAY:
-		sb_puts(b, "pl.Array[");
+		sb_adds(b, "pl.Array[");
 		print_dim(pr, t->shape[0]);
-		sb_puts(b, ", pl.");
-		sb_puts(b, ir_dtype_name(t->dtype));
-		sb_putc(b, ']');
+		sb_adds(b, ", pl.");
+		sb_adds(b, ir_dtype_name(t->dtype));
+		sb_addc(b, ']');
 		return;
 	case TY_PTR:
-		sb_puts(b, "pl.Ptr");
+		sb_adds(b, "pl.Ptr");
 		return;
 	case TY_NAMED:
-		sb_puts(b, t->name);
+		sb_adds(b, t->name);
 		return;
 	}
 }
@@ -624,6 +627,7 @@ void print_type(StrBuf *out, const Type *t)
 	pr.out = out;
 	pr.raw_names = true;
 	print_type_p(&pr, t);
+	sb_terminate(out);
 }
 
 /* ------------------------------------------------------------ statements */
@@ -633,9 +637,9 @@ static void put_comments(Printer *pr, const Stmt *s, int indent)
 	if (pr->canonical)
 		return;
 	for (int i = 0; i < s->ncomments; i++) {
-		sb_puts(pr->out, "# ");
-		sb_puts(pr->out, s->comments[i]);
-		sb_putc(pr->out, '\n');
+		sb_adds(pr->out, "# ");
+		sb_adds(pr->out, s->comments[i]);
+		sb_addc(pr->out, '\n');
 		sb_indent(pr->out, indent);
 	}
 }
@@ -662,27 +666,27 @@ static void print_var_list(Printer *pr, const char *kw, Var *const *vs, int n)
 	sb_printf(pr->out, ", %s=[", kw);
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, var_name(pr, vs[i]));
+			sb_adds(pr->out, ", ");
+		sb_adds(pr->out, var_name(pr, vs[i]));
 	}
-	sb_putc(pr->out, ']');
+	sb_addc(pr->out, ']');
 }
 
 static void print_optimizations(Printer *pr, const Scope *sc)
 {
 	if (sc->split == SPLIT_NONE && !sc->slot_num)
 		return;
-	sb_puts(pr->out, ", optimizations=[");
+	sb_adds(pr->out, ", optimizations=[");
 	if (sc->split != SPLIT_NONE)
 		sb_printf(pr->out, "pl.split(pl.SplitMode.%s)", ir_split_name(sc->split));
 	if (sc->slot_num) {
 		if (sc->split != SPLIT_NONE)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, "pl.cross_core_slot(slot_num=");
+			sb_adds(pr->out, ", ");
+		sb_adds(pr->out, "pl.cross_core_slot(slot_num=");
 		print_expr(pr, sc->slot_num);
-		sb_putc(pr->out, ')');
+		sb_addc(pr->out, ')');
 	}
-	sb_putc(pr->out, ']');
+	sb_addc(pr->out, ']');
 }
 
 /* Statements of b from index `from`, joined by "\n"; the `pass` filler of
@@ -695,7 +699,7 @@ static void print_stmts_from(Printer *pr, const Block *b, int from, int indent, 
 		any = !suppress_placeholder(b, i);
 	if (!any) {
 		sb_indent(pr->out, indent);
-		sb_puts(pr->out, quirk_pass ? "pass\n" : "pass");
+		sb_adds(pr->out, quirk_pass ? "pass\n" : "pass");
 		return;
 	}
 	Block sub = { b->stmts + from, b->n - from };
@@ -750,7 +754,7 @@ static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore,
 	StrBuf *b = pr->out;
 	print_expr(pr, sc->core_num);
 	if (sc->sync_start)
-		sb_puts(b, ", sync_start=True");
+		sb_adds(b, ", sync_start=True");
 	if (sc->name_hint)
 		sb_printf(b, ", name_hint=\"%s\"", sc->name_hint);
 	if (with_opts && incore)
@@ -758,11 +762,11 @@ static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore,
 	if (with_deps)
 		print_var_list(pr, "deps", sc->deps, sc->ndeps);
 	if (sc->allow_early_resolve)
-		sb_puts(b, ", allow_early_resolve=True");
+		sb_adds(b, ", allow_early_resolve=True");
 	if (sc->predicate) {
-		sb_puts(b, ", predicate=(");
+		sb_adds(b, ", predicate=(");
 		print_expr(pr, sc->predicate);
-		sb_putc(b, ')');
+		sb_addc(b, ')');
 	}
 }
 
@@ -784,24 +788,24 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		print_var_list(pr, "no_dep_args", sc->no_dep_args, sc->nno_dep_args);
 		print_var_list(pr, "dumps", sc->dumps, sc->ndumps);
 		if (sc->allow_early_resolve)
-			sb_puts(b, ", allow_early_resolve=True");
+			sb_adds(b, ", allow_early_resolve=True");
 		if (sc->windowize)
-			sb_puts(b, ", windowize=True");
-		sb_putc(b, ')');
+			sb_adds(b, ", windowize=True");
+		sb_addc(b, ')');
 		if (sc->tid)
 			put3(b, " as ", var_name(pr, sc->tid), "");
-		sb_puts(b, ":\n");
+		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case SC_CLUSTER:
-		sb_puts(b, "with pl.cluster(");
+		sb_adds(b, "with pl.cluster(");
 		if (sc->name_hint)
 			sb_printf(b, "name_hint=\"%s\"", sc->name_hint);
-		sb_puts(b, "):\n");
+		sb_adds(b, "):\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case SC_RUNTIME:
-		sb_puts(b, sc->manual ? "with pl.scope(mode=pl.ScopeMode.MANUAL):\n" : "with pl.scope():\n");
+		sb_adds(b, sc->manual ? "with pl.scope(mode=pl.ScopeMode.MANUAL):\n" : "with pl.scope():\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case SC_SPLIT_AIV: {
@@ -818,7 +822,7 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		const Stmt *inner = incore_child(s);
 		const Scope *isc = inner ? inner->scope : NULL;
 		if (sc->tid) {
-			sb_puts(b, "with pl.spmd(");
+			sb_adds(b, "with pl.spmd(");
 			print_spmd_kwargs(pr, sc, isc, true, true);
 			sb_printf(b, ") as %s:\n", var_name(pr, sc->tid));
 			if (isc && (isc->split != SPLIT_NONE || isc->slot_num || block_calls(&inner->body, "tile.get_block_idx")))
@@ -831,13 +835,13 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		if (first && first->kind == ST_ASSIGN && is_call_to(first->value, "tile.get_block_idx")) {
 			sb_printf(b, "for %s in pl.spmd(", var_name(pr, first->var));
 			print_spmd_kwargs(pr, sc, isc, true, false);
-			sb_puts(b, "):\n");
+			sb_adds(b, "):\n");
 			print_stmts_from(pr, &inner->body, 1, indent + 4, NULL, 0, true);
 			return;
 		}
-		sb_puts(b, "with pl.spmd(");
+		sb_adds(b, "with pl.spmd(");
 		print_spmd_kwargs(pr, sc, NULL, false, false);
-		sb_puts(b, "):\n");
+		sb_adds(b, "):\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	}
@@ -852,10 +856,10 @@ static void print_for_range_args(Printer *pr, const Stmt *s)
 		print_expr(pr, s->stop);
 	} else {
 		print_expr(pr, s->start);
-		sb_puts(pr->out, ", ");
+		sb_adds(pr->out, ", ");
 		print_expr(pr, s->stop);
 		if (!step1) {
-			sb_puts(pr->out, ", ");
+			sb_adds(pr->out, ", ");
 			print_expr(pr, s->step);
 		}
 	}
@@ -863,28 +867,28 @@ static void print_for_range_args(Printer *pr, const Stmt *s)
 
 static void print_names_tuple(Printer *pr, Var *const *vs, int n)
 {
-	sb_putc(pr->out, '(');
+	sb_addc(pr->out, '(');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, var_name(pr, vs[i]));
+			sb_adds(pr->out, ", ");
+		sb_adds(pr->out, var_name(pr, vs[i]));
 	}
 	if (n == 1)
-		sb_putc(pr->out, ',');
-	sb_putc(pr->out, ')');
+		sb_addc(pr->out, ',');
+	sb_addc(pr->out, ')');
 }
 
 static void print_init_values(Printer *pr, const Stmt *s)
 {
-	sb_puts(pr->out, "init_values=(");
+	sb_adds(pr->out, "init_values=(");
 	for (int i = 0; i < s->niter; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
+			sb_adds(pr->out, ", ");
 		print_expr(pr, s->inits[i]);
 	}
 	if (s->niter == 1)
-		sb_putc(pr->out, ',');
-	sb_putc(pr->out, ')');
+		sb_addc(pr->out, ',');
+	sb_addc(pr->out, ')');
 }
 
 static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int nrets, bool last)
@@ -894,27 +898,27 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 	put_comments(pr, s, indent);
 	switch (s->kind) {
 	case ST_ASSIGN:
-		sb_puts(b, var_name(pr, s->var));
-		sb_puts(b, ": ");
+		sb_adds(b, var_name(pr, s->var));
+		sb_adds(b, ": ");
 		print_type_p(pr, s->var->type);
-		sb_puts(b, " = ");
+		sb_adds(b, " = ");
 		print_expr(pr, s->value);
 		return;
 	case ST_EVAL:
 		print_expr(pr, s->value);
 		return;
 	case ST_RETURN:
-		sb_puts(b, "return");
+		sb_adds(b, "return");
 		if (s->nvalues) {
-			sb_putc(b, ' ');
+			sb_addc(b, ' ');
 			print_list(pr, s->values, s->nvalues);
 		}
 		return;
 	case ST_YIELD:
 		if (rets == (Var **)1) { /* a direct child of the function body */
-			sb_puts(b, "return");
+			sb_adds(b, "return");
 			if (s->nvalues) {
-				sb_putc(b, ' ');
+				sb_addc(b, ' ');
 				print_list(pr, s->values, s->nvalues);
 			}
 			return;
@@ -923,35 +927,35 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 			if (nrets == 1) {
 				put3(b, var_name(pr, rets[0]), ": ", "");
 				print_type_p(pr, rets[0]->type);
-				sb_puts(b, " = ");
+				sb_adds(b, " = ");
 			} else {
 				for (int i = 0; i < nrets; i++) {
 					if (i)
-						sb_puts(b, ", ");
-					sb_puts(b, var_name(pr, rets[i]));
+						sb_adds(b, ", ");
+					sb_adds(b, var_name(pr, rets[i]));
 				}
-				sb_puts(b, " = ");
+				sb_adds(b, " = ");
 			}
 		}
-		sb_puts(b, "pl.yield_(");
+		sb_adds(b, "pl.yield_(");
 		print_list(pr, s->values, s->nvalues);
-		sb_putc(b, ')');
+		sb_addc(b, ')');
 		return;
 	case ST_BREAK:
-		sb_puts(b, "break");
+		sb_adds(b, "break");
 		return;
 	case ST_CONTINUE:
-		sb_puts(b, "continue");
+		sb_adds(b, "continue");
 		return;
 	case ST_IF:
-		sb_puts(b, "if ");
+		sb_adds(b, "if ");
 		print_expr(pr, s->value);
-		sb_puts(b, ":\n");
+		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, s->rets, s->nrets, false);
 		if (s->has_else) {
-			sb_putc(b, '\n');
+			sb_addc(b, '\n');
 			sb_indent(b, indent);
-			sb_puts(b, "else:\n");
+			sb_adds(b, "else:\n");
 			print_stmts_from(pr, &s->orelse, 0, indent + 4, s->rets, s->nrets, false);
 		}
 		return;
@@ -959,53 +963,53 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		static const char *const kinds[] = { "range", "parallel", "unroll", "pipeline" };
 		put3(b, "for ", var_name(pr, s->var), "");
 		if (s->niter) {
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_names_tuple(pr, s->iter_args, s->niter);
 		}
 		put3(b, " in pl.", kinds[s->for_kind], "(");
 		print_for_range_args(pr, s);
 		if (s->stage) {
-			sb_puts(b, ", stage=");
+			sb_adds(b, ", stage=");
 			print_expr(pr, s->stage);
 		}
 		if (s->niter) {
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_init_values(pr, s);
 		}
 		if (s->attrs) {
-			sb_puts(b, ", attrs=");
+			sb_adds(b, ", attrs=");
 			print_attrs_dict(pr, s->attrs, false);
 		}
-		sb_puts(b, "):\n");
+		sb_adds(b, "):\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, s->rets, s->nrets, false);
 		return;
 	}
 	case ST_WHILE:
 		if (s->while_ssa) {
-			sb_puts(b, "for ");
+			sb_adds(b, "for ");
 			print_names_tuple(pr, s->iter_args, s->niter);
-			sb_puts(b, " in pl.while_(");
+			sb_adds(b, " in pl.while_(");
 			print_init_values(pr, s);
-			sb_puts(b, "):\n");
+			sb_adds(b, "):\n");
 			sb_indent(b, indent + 4);
-			sb_puts(b, "pl.cond(");
+			sb_adds(b, "pl.cond(");
 			print_expr(pr, s->value);
-			sb_putc(b, ')');
+			sb_addc(b, ')');
 			if (s->body.n) {
-				sb_putc(b, '\n');
+				sb_addc(b, '\n');
 				print_block(pr, &s->body, indent + 4, s->rets, s->nrets);
 			}
 			return;
 		}
-		sb_puts(b, "while ");
+		sb_adds(b, "while ");
 		print_expr(pr, s->value);
-		sb_puts(b, ":\n");
+		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case ST_SCOPE:
 		/* an AUTO pl.scope() that forms a body passes the yield context on */
 		if (s->scope->kind == SC_RUNTIME && !s->scope->manual && last && rets && rets != (Var **)1) {
-			sb_puts(b, "with pl.scope():\n");
+			sb_adds(b, "with pl.scope():\n");
 			print_stmts_from(pr, &s->body, 0, indent + 4, rets, nrets, false);
 			return;
 		}
@@ -1021,7 +1025,7 @@ static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int
 		if (suppress_placeholder(b, i))
 			continue;
 		if (!first)
-			sb_putc(pr->out, '\n');
+			sb_addc(pr->out, '\n');
 		first = false;
 		print_stmt(pr, b->stmts[i], indent, rets, nrets, i == b->n - 1);
 	}
@@ -1401,7 +1405,7 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 		sb_printf(pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
 	}
 	if (dyn->len)
-		sb_putc(pr->out, '\n');
+		sb_addc(pr->out, '\n');
 	pmap_release(&count);
 	pmap_release(&used);
 }
@@ -1413,9 +1417,9 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 	StrBuf *b = pr->out;
 	assign_names(pr, facts);
 	sb_indent(b, indent);
-	sb_puts(b, "@pl.function");
+	sb_adds(b, "@pl.function");
 	bool any = false;
-#define SEP() (sb_puts(b, any ? ", " : "("), any = true)
+#define SEP() (sb_adds(b, any ? ", " : "("), any = true)
 	if (f->type != FT_OPAQUE) {
 		SEP();
 		put3(b, "type=pl.FunctionType.", ir_functype_name(f->type), "");
@@ -1430,48 +1434,48 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 	}
 	if (!f->auto_scope) {
 		SEP();
-		sb_puts(b, "auto_scope=False");
+		sb_adds(b, "auto_scope=False");
 	}
 	if (f->external_source && *f->external_source) {
 		SEP();
-		sb_puts(b, "external_source=");
+		sb_adds(b, "external_source=");
 		put_quoted(b, f->external_source);
 	}
 #undef SEP
 	if (any)
-		sb_putc(b, ')');
-	sb_putc(b, '\n');
+		sb_addc(b, ')');
+	sb_addc(b, '\n');
 	sb_indent(b, indent);
 	put3(b, "def ", f->name, "(");
 	bool self = pr->in_program && f->role != RL_SUBWORKER;
 	if (self)
-		sb_puts(b, "self");
+		sb_adds(b, "self");
 	for (int i = 0; i < f->nparams; i++) {
 		if (i || self)
-			sb_puts(b, ", ");
-		sb_puts(b, var_name(pr, f->params[i].var));
-		sb_puts(b, ": ");
+			sb_adds(b, ", ");
+		sb_adds(b, var_name(pr, f->params[i].var));
+		sb_adds(b, ": ");
 		ParamDir d = f->params[i].dir;
 		if (d != DIR_IN)
-			sb_puts(b, d == DIR_OUT ? "pl.Out[" : "pl.InOut[");
+			sb_adds(b, d == DIR_OUT ? "pl.Out[" : "pl.InOut[");
 		print_type_p(pr, f->params[i].var->type);
 		if (d != DIR_IN)
-			sb_putc(b, ']');
+			sb_addc(b, ']');
 	}
-	sb_putc(b, ')');
+	sb_addc(b, ')');
 	if (f->nrets == 1) {
-		sb_puts(b, " -> ");
+		sb_adds(b, " -> ");
 		print_type_p(pr, f->rets[0]);
 	} else if (f->nrets > 1) {
-		sb_puts(b, " -> tuple[");
+		sb_adds(b, " -> tuple[");
 		for (int i = 0; i < f->nrets; i++) {
 			if (i)
-				sb_puts(b, ", ");
+				sb_adds(b, ", ");
 			print_type_p(pr, f->rets[i]);
 		}
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 	}
-	sb_puts(b, ":\n");
+	sb_adds(b, ":\n");
 	int bi = indent + 4;
 	bool attr_line = false;
 	for (int i = 0; i < f->nattrs; i++) {
@@ -1481,24 +1485,24 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 			continue;
 		if (strcmp(k->name, "split") == 0 && k->value->kind == EX_INT && k->value->ival == 0)
 			continue;
-		sb_puts(b, attr_line ? ", " : "");
+		sb_adds(b, attr_line ? ", " : "");
 		if (!attr_line) {
 			sb_indent(b, bi);
-			sb_puts(b, "pl.func_attr({");
+			sb_adds(b, "pl.func_attr({");
 		}
 		attr_line = true;
 		put_quoted(b, k->name);
-		sb_puts(b, ": ");
+		sb_adds(b, ": ");
 		if (strcmp(k->name, "split") == 0 && k->value->kind == EX_INT)
 			sb_printf(b, "pl.SplitMode.%s", ir_split_name((SplitMode)(k->value->ival < SPLIT_COUNT ? k->value->ival : 0)));
 		else
 			print_attr_value(pr, k->value);
 	}
 	if (attr_line)
-		sb_puts(b, "})\n");
+		sb_adds(b, "})\n");
 	if (f->abstract) {
 		sb_indent(b, bi);
-		sb_puts(b, "...");
+		sb_adds(b, "...");
 		return;
 	}
 	print_stmts_from(pr, &f->body, 0, bi, (Var **)1, 0, false);
@@ -1595,10 +1599,11 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	}
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_putc(out, '\n');
+			sb_addc(out, '\n');
 		print_function(&pr, sorted[order[i]], &facts[order[i]], pr.in_program ? 4 : 0);
 	}
-	sb_putc(out, '\n');
+	sb_addc(out, '\n');
+	sb_terminate(out);
 	free(order);
 	free(facts);
 	free(sorted);

@@ -28,13 +28,15 @@ static void grow(StrBuf *b, size_t extra)
 {
 	if (b->sink && b->len >= SB_SINK_CHUNK)
 		sb_flush(b);
-	if (b->len + extra + 1 <= b->cap)
-		return;
-	size_t ncap = b->cap ? b->cap : 256;
-	while (ncap < b->len + extra + 1)
-		ncap *= 2;
-	b->data = xrealloc(b->data, ncap);
-	b->cap = ncap;
+	if (b->len + extra + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		while (ncap < b->len + extra + 1)
+			ncap *= 2;
+		b->data = xrealloc(b->data, ncap);
+		b->cap = ncap;
+	}
+	/* the sink may have been set since the last grow */
+	b->fast_end = b->sink && b->cap > SB_SINK_CHUNK ? SB_SINK_CHUNK : b->cap;
 }
 
 void sb_putn_slow(StrBuf *b, const char *s, size_t n)
@@ -153,5 +155,5 @@ void sb_release(StrBuf *b)
 {
 	free(b->data);
 	b->data = NULL;
-	b->len = b->cap = 0;
+	b->len = b->cap = b->fast_end = 0;
 }
