@@ -9,6 +9,7 @@
  */
 #include "ptoopt/print.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,13 @@ typedef struct FloatText {
 typedef struct TypeTextSlot {
 	const Type *t;  /* the first type printed with this text; NULL: empty */
 	uint64_t hash;
-	size_t off;     /* the text: type_texts.data[off .. off + len) */
-	size_t len;
+	unsigned text;  /* index into Printer.type_spans */
 } TypeTextSlot;
+
+/* A cached type text: type_texts.data[off .. off + len). */
+typedef struct TypeSpan {
+	size_t off, len;
+} TypeSpan;
 
 typedef struct Printer {
 	StrBuf *out;
@@ -43,6 +48,9 @@ typedef struct Printer {
 	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
 	TypeTextSlot *type_slots; /* closed types by what their text depends on */
 	size_t type_cap, ntypes;
+	TypeSpan *type_spans; /* ntypes of them */
+	size_t spans_cap;
+	unsigned type_mark; /* Type.mark of a type whose Type.text_at is current; 0: none */
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	FloatText floats[FLOAT_CACHE_SIZE];
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
@@ -59,7 +67,7 @@ typedef struct NameSlot {
 } NameSlot;
 
 static void print_expr(Printer *pr, const Expr *e);
-static void print_type_p(Printer *pr, const Type *t);
+static void print_type_p(Printer *pr, Type *t);
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets);
 
 /* The printer appends with sb_add* (no NUL after each piece) and
@@ -538,8 +546,22 @@ static void type_text_add(Printer *pr, TypeTextSlot slot)
 	pr->ntypes++;
 }
 
-static void print_type_p(Printer *pr, const Type *t)
+static void put_type_text(Printer *pr, Type *t, unsigned text)
 {
+	/* the types themselves are shared too: the next print of t finds its
+	 * text without hashing */
+	t->mark = pr->type_mark;
+	t->text_at = text;
+	const TypeSpan *sp = &pr->type_spans[text];
+	sb_add(pr->out, pr->type_texts.data + sp->off, sp->len);
+}
+
+static void print_type_p(Printer *pr, Type *t)
+{
+	if (t && pr->type_mark && t->mark == pr->type_mark) {
+		put_type_text(pr, t, t->text_at);
+		return;
+	}
 	uint64_t h;
 	if (!t || !pr->a || !closed_type_hash(t, &h)) {
 		print_type_text(pr, t);
@@ -548,7 +570,7 @@ static void print_type_p(Printer *pr, const Type *t)
 	for (size_t j = h & (pr->type_cap - 1); pr->type_cap && pr->type_slots[j].t; j = (j + 1) & (pr->type_cap - 1)) {
 		const TypeTextSlot *slot = &pr->type_slots[j];
 		if (slot->hash == h && (slot->t == t || same_closed_text(slot->t, t))) {
-			sb_add(pr->out, pr->type_texts.data + slot->off, slot->len);
+			put_type_text(pr, t, slot->text);
 			return;
 		}
 	}
@@ -556,11 +578,20 @@ static void print_type_p(Printer *pr, const Type *t)
 	size_t start = b->flushed + b->len;
 	print_type_text(pr, t);
 	size_t len = b->flushed + b->len - start;
-	if (len > b->len)
-		return; /* part of it went to the sink already */
-	size_t off = pr->type_texts.len;
+	if (len > b->len || pr->ntypes >= UINT_MAX)
+		return; /* part of it went to the sink already (or Type.text_at is full) */
+	if (pr->ntypes == pr->spans_cap) {
+		pr->spans_cap = pr->spans_cap ? pr->spans_cap * 2 : 256;
+		pr->type_spans = xrealloc(pr->type_spans, pr->spans_cap * sizeof *pr->type_spans);
+	}
+	unsigned text = (unsigned)pr->ntypes;
+	pr->type_spans[text] = (TypeSpan){ pr->type_texts.len, len };
 	sb_add(&pr->type_texts, b->data + b->len - len, len);
-	type_text_add(pr, (TypeTextSlot){ t, h, off, len });
+	type_text_add(pr, (TypeTextSlot){ t, h, text });
+	if (pr->type_mark) {
+		t->mark = pr->type_mark;
+		t->text_at = text;
+	}
 }
 
 static void print_type_text(Printer *pr, const Type *t)
@@ -626,7 +657,7 @@ void print_type(StrBuf *out, const Type *t)
 	Printer pr = { 0 };
 	pr.out = out;
 	pr.raw_names = true;
-	print_type_p(&pr, t);
+	print_type_text(&pr, t); /* no cache without a program */
 	sb_terminate(out);
 }
 
@@ -1590,6 +1621,8 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 		walk_function(&w, sorted[i], &facts[i], last_epoch);
 	}
 	last_epoch += 2;
+	pr.type_mark = last_epoch; /* no walk's: the next print's walk takes the one after */
+	last_epoch += 2;
 	pr.walk = &w;
 	int *order = function_order(&w, sorted, n, facts);
 	if (pr.in_program) {
@@ -1616,6 +1649,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pmap_release(&pr.dyn_names);
 	pmap_release(&pr.free_vars);
 	free(pr.type_slots);
+	free(pr.type_spans);
 	sb_release(&pr.type_texts);
 }
 

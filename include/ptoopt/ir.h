@@ -111,6 +111,8 @@ struct Type {
 	ViewSpec *view;    /* TensorView or TileView, NULL when absent */
 	MemRef *memref;    /* NULL when absent */
 	MemSpace mem;      /* tile memory space, MS_NONE when absent */
+	unsigned text_at;  /* scratch for the printer (in what was padding): with
+	                    * mark, which of its cached type texts this one prints */
 	Type **elems;      /* tuple elements */
 	int nelems;
 	const char *name;  /* TY_NAMED: printed text */
