@@ -45,7 +45,6 @@ typedef struct Printer {
 	bool raw_names;    /* composite dims print raw name hints */
 	unsigned epoch;    /* Var.mark value of the function being printed */
 	PtrMap dyn_names;  /* dyn Var -> printed name (program-wide) */
-	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
 	TypeTextSlot *type_slots; /* closed types by what their text depends on */
 	size_t type_cap, ntypes;
 	TypeSpan *type_spans; /* ntypes of them */
@@ -85,6 +84,8 @@ static inline void put3(StrBuf *b, const char *x, const char *y, const char *z)
 
 /* ------------------------------------------------------------ names */
 
+/* The Vars of the function being printed carry Var.mark == epoch and their
+ * text in print_name / print_len (assign_names). */
 static const char *var_name(Printer *pr, const Var *v)
 {
 	const char *dyn = v->kind == VK_DYN ? pmap_get(&pr->dyn_names, v) : NULL; /* only VK_DYN are keys */
@@ -92,10 +93,16 @@ static const char *var_name(Printer *pr, const Var *v)
 		return dyn;
 	if (pr->raw_names)
 		return v->name;
-	const char *n = v->mark == pr->epoch && v->print_name ? v->print_name : v->name;
-	if (pr->free_vars.len && pmap_get(&pr->free_vars, v))
-		return arena_printf(pr->a, "%s__FREE_VAR", n);
-	return n;
+	return v->mark == pr->epoch ? v->print_name : v->name;
+}
+
+/* sb_adds(out, var_name(v)), the length known for the function's Vars */
+static inline void put_var(Printer *pr, const Var *v)
+{
+	if (v->mark == pr->epoch && v->kind != VK_DYN && !pr->raw_names)
+		sb_add(pr->out, v->print_name, v->print_len);
+	else
+		sb_adds(pr->out, var_name(pr, v));
 }
 
 /* ------------------------------------------------------------ constants */
@@ -321,7 +328,7 @@ static void print_expr(Printer *pr, const Expr *e)
 	StrBuf *b = pr->out;
 	switch (e->kind) {
 	case EX_VAR:
-		sb_adds(b, var_name(pr, e->var));
+		put_var(pr, e->var);
 		return;
 	case EX_INT:
 		if (e->dtype == DT_INDEX && !pr->typed_consts) {
@@ -437,7 +444,7 @@ static void print_dim(Printer *pr, const Expr *d)
 		return;
 	}
 	if (d->kind == EX_VAR) {
-		sb_adds(pr->out, var_name(pr, d->var));
+		put_var(pr, d->var);
 		return;
 	}
 	bool st = pr->typed_consts, sr = pr->raw_names;
@@ -698,7 +705,7 @@ static void print_var_list(Printer *pr, const char *kw, Var *const *vs, int n)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			sb_adds(pr->out, ", ");
-		sb_adds(pr->out, var_name(pr, vs[i]));
+		put_var(pr, vs[i]);
 	}
 	sb_addc(pr->out, ']');
 }
@@ -823,8 +830,10 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		if (sc->windowize)
 			sb_adds(b, ", windowize=True");
 		sb_addc(b, ')');
-		if (sc->tid)
-			put3(b, " as ", var_name(pr, sc->tid), "");
+		if (sc->tid) {
+			sb_adds(b, " as ");
+			put_var(pr, sc->tid);
+		}
 		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
@@ -902,7 +911,7 @@ static void print_names_tuple(Printer *pr, Var *const *vs, int n)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			sb_adds(pr->out, ", ");
-		sb_adds(pr->out, var_name(pr, vs[i]));
+		put_var(pr, vs[i]);
 	}
 	if (n == 1)
 		sb_addc(pr->out, ',');
@@ -929,7 +938,7 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 	put_comments(pr, s, indent);
 	switch (s->kind) {
 	case ST_ASSIGN:
-		sb_adds(b, var_name(pr, s->var));
+		put_var(pr, s->var);
 		sb_adds(b, ": ");
 		print_type_p(pr, s->var->type);
 		sb_adds(b, " = ");
@@ -956,14 +965,15 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		}
 		if (last && nrets > 0 && s->nvalues > 0 && rets) {
 			if (nrets == 1) {
-				put3(b, var_name(pr, rets[0]), ": ", "");
+				put_var(pr, rets[0]);
+				sb_adds(b, ": ");
 				print_type_p(pr, rets[0]->type);
 				sb_adds(b, " = ");
 			} else {
 				for (int i = 0; i < nrets; i++) {
 					if (i)
 						sb_adds(b, ", ");
-					sb_adds(b, var_name(pr, rets[i]));
+					put_var(pr, rets[i]);
 				}
 				sb_adds(b, " = ");
 			}
@@ -992,7 +1002,8 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 		return;
 	case ST_FOR: {
 		static const char *const kinds[] = { "range", "parallel", "unroll", "pipeline" };
-		put3(b, "for ", var_name(pr, s->var), "");
+		sb_adds(b, "for ");
+		put_var(pr, s->var);
 		if (s->niter) {
 			sb_adds(b, ", ");
 			print_names_tuple(pr, s->iter_args, s->niter);
@@ -1344,6 +1355,8 @@ static bool names_all_distinct(Printer *pr, Var *const *vs, int n)
 
 /* Print names of the function's Vars: their own names, except that distinct
  * Vars sharing a name take _1, _2, ... in order of appearance. */
+static void rename_sharers(Printer *pr, Var **vs, int n);
+
 static void assign_names(Printer *pr, const FnFacts *facts)
 {
 	Var **vs = (Var **)pr->walk->vars.items + facts->vars_at;
@@ -1352,19 +1365,25 @@ static void assign_names(Printer *pr, const FnFacts *facts)
 	/* another function's walk may have marked Vars it shares with this one */
 	for (int i = 0; i < n; i++) {
 		vs[i]->mark = facts->epoch;
-		vs[i]->print_name = NULL;
+		vs[i]->print_name = vs[i]->name;
 	}
-	pmap_release(&pr->free_vars); /* per function: clearing would cost the largest size each time */
-	for (int i = n - facts->nfree; i < n; i++)
-		pmap_put(&pr->free_vars, vs[i], (void *)1);
 	if (pr->canonical) {
 		/* names by first appearance: parameters, then definitions in order */
 		for (int i = 0; i < n; i++)
 			vs[i]->print_name = intern_cstr(pr->a, arena_printf(pr->a, "v%d", i));
-		return;
+	} else if (!names_all_distinct(pr, vs, n)) {
+		rename_sharers(pr, vs, n);
 	}
-	if (names_all_distinct(pr, vs, n))
-		return;
+	/* uses of Vars defined nowhere in the function */
+	for (int i = n - facts->nfree; i < n; i++)
+		vs[i]->print_name = arena_printf(pr->a, "%s__FREE_VAR", vs[i]->print_name);
+	for (int i = 0; i < n; i++)
+		vs[i]->print_len = (unsigned)strlen(vs[i]->print_name);
+}
+
+/* Distinct Vars sharing a name take _1, _2, ... in order of appearance. */
+static void rename_sharers(Printer *pr, Var **vs, int n)
+{
 	PtrMap count = { 0 };
 	for (int i = 0; i < n; i++)
 		pmap_put(&count, vs[i]->name, (void *)((uintptr_t)pmap_get(&count, vs[i]->name) + 1));
@@ -1484,7 +1503,7 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 	for (int i = 0; i < f->nparams; i++) {
 		if (i || self)
 			sb_adds(b, ", ");
-		sb_adds(b, var_name(pr, f->params[i].var));
+		put_var(pr, f->params[i].var);
 		sb_adds(b, ": ");
 		ParamDir d = f->params[i].dir;
 		if (d != DIR_IN)
@@ -1647,7 +1666,6 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pmap_release(&w.dyn_seen);
 	free(pr.name_slots);
 	pmap_release(&pr.dyn_names);
-	pmap_release(&pr.free_vars);
 	free(pr.type_slots);
 	free(pr.type_spans);
 	sb_release(&pr.type_texts);

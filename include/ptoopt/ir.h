@@ -137,6 +137,7 @@ struct Var {
 	/* scratch for passes and the printer; owner resets before use */
 	const char *print_name;
 	unsigned mark;
+	unsigned print_len; /* the printer's: strlen(print_name) (in what was padding) */
 	void *aux;
 };
 
