@@ -121,7 +121,7 @@ static void put_float(Printer *pr, double v)
 	/* whole numbers are most of them: %.17g prints those as the integer
 	 * (range first: converting a larger double to long long is undefined) */
 	if (fabs(v) < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
-		sb_put_int(b, (long long)v);
+		sb_add_int(b, (long long)v);
 		sb_adds(b, ".0");
 		return;
 	}
@@ -206,13 +206,25 @@ static bool pure_const_int_tree(const Expr *e)
 	return e->kind == EX_BINARY && pure_const_int_tree(e->lhs) && pure_const_int_tree(e->rhs);
 }
 
+/* print_expr, the commonest operands (variables, INDEX constants) without
+ * the call */
+static inline void print_operand(Printer *pr, const Expr *e)
+{
+	if (e->kind == EX_VAR)
+		put_var(pr, e->var);
+	else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts)
+		sb_add_int(pr->out, e->ival);
+	else
+		print_expr(pr, e);
+}
+
 static void print_child(Printer *pr, const Expr *child, int parent_prec, bool paren_on_equal)
 {
 	int cp = expr_prec(child);
 	bool paren = cp < parent_prec || (cp == parent_prec && paren_on_equal);
 	if (paren)
 		sb_addc(pr->out, '(');
-	print_expr(pr, child);
+	print_operand(pr, child);
 	if (paren)
 		sb_addc(pr->out, ')');
 }
@@ -222,7 +234,7 @@ static void print_list(Printer *pr, Expr *const *xs, int n)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			sb_adds(pr->out, ", ");
-		print_expr(pr, xs[i]);
+		print_operand(pr, xs[i]);
 	}
 }
 
@@ -304,7 +316,7 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 		if (!first)
 			sb_adds(pr->out, ", ");
 		first = false;
-		print_expr(pr, e->args[i]);
+		print_operand(pr, e->args[i]);
 	}
 	for (int i = 0; i < e->nkw; i++) {
 		if (!first)
@@ -332,10 +344,10 @@ static void print_expr(Printer *pr, const Expr *e)
 		return;
 	case EX_INT:
 		if (e->dtype == DT_INDEX && !pr->typed_consts) {
-			sb_put_int(b, e->ival);
+			sb_add_int(b, e->ival);
 		} else {
 			sb_adds(b, "pl.const(");
-			sb_put_int(b, e->ival);
+			sb_add_int(b, e->ival);
 			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
 		return;
@@ -403,7 +415,7 @@ static void print_expr(Printer *pr, const Expr *e)
 	case EX_GETITEM:
 		print_child(pr, e->lhs, 15, false);
 		sb_addc(b, '[');
-		sb_put_int(b, e->ival);
+		sb_add_int(b, e->ival);
 		sb_addc(b, ']');
 		return;
 	case EX_OP_CALL: {
@@ -440,7 +452,7 @@ static void print_expr(Printer *pr, const Expr *e)
 static void print_dim(Printer *pr, const Expr *d)
 {
 	if (d->kind == EX_INT) {
-		sb_put_int(pr->out, d->ival);
+		sb_add_int(pr->out, d->ival);
 		return;
 	}
 	if (d->kind == EX_VAR) {

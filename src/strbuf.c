@@ -55,16 +55,28 @@ void sb_putc_slow(StrBuf *b, char c)
 	b->data[b->len] = 0;
 }
 
-void sb_put_int(StrBuf *b, long long v)
+void sb_add_int(StrBuf *b, long long v)
 {
-	char buf[24], *q = buf + sizeof buf;
 	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	size_t n = 1 + (v < 0);
+	for (unsigned long long x = u; x >= 10; x /= 10)
+		n++;
+	if (!sb_fits_(b, n))
+		grow(b, n);
+	/* the digits go straight into the buffer, last first */
+	char *q = b->data + b->len + n;
 	do
 		*--q = (char)('0' + u % 10);
 	while (u /= 10);
 	if (v < 0)
 		*--q = '-';
-	sb_putn(b, q, (size_t)(buf + sizeof buf - q));
+	b->len += n;
+}
+
+void sb_put_int(StrBuf *b, long long v)
+{
+	sb_add_int(b, v);
+	b->data[b->len] = 0;
 }
 
 /* The conversions the quick path formats itself: %s %c %d %ld %lld %%

@@ -81,6 +81,8 @@ static inline void sb_addc(StrBuf *b, char c)
 
 static inline void sb_adds(StrBuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 
+void sb_add_int(StrBuf *b, long long v); /* sb_put_int without the NUL */
+
 static inline void sb_terminate(StrBuf *b)
 {
 	if (b->data)
