@@ -1182,10 +1182,18 @@ static void note_var(Walk *w, Var *v, unsigned what)
 
 static void walk_expr(Walk *w, const Expr *e, unsigned what);
 
-/* Constants have no parts and are the most common children: no call for them. */
+/* A Var defined before in the function was noted then, type included
+ * (every definition is walked with W_DYN): most uses are such. */
+static inline bool noted_def(const Walk *w, const Expr *e)
+{
+	return e->kind == EX_VAR && e->var->mark == w->def_epoch;
+}
+
+/* Constants have no parts and, with the uses of noted Vars, are the most
+ * common children: no call for them. */
 static inline void walk_child(Walk *w, const Expr *e, unsigned what)
 {
-	if (e->kind < EX_INT || e->kind > EX_SYMBOL)
+	if ((e->kind < EX_INT || e->kind > EX_SYMBOL) && !noted_def(w, e))
 		walk_expr(w, e, what);
 }
 
@@ -1194,6 +1202,8 @@ static inline void walk_child(Walk *w, const Expr *e, unsigned what)
 static void walk_expr(Walk *w, const Expr *e, unsigned what)
 {
 	if (e->kind == EX_VAR) {
+		if (noted_def(w, e))
+			return;
 		if (what & W_NAMES)
 			note_use(w, e->var);
 		if (what & W_DYN)
