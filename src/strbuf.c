@@ -55,19 +55,39 @@ void sb_putc_slow(StrBuf *b, char c)
 	b->data[b->len] = 0;
 }
 
+/* "00" "01" ... "99": two digits per division */
+static const char two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void sb_add_int(StrBuf *b, long long v)
 {
 	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	size_t n = 1 + (v < 0);
-	for (unsigned long long x = u; x >= 10; x /= 10)
-		n++;
+	/* comparisons, not divisions: most numbers are short */
+	size_t n = v < 0;
+	if (u < 100)
+		n += 1 + (u >= 10);
+	else if (u < 10000)
+		n += 3 + (u >= 1000);
+	else
+		for (unsigned long long x = u; x; x /= 10)
+			n++;
 	if (!sb_fits_(b, n))
 		grow(b, n);
 	/* the digits go straight into the buffer, last first */
 	char *q = b->data + b->len + n;
-	do
-		*--q = (char)('0' + u % 10);
-	while (u /= 10);
+	while (u >= 100) {
+		q -= 2;
+		memcpy(q, two_digits + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		q -= 2;
+		memcpy(q, two_digits + 2 * u, 2);
+	} else {
+		*--q = (char)('0' + u);
+	}
 	if (v < 0)
 		*--q = '-';
 	b->len += n;
