@@ -298,7 +298,9 @@ static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 /* Keyword argument value of an op call: strings single-quoted, unescaped. */
 static void print_kwarg_value(Printer *pr, const Expr *v)
 {
-	if (v->kind == EX_STR) {
+	if (v->kind == EX_SYMBOL) {
+		sb_adds(pr->out, v->str); /* print_expr's, without the call: most kwargs are enums */
+	} else if (v->kind == EX_STR) {
 		sb_addc(pr->out, '\'');
 		sb_adds(pr->out, v->str);
 		sb_addc(pr->out, '\'');
@@ -946,7 +948,6 @@ static void print_init_values(Printer *pr, const Stmt *s)
 static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int nrets, bool last)
 {
 	StrBuf *b = pr->out;
-	sb_indent(b, indent);
 	put_comments(pr, s, indent);
 	switch (s->kind) {
 	case ST_ASSIGN:
@@ -1074,12 +1075,20 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets)
 {
+	/* each statement's line break and indent in one append */
+	static const char nl_indent[] = "\n                                                                ";
+	const char *sep = indent < (int)sizeof nl_indent - 1 ? nl_indent : NULL;
 	bool first = true;
 	for (int i = 0; i < b->n; i++) {
 		if (suppress_placeholder(b, i))
 			continue;
-		if (!first)
-			sb_addc(pr->out, '\n');
+		if (sep) {
+			sb_add(pr->out, sep + first, (size_t)indent + !first);
+		} else {
+			if (!first)
+				sb_addc(pr->out, '\n');
+			sb_indent(pr->out, indent);
+		}
 		first = false;
 		print_stmt(pr, b->stmts[i], indent, rets, nrets, i == b->n - 1);
 	}
