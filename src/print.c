@@ -206,16 +206,23 @@ static bool pure_const_int_tree(const Expr *e)
 	return e->kind == EX_BINARY && pure_const_int_tree(e->lhs) && pure_const_int_tree(e->rhs);
 }
 
-/* print_expr, the commonest operands (variables, INDEX constants) without
- * the call */
+static void print_list(Printer *pr, Expr *const *xs, int n);
+
+/* print_expr, the commonest operands (variables, INDEX constants, lists)
+ * without its call */
 static inline void print_operand(Printer *pr, const Expr *e)
 {
-	if (e->kind == EX_VAR)
+	if (e->kind == EX_VAR) {
 		put_var(pr, e->var);
-	else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts)
+	} else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts) {
 		sb_add_int(pr->out, e->ival);
-	else
+	} else if (e->kind == EX_TUPLE) {
+		sb_addc(pr->out, '[');
+		print_list(pr, e->args, e->nargs);
+		sb_addc(pr->out, ']');
+	} else {
 		print_expr(pr, e);
+	}
 }
 
 static void print_child(Printer *pr, const Expr *child, int parent_prec, bool paren_on_equal)
