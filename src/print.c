@@ -66,7 +66,7 @@ typedef struct NameSlot {
 } NameSlot;
 
 static void print_expr(Printer *pr, const Expr *e);
-static void print_type_p(Printer *pr, Type *t);
+static inline void print_type_p(Printer *pr, Type *t);
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets);
 
 /* The printer appends with sb_add* (no NUL after each piece) and
@@ -574,22 +574,34 @@ static void type_text_add(Printer *pr, TypeTextSlot slot)
 	pr->ntypes++;
 }
 
-static void put_type_text(Printer *pr, Type *t, unsigned text)
+static inline void put_type_text(Printer *pr, unsigned text)
 {
-	/* the types themselves are shared too: the next print of t finds its
-	 * text without hashing */
-	t->mark = pr->type_mark;
-	t->text_at = text;
 	const TypeSpan *sp = &pr->type_spans[text];
 	sb_add(pr->out, pr->type_texts.data + sp->off, sp->len);
 }
 
-static void print_type_p(Printer *pr, Type *t)
+/* Types are shared too: the next print of t finds its text without hashing. */
+static void remember_type_text(Printer *pr, Type *t, unsigned text)
 {
-	if (t && pr->type_mark && t->mark == pr->type_mark) {
-		put_type_text(pr, t, t->text_at);
-		return;
+	if (pr->type_mark) {
+		t->mark = pr->type_mark;
+		t->text_at = text;
 	}
+}
+
+static void print_type_slow(Printer *pr, Type *t);
+
+/* Most annotations repeat a type printed before: inline. */
+static inline void print_type_p(Printer *pr, Type *t)
+{
+	if (t && pr->type_mark && t->mark == pr->type_mark)
+		put_type_text(pr, t->text_at);
+	else
+		print_type_slow(pr, t);
+}
+
+static void print_type_slow(Printer *pr, Type *t)
+{
 	uint64_t h;
 	if (!t || !pr->a || !closed_type_hash(t, &h)) {
 		print_type_text(pr, t);
@@ -598,7 +610,8 @@ static void print_type_p(Printer *pr, Type *t)
 	for (size_t j = h & (pr->type_cap - 1); pr->type_cap && pr->type_slots[j].t; j = (j + 1) & (pr->type_cap - 1)) {
 		const TypeTextSlot *slot = &pr->type_slots[j];
 		if (slot->hash == h && (slot->t == t || same_closed_text(slot->t, t))) {
-			put_type_text(pr, t, slot->text);
+			remember_type_text(pr, t, slot->text);
+			put_type_text(pr, slot->text);
 			return;
 		}
 	}
@@ -616,10 +629,7 @@ static void print_type_p(Printer *pr, Type *t)
 	pr->type_spans[text] = (TypeSpan){ pr->type_texts.len, len };
 	sb_add(&pr->type_texts, b->data + b->len - len, len);
 	type_text_add(pr, (TypeTextSlot){ t, h, text });
-	if (pr->type_mark) {
-		t->mark = pr->type_mark;
-		t->text_at = text;
-	}
+	remember_type_text(pr, t, text);
 }
 
 static void print_type_text(Printer *pr, const Type *t)
