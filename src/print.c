@@ -1151,7 +1151,6 @@ static void note_def(Walk *w, Var *v)
 		if (v->mark != w->use_epoch)
 			vec_push(&w->vars, v);
 		v->mark = w->def_epoch;
-		v->print_name = NULL;
 	}
 }
 
@@ -1159,7 +1158,6 @@ static void note_use(Walk *w, Var *v)
 {
 	if (v->kind != VK_DYN && v->mark != w->def_epoch && v->mark != w->use_epoch) {
 		v->mark = w->use_epoch;
-		v->print_name = NULL;
 		vec_push(&w->uses, v);
 	}
 }
@@ -1198,11 +1196,15 @@ static void note_type(Walk *w, Type *t)
 		note_type(w, t->elems[i]);
 }
 
-static void note_var(Walk *w, Var *v, unsigned what)
+/* Inline: most definitions are noted already or have a type searched
+ * before, and the checks cost less than the calls. */
+static inline void note_var(Walk *w, Var *v, unsigned what)
 {
-	if (what & W_NAMES)
+	if (!v)
+		return;
+	if ((what & W_NAMES) && v->mark != w->def_epoch)
 		note_def(w, v);
-	if ((what & W_DYN) && v)
+	if ((what & W_DYN) && v->type && v->type->mark != w->type_epoch)
 		note_type(w, v->type);
 }
 
@@ -1215,12 +1217,25 @@ static inline bool noted_def(const Walk *w, const Expr *e)
 	return e->kind == EX_VAR && e->var->mark == w->def_epoch;
 }
 
-/* Constants have no parts and, with the uses of noted Vars, are the most
- * common children: no call for them. */
+/* Constants have no parts: with the uses of noted Vars, nothing to walk. */
+static inline bool walk_leaf(const Walk *w, const Expr *e)
+{
+	return (e->kind >= EX_INT && e->kind <= EX_SYMBOL) || noted_def(w, e);
+}
+
+/* Leaves are the most common children, then lists of leaves (offsets,
+ * shapes): no call for them. */
 static inline void walk_child(Walk *w, const Expr *e, unsigned what)
 {
-	if ((e->kind < EX_INT || e->kind > EX_SYMBOL) && !noted_def(w, e))
-		walk_expr(w, e, what);
+	if (walk_leaf(w, e))
+		return;
+	if (e->kind == EX_TUPLE && !e->lhs && !e->rhs && !e->nkw && !e->attrs) {
+		for (int i = 0; i < e->nargs; i++)
+			if (!walk_leaf(w, e->args[i]))
+				walk_expr(w, e->args[i], what);
+		return;
+	}
+	walk_expr(w, e, what);
 }
 
 /* e is not NULL: the parents check (most children are absent, and a call
