@@ -24,6 +24,15 @@ typedef struct FloatText {
 	char text[31];
 } FloatText;
 
+/* Lengths of the IR's strings printed over and over (op names, keywords,
+ * enum symbols), by address: the strings are never changed or freed
+ * during a print, and a lookup costs less than strlen. */
+#define LEN_CACHE_SIZE 256
+typedef struct LenSlot {
+	const char *s;
+	size_t len;
+} LenSlot;
+
 /* A slot of the type text cache (see print_type_p). */
 typedef struct TypeTextSlot {
 	const Type *t;  /* the first type printed with this text; NULL: empty */
@@ -52,6 +61,7 @@ typedef struct Printer {
 	unsigned type_mark; /* Type.mark of a type whose Type.text_at is current; 0: none */
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	FloatText floats[FLOAT_CACHE_SIZE];
+	LenSlot lens[LEN_CACHE_SIZE];
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 	const struct Walk *walk; /* what the pre-walk found */
 	struct NameSlot *name_slots; /* names_all_distinct's table */
@@ -83,6 +93,17 @@ static inline void put3(StrBuf *b, const char *x, const char *y, const char *z)
 }
 
 /* ------------------------------------------------------------ names */
+
+/* sb_adds of a string of the IR, its length cached (LenSlot) */
+static inline void put_ir_str(Printer *pr, const char *s)
+{
+	LenSlot *c = &pr->lens[((uintptr_t)s >> 3) % LEN_CACHE_SIZE];
+	if (c->s != s) {
+		c->s = s;
+		c->len = strlen(s);
+	}
+	sb_add(pr->out, s, c->len);
+}
 
 /* The Vars of the function being printed carry Var.mark == epoch and their
  * text in print_name / print_len (assign_names). */
@@ -306,7 +327,7 @@ static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 static void print_kwarg_value(Printer *pr, const Expr *v)
 {
 	if (v->kind == EX_SYMBOL) {
-		sb_adds(pr->out, v->str); /* print_expr's, without the call: most kwargs are enums */
+		put_ir_str(pr, v->str); /* print_expr's, without the call: most kwargs are enums */
 	} else if (v->kind == EX_STR) {
 		sb_addc(pr->out, '\'');
 		sb_adds(pr->out, v->str);
@@ -331,7 +352,7 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 		if (!first)
 			sb_adds(pr->out, ", ");
 		first = false;
-		sb_adds(pr->out, e->kw[i].name);
+		put_ir_str(pr, e->kw[i].name);
 		sb_addc(pr->out, '=');
 		print_kwarg_value(pr, e->kw[i].value);
 	}
@@ -376,7 +397,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		put_quoted(b, e->str);
 		return;
 	case EX_SYMBOL:
-		sb_adds(b, e->str);
+		put_ir_str(pr, e->str);
 		return;
 	case EX_BINARY: {
 		bool saved = pr->typed_consts;
@@ -435,14 +456,14 @@ static void print_expr(Printer *pr, const Expr *e)
 			name = "tensor.adds";
 		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
 			sb_adds(b, "pl.");
-		sb_adds(b, name);
+		put_ir_str(pr, name);
 		sb_addc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
 	}
 	case EX_FN_CALL:
 		sb_adds(b, "self.");
-		sb_adds(b, e->str);
+		put_ir_str(pr, e->str);
 		sb_addc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
