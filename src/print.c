@@ -46,7 +46,8 @@ typedef struct TypeSpan {
 } TypeSpan;
 
 typedef struct Printer {
-	StrBuf *out;
+	StrBuf out;        /* the caller's buffer, held here while printing: one
+	                    * pointer less to follow for each of the many appends */
 	Program *prog;
 	Arena *a;
 	bool in_program;
@@ -102,7 +103,7 @@ static inline void put_ir_str(Printer *pr, const char *s)
 		c->s = s;
 		c->len = strlen(s);
 	}
-	sb_add(pr->out, s, c->len);
+	sb_add(&pr->out, s, c->len);
 }
 
 /* The Vars of the function being printed carry Var.mark == epoch and their
@@ -121,16 +122,16 @@ static const char *var_name(Printer *pr, const Var *v)
 static inline void put_var(Printer *pr, const Var *v)
 {
 	if (v->mark == pr->epoch && v->kind != VK_DYN && !pr->raw_names)
-		sb_add(pr->out, v->print_name, v->print_len);
+		sb_add(&pr->out, v->print_name, v->print_len);
 	else
-		sb_adds(pr->out, var_name(pr, v));
+		sb_adds(&pr->out, var_name(pr, v));
 }
 
 /* ------------------------------------------------------------ constants */
 
 static void put_float(Printer *pr, double v)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	if (isnan(v)) {
 		sb_adds(b, "nan");
 		return;
@@ -236,11 +237,11 @@ static inline void print_operand(Printer *pr, const Expr *e)
 	if (e->kind == EX_VAR) {
 		put_var(pr, e->var);
 	} else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts) {
-		sb_add_int(pr->out, e->ival);
+		sb_add_int(&pr->out, e->ival);
 	} else if (e->kind == EX_TUPLE) {
-		sb_addc(pr->out, '[');
+		sb_addc(&pr->out, '[');
 		print_list(pr, e->args, e->nargs);
-		sb_addc(pr->out, ']');
+		sb_addc(&pr->out, ']');
 	} else {
 		print_expr(pr, e);
 	}
@@ -251,17 +252,17 @@ static void print_child(Printer *pr, const Expr *child, int parent_prec, bool pa
 	int cp = expr_prec(child);
 	bool paren = cp < parent_prec || (cp == parent_prec && paren_on_equal);
 	if (paren)
-		sb_addc(pr->out, '(');
+		sb_addc(&pr->out, '(');
 	print_operand(pr, child);
 	if (paren)
-		sb_addc(pr->out, ')');
+		sb_addc(&pr->out, ')');
 }
 
 static void print_list(Printer *pr, Expr *const *xs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		print_operand(pr, xs[i]);
 	}
 }
@@ -270,28 +271,28 @@ static void print_list(Printer *pr, Expr *const *xs, int n)
 static void print_attr_value(Printer *pr, const Expr *v)
 {
 	if (v->kind == EX_STR) {
-		put_quoted(pr->out, v->str);
+		put_quoted(&pr->out, v->str);
 	} else if (v->kind == EX_TUPLE) {
 		bool paren = v->op == TUP_PAREN;
-		sb_addc(pr->out, paren ? '(' : '[');
+		sb_addc(&pr->out, paren ? '(' : '[');
 		for (int i = 0; i < v->nargs; i++) {
 			if (i)
-				sb_adds(pr->out, ", ");
+				sb_adds(&pr->out, ", ");
 			print_attr_value(pr, v->args[i]);
 		}
 		if (paren && v->nargs == 1)
-			sb_addc(pr->out, ','); /* Python's one-element tuple */
-		sb_addc(pr->out, paren ? ')' : ']');
+			sb_addc(&pr->out, ','); /* Python's one-element tuple */
+		sb_addc(&pr->out, paren ? ')' : ']');
 	} else if (v->kind == EX_DICT) {
-		sb_addc(pr->out, '{');
+		sb_addc(&pr->out, '{');
 		for (int i = 0; i < v->nkw; i++) {
 			if (i)
-				sb_adds(pr->out, ", ");
-			put_quoted(pr->out, v->kw[i].name);
-			sb_adds(pr->out, ": ");
+				sb_adds(&pr->out, ", ");
+			put_quoted(&pr->out, v->kw[i].name);
+			sb_adds(&pr->out, ": ");
 			print_attr_value(pr, v->kw[i].value);
 		}
-		sb_addc(pr->out, '}');
+		sb_addc(&pr->out, '}');
 	} else {
 		print_expr(pr, v);
 	}
@@ -299,7 +300,7 @@ static void print_attr_value(Printer *pr, const Expr *v)
 
 static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 {
-	sb_addc(pr->out, '{');
+	sb_addc(&pr->out, '{');
 	bool first = true;
 	/* call attrs: dump_vars, then arg_directions, then the rest in order */
 	static const char *const lead[] = { "dump_vars", "arg_directions" };
@@ -313,14 +314,14 @@ static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 				if (pass == 2 && (is_lead0 || is_lead1)) continue;
 			}
 			if (!first)
-				sb_adds(pr->out, ", ");
+				sb_adds(&pr->out, ", ");
 			first = false;
-			put_quoted(pr->out, k);
-			sb_adds(pr->out, ": ");
+			put_quoted(&pr->out, k);
+			sb_adds(&pr->out, ": ");
 			print_attr_value(pr, d->kw[i].value);
 		}
 	}
-	sb_addc(pr->out, '}');
+	sb_addc(&pr->out, '}');
 }
 
 /* Keyword argument value of an op call: strings single-quoted, unescaped. */
@@ -329,9 +330,9 @@ static void print_kwarg_value(Printer *pr, const Expr *v)
 	if (v->kind == EX_SYMBOL) {
 		put_ir_str(pr, v->str); /* print_expr's, without the call: most kwargs are enums */
 	} else if (v->kind == EX_STR) {
-		sb_addc(pr->out, '\'');
-		sb_adds(pr->out, v->str);
-		sb_addc(pr->out, '\'');
+		sb_addc(&pr->out, '\'');
+		sb_adds(&pr->out, v->str);
+		sb_addc(&pr->out, '\'');
 	} else if (v->kind == EX_DICT) {
 		print_attrs_dict(pr, v, false);
 	} else {
@@ -344,30 +345,30 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 	bool first = !leading_comma;
 	for (int i = 0; i < e->nargs; i++) {
 		if (!first)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		first = false;
 		print_operand(pr, e->args[i]);
 	}
 	for (int i = 0; i < e->nkw; i++) {
 		if (!first)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		first = false;
 		put_ir_str(pr, e->kw[i].name);
-		sb_addc(pr->out, '=');
+		sb_addc(&pr->out, '=');
 		print_kwarg_value(pr, e->kw[i].value);
 	}
 	if (e->attrs) {
 		if (!first)
-			sb_adds(pr->out, ", ");
-		sb_adds(pr->out, "attrs=");
+			sb_adds(&pr->out, ", ");
+		sb_adds(&pr->out, "attrs=");
 		print_attrs_dict(pr, e->attrs, e->kind != EX_OP_CALL);
 	}
-	sb_addc(pr->out, ')');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_expr(Printer *pr, const Expr *e)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	switch (e->kind) {
 	case EX_VAR:
 		put_var(pr, e->var);
@@ -482,7 +483,7 @@ static void print_expr(Printer *pr, const Expr *e)
 static void print_dim(Printer *pr, const Expr *d)
 {
 	if (d->kind == EX_INT) {
-		sb_add_int(pr->out, d->ival);
+		sb_add_int(&pr->out, d->ival);
 		return;
 	}
 	if (d->kind == EX_VAR) {
@@ -499,24 +500,24 @@ static void print_dim(Printer *pr, const Expr *d)
 
 static void print_dims(Printer *pr, Expr *const *dims, int n)
 {
-	sb_addc(pr->out, '[');
+	sb_addc(&pr->out, '[');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		print_dim(pr, dims[i]);
 	}
-	sb_addc(pr->out, ']');
+	sb_addc(&pr->out, ']');
 }
 
 static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 {
-	sb_adds(pr->out, ctor);
-	sb_addc(pr->out, '(');
+	sb_adds(&pr->out, ctor);
+	sb_addc(&pr->out, '(');
 	for (int i = 0; i < vs->nkw; i++) {
 		if (i)
-			sb_adds(pr->out, ", ");
-		sb_adds(pr->out, vs->kw[i].name);
-		sb_addc(pr->out, '=');
+			sb_adds(&pr->out, ", ");
+		sb_adds(&pr->out, vs->kw[i].name);
+		sb_addc(&pr->out, '=');
 		const Expr *v = vs->kw[i].value;
 		if (v->kind == EX_TUPLE)
 			print_dims(pr, v->args, v->nargs);
@@ -525,7 +526,7 @@ static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 		else
 			print_expr(pr, v);
 	}
-	sb_addc(pr->out, ')');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_type_text(Printer *pr, const Type *t);
@@ -598,7 +599,7 @@ static void type_text_add(Printer *pr, TypeTextSlot slot)
 static inline void put_type_text(Printer *pr, unsigned text)
 {
 	const TypeSpan *sp = &pr->type_spans[text];
-	sb_add(pr->out, pr->type_texts.data + sp->off, sp->len);
+	sb_add(&pr->out, pr->type_texts.data + sp->off, sp->len);
 }
 
 /* Types are shared too: the next print of t finds its text without hashing. */
@@ -636,7 +637,7 @@ static void print_type_slow(Printer *pr, Type *t)
 			return;
 		}
 	}
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	size_t start = b->flushed + b->len;
 	print_type_text(pr, t);
 	size_t len = b->flushed + b->len - start;
@@ -655,7 +656,7 @@ static void print_type_slow(Printer *pr, Type *t)
 
 static void print_type_text(Printer *pr, const Type *t)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	if (!t) {
 		sb_adds(b, "pl.UnknownType");
 		return;
@@ -714,10 +715,11 @@ static void print_type_text(Printer *pr, const Type *t)
 void print_type(StrBuf *out, const Type *t)
 {
 	Printer pr = { 0 };
-	pr.out = out;
+	pr.out = *out;
 	pr.raw_names = true;
 	print_type_text(&pr, t); /* no cache without a program */
-	sb_terminate(out);
+	sb_terminate(&pr.out);
+	*out = pr.out;
 }
 
 /* ------------------------------------------------------------ statements */
@@ -727,10 +729,10 @@ static void put_comments(Printer *pr, const Stmt *s, int indent)
 	if (pr->canonical)
 		return;
 	for (int i = 0; i < s->ncomments; i++) {
-		sb_adds(pr->out, "# ");
-		sb_adds(pr->out, s->comments[i]);
-		sb_addc(pr->out, '\n');
-		sb_indent(pr->out, indent);
+		sb_adds(&pr->out, "# ");
+		sb_adds(&pr->out, s->comments[i]);
+		sb_addc(&pr->out, '\n');
+		sb_indent(&pr->out, indent);
 	}
 }
 
@@ -753,30 +755,30 @@ static void print_var_list(Printer *pr, const char *kw, Var *const *vs, int n)
 {
 	if (n == 0)
 		return;
-	sb_printf(pr->out, ", %s=[", kw);
+	sb_printf(&pr->out, ", %s=[", kw);
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		put_var(pr, vs[i]);
 	}
-	sb_addc(pr->out, ']');
+	sb_addc(&pr->out, ']');
 }
 
 static void print_optimizations(Printer *pr, const Scope *sc)
 {
 	if (sc->split == SPLIT_NONE && !sc->slot_num)
 		return;
-	sb_adds(pr->out, ", optimizations=[");
+	sb_adds(&pr->out, ", optimizations=[");
 	if (sc->split != SPLIT_NONE)
-		sb_printf(pr->out, "pl.split(pl.SplitMode.%s)", ir_split_name(sc->split));
+		sb_printf(&pr->out, "pl.split(pl.SplitMode.%s)", ir_split_name(sc->split));
 	if (sc->slot_num) {
 		if (sc->split != SPLIT_NONE)
-			sb_adds(pr->out, ", ");
-		sb_adds(pr->out, "pl.cross_core_slot(slot_num=");
+			sb_adds(&pr->out, ", ");
+		sb_adds(&pr->out, "pl.cross_core_slot(slot_num=");
 		print_expr(pr, sc->slot_num);
-		sb_addc(pr->out, ')');
+		sb_addc(&pr->out, ')');
 	}
-	sb_addc(pr->out, ']');
+	sb_addc(&pr->out, ']');
 }
 
 /* Statements of b from index `from`, joined by "\n"; the `pass` filler of
@@ -788,8 +790,8 @@ static void print_stmts_from(Printer *pr, const Block *b, int from, int indent, 
 	for (int i = from; i < b->n && !any; i++)
 		any = !suppress_placeholder(b, i);
 	if (!any) {
-		sb_indent(pr->out, indent);
-		sb_adds(pr->out, quirk_pass ? "pass\n" : "pass");
+		sb_indent(&pr->out, indent);
+		sb_adds(&pr->out, quirk_pass ? "pass\n" : "pass");
 		return;
 	}
 	Block sub = { b->stmts + from, b->n - from };
@@ -841,7 +843,7 @@ static bool block_calls(const Block *b, const char *op)
 
 static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore, bool with_opts, bool with_deps)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	print_expr(pr, sc->core_num);
 	if (sc->sync_start)
 		sb_adds(b, ", sync_start=True");
@@ -862,7 +864,7 @@ static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore,
 
 static void print_scope(Printer *pr, const Stmt *s, int indent)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	const Scope *sc = s->scope;
 	switch (sc->kind) {
 	case SC_INCORE:
@@ -948,10 +950,10 @@ static void print_for_range_args(Printer *pr, const Stmt *s)
 		print_expr(pr, s->stop);
 	} else {
 		print_expr(pr, s->start);
-		sb_adds(pr->out, ", ");
+		sb_adds(&pr->out, ", ");
 		print_expr(pr, s->stop);
 		if (!step1) {
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 			print_expr(pr, s->step);
 		}
 	}
@@ -959,33 +961,33 @@ static void print_for_range_args(Printer *pr, const Stmt *s)
 
 static void print_names_tuple(Printer *pr, Var *const *vs, int n)
 {
-	sb_addc(pr->out, '(');
+	sb_addc(&pr->out, '(');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		put_var(pr, vs[i]);
 	}
 	if (n == 1)
-		sb_addc(pr->out, ',');
-	sb_addc(pr->out, ')');
+		sb_addc(&pr->out, ',');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_init_values(Printer *pr, const Stmt *s)
 {
-	sb_adds(pr->out, "init_values=(");
+	sb_adds(&pr->out, "init_values=(");
 	for (int i = 0; i < s->niter; i++) {
 		if (i)
-			sb_adds(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		print_expr(pr, s->inits[i]);
 	}
 	if (s->niter == 1)
-		sb_addc(pr->out, ',');
-	sb_addc(pr->out, ')');
+		sb_addc(&pr->out, ',');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int nrets, bool last)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	put_comments(pr, s, indent);
 	switch (s->kind) {
 	case ST_ASSIGN:
@@ -1121,11 +1123,11 @@ static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int
 		if (suppress_placeholder(b, i))
 			continue;
 		if (sep) {
-			sb_add(pr->out, sep + first, (size_t)indent + !first);
+			sb_add(&pr->out, sep + first, (size_t)indent + !first);
 		} else {
 			if (!first)
-				sb_addc(pr->out, '\n');
-			sb_indent(pr->out, indent);
+				sb_addc(&pr->out, '\n');
+			sb_indent(&pr->out, indent);
 		}
 		first = false;
 		print_stmt(pr, b->stmts[i], indent, rets, nrets, i == b->n - 1);
@@ -1536,10 +1538,10 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 	}
 	for (size_t i = 0; i < dyn->len; i++) {
 		const char *nm = pmap_get(&pr->dyn_names, dyn->items[i]);
-		sb_printf(pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
+		sb_printf(&pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
 	}
 	if (dyn->len)
-		sb_addc(pr->out, '\n');
+		sb_addc(&pr->out, '\n');
 	pmap_release(&count);
 	pmap_release(&used);
 }
@@ -1548,7 +1550,7 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 
 static void print_function(Printer *pr, Function *f, const FnFacts *facts, int indent)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	assign_names(pr, facts);
 	sb_indent(b, indent);
 	sb_adds(b, "@pl.function");
@@ -1702,7 +1704,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 {
 	Printer pr = { 0 };
 	pr.canonical = canonical;
-	pr.out = out;
+	pr.out = *out;
 	pr.prog = p;
 	pr.a = p->arena;
 	pr.in_program = p->name != NULL;
@@ -1729,17 +1731,18 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pr.walk = &w;
 	int *order = function_order(&w, sorted, n, facts);
 	if (pr.in_program) {
-		sb_printf(out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
+		sb_printf(&pr.out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
 		print_dyn_header(&pr, &w.dyn);
-		sb_printf(out, "@pl.program\nclass %s:\n", p->name);
+		sb_printf(&pr.out, "@pl.program\nclass %s:\n", p->name);
 	}
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_addc(out, '\n');
+			sb_addc(&pr.out, '\n');
 		print_function(&pr, sorted[order[i]], &facts[order[i]], pr.in_program ? 4 : 0);
 	}
-	sb_addc(out, '\n');
-	sb_terminate(out);
+	sb_addc(&pr.out, '\n');
+	sb_terminate(&pr.out);
+	*out = pr.out;
 	free(order);
 	free(facts);
 	free(sorted);
