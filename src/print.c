@@ -747,7 +747,7 @@ static bool suppress_placeholder(const Block *b, int i)
 	if (i + 1 >= b->n)
 		return false;
 	const Stmt *s = b->stmts[i], *nx = b->stmts[i + 1];
-	return s->kind == ST_ASSIGN && s->ncomments == 0 && nx->kind == ST_SCOPE && nx->scope->tid &&
+	return nx->kind == ST_SCOPE && s->kind == ST_ASSIGN && s->ncomments == 0 && nx->scope->tid &&
 	       nx->scope->tid == s->var && is_call_to(s->value, "system.task_invalid");
 }
 
