@@ -9,6 +9,7 @@
  */
 #include "ptoopt/print.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +24,30 @@ typedef struct FloatText {
 	char text[31];
 } FloatText;
 
+/* Lengths of the IR's strings printed over and over (op names, keywords,
+ * enum symbols), by address: the strings are never changed or freed
+ * during a print, and a lookup costs less than strlen. */
+#define LEN_CACHE_SIZE 256
+typedef struct LenSlot {
+	const char *s;
+	size_t len;
+} LenSlot;
+
 /* A slot of the type text cache (see print_type_p). */
 typedef struct TypeTextSlot {
 	const Type *t;  /* the first type printed with this text; NULL: empty */
 	uint64_t hash;
-	size_t off;     /* the text: type_texts.data[off .. off + len) */
-	size_t len;
+	unsigned text;  /* index into Printer.type_spans */
 } TypeTextSlot;
 
+/* A cached type text: type_texts.data[off .. off + len). */
+typedef struct TypeSpan {
+	size_t off, len;
+} TypeSpan;
+
 typedef struct Printer {
-	StrBuf *out;
+	StrBuf out;        /* the caller's buffer, held here while printing: one
+	                    * pointer less to follow for each of the many appends */
 	Program *prog;
 	Arena *a;
 	bool in_program;
@@ -40,11 +55,14 @@ typedef struct Printer {
 	bool raw_names;    /* composite dims print raw name hints */
 	unsigned epoch;    /* Var.mark value of the function being printed */
 	PtrMap dyn_names;  /* dyn Var -> printed name (program-wide) */
-	PtrMap free_vars;  /* Var -> (void*)1 for uses defined nowhere in the function */
 	TypeTextSlot *type_slots; /* closed types by what their text depends on */
 	size_t type_cap, ntypes;
+	TypeSpan *type_spans; /* ntypes of them */
+	size_t spans_cap;
+	unsigned type_mark; /* Type.mark of a type whose Type.text_at is current; 0: none */
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	FloatText floats[FLOAT_CACHE_SIZE];
+	LenSlot lens[LEN_CACHE_SIZE];
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 	const struct Walk *walk; /* what the pre-walk found */
 	struct NameSlot *name_slots; /* names_all_distinct's table */
@@ -59,21 +77,37 @@ typedef struct NameSlot {
 } NameSlot;
 
 static void print_expr(Printer *pr, const Expr *e);
-static void print_type_p(Printer *pr, const Type *t);
+static inline void print_type_p(Printer *pr, Type *t);
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets);
+
+/* The printer appends with sb_add* (no NUL after each piece) and
+ * terminates the text once at the end of a print. */
 
 /* x, y and z in a row: the printer's hot "x%sz" formats without
  * sb_printf's parsing of the format (inlined, the literals' lengths are
  * known) */
 static inline void put3(StrBuf *b, const char *x, const char *y, const char *z)
 {
-	sb_puts(b, x);
-	sb_puts(b, y);
-	sb_puts(b, z);
+	sb_adds(b, x);
+	sb_adds(b, y);
+	sb_adds(b, z);
 }
 
 /* ------------------------------------------------------------ names */
 
+/* sb_adds of a string of the IR, its length cached (LenSlot) */
+static inline void put_ir_str(Printer *pr, const char *s)
+{
+	LenSlot *c = &pr->lens[((uintptr_t)s >> 3) % LEN_CACHE_SIZE];
+	if (c->s != s) {
+		c->s = s;
+		c->len = strlen(s);
+	}
+	sb_add(&pr->out, s, c->len);
+}
+
+/* The Vars of the function being printed carry Var.mark == epoch and their
+ * text in print_name / print_len (assign_names). */
 static const char *var_name(Printer *pr, const Var *v)
 {
 	const char *dyn = v->kind == VK_DYN ? pmap_get(&pr->dyn_names, v) : NULL; /* only VK_DYN are keys */
@@ -81,30 +115,36 @@ static const char *var_name(Printer *pr, const Var *v)
 		return dyn;
 	if (pr->raw_names)
 		return v->name;
-	const char *n = v->mark == pr->epoch && v->print_name ? v->print_name : v->name;
-	if (pr->free_vars.len && pmap_get(&pr->free_vars, v))
-		return arena_printf(pr->a, "%s__FREE_VAR", n);
-	return n;
+	return v->mark == pr->epoch ? v->print_name : v->name;
+}
+
+/* sb_adds(out, var_name(v)), the length known for the function's Vars */
+static inline void put_var(Printer *pr, const Var *v)
+{
+	if (v->mark == pr->epoch && v->kind != VK_DYN && !pr->raw_names)
+		sb_add(&pr->out, v->print_name, v->print_len);
+	else
+		sb_adds(&pr->out, var_name(pr, v));
 }
 
 /* ------------------------------------------------------------ constants */
 
 static void put_float(Printer *pr, double v)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	if (isnan(v)) {
-		sb_puts(b, "nan");
+		sb_adds(b, "nan");
 		return;
 	}
 	if (isinf(v)) {
-		sb_puts(b, v < 0 ? "-inf" : "inf");
+		sb_adds(b, v < 0 ? "-inf" : "inf");
 		return;
 	}
 	/* whole numbers are most of them: %.17g prints those as the integer
 	 * (range first: converting a larger double to long long is undefined) */
 	if (fabs(v) < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
-		sb_put_int(b, (long long)v);
-		sb_puts(b, ".0");
+		sb_add_int(b, (long long)v);
+		sb_adds(b, ".0");
 		return;
 	}
 	uint64_t bits;
@@ -116,26 +156,26 @@ static void put_float(Printer *pr, double v)
 		if (!strpbrk(buf, ".eE"))
 			n += snprintf(buf + n, sizeof buf - (size_t)n, ".0");
 		if (n < 1 || (size_t)n > sizeof c->text) { /* not for a double; just in case */
-			sb_puts(b, buf);
+			sb_adds(b, buf);
 			return;
 		}
 		c->bits = bits;
 		c->len = (uint8_t)n;
 		memcpy(c->text, buf, (size_t)n);
 	}
-	sb_putn(b, c->text, c->len);
+	sb_add(b, c->text, c->len);
 }
 
 /* std::quoted: "..." with \" and \\ escaped */
 static void put_quoted(StrBuf *b, const char *s)
 {
-	sb_putc(b, '"');
+	sb_addc(b, '"');
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			sb_putc(b, '\\');
-		sb_putc(b, *s);
+			sb_addc(b, '\\');
+		sb_addc(b, *s);
 	}
-	sb_putc(b, '"');
+	sb_addc(b, '"');
 }
 
 /* ------------------------------------------------------------ expressions */
@@ -188,23 +228,42 @@ static bool pure_const_int_tree(const Expr *e)
 	return e->kind == EX_BINARY && pure_const_int_tree(e->lhs) && pure_const_int_tree(e->rhs);
 }
 
+static void print_list(Printer *pr, Expr *const *xs, int n);
+
+/* print_expr, the commonest operands (variables, INDEX constants, lists)
+ * without its call */
+static inline void print_operand(Printer *pr, const Expr *e)
+{
+	if (e->kind == EX_VAR) {
+		put_var(pr, e->var);
+	} else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts) {
+		sb_add_int(&pr->out, e->ival);
+	} else if (e->kind == EX_TUPLE) {
+		sb_addc(&pr->out, '[');
+		print_list(pr, e->args, e->nargs);
+		sb_addc(&pr->out, ']');
+	} else {
+		print_expr(pr, e);
+	}
+}
+
 static void print_child(Printer *pr, const Expr *child, int parent_prec, bool paren_on_equal)
 {
 	int cp = expr_prec(child);
 	bool paren = cp < parent_prec || (cp == parent_prec && paren_on_equal);
 	if (paren)
-		sb_putc(pr->out, '(');
-	print_expr(pr, child);
+		sb_addc(&pr->out, '(');
+	print_operand(pr, child);
 	if (paren)
-		sb_putc(pr->out, ')');
+		sb_addc(&pr->out, ')');
 }
 
 static void print_list(Printer *pr, Expr *const *xs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		print_expr(pr, xs[i]);
+			sb_adds(&pr->out, ", ");
+		print_operand(pr, xs[i]);
 	}
 }
 
@@ -212,28 +271,28 @@ static void print_list(Printer *pr, Expr *const *xs, int n)
 static void print_attr_value(Printer *pr, const Expr *v)
 {
 	if (v->kind == EX_STR) {
-		put_quoted(pr->out, v->str);
+		put_quoted(&pr->out, v->str);
 	} else if (v->kind == EX_TUPLE) {
 		bool paren = v->op == TUP_PAREN;
-		sb_putc(pr->out, paren ? '(' : '[');
+		sb_addc(&pr->out, paren ? '(' : '[');
 		for (int i = 0; i < v->nargs; i++) {
 			if (i)
-				sb_puts(pr->out, ", ");
+				sb_adds(&pr->out, ", ");
 			print_attr_value(pr, v->args[i]);
 		}
 		if (paren && v->nargs == 1)
-			sb_putc(pr->out, ','); /* Python's one-element tuple */
-		sb_putc(pr->out, paren ? ')' : ']');
+			sb_addc(&pr->out, ','); /* Python's one-element tuple */
+		sb_addc(&pr->out, paren ? ')' : ']');
 	} else if (v->kind == EX_DICT) {
-		sb_putc(pr->out, '{');
+		sb_addc(&pr->out, '{');
 		for (int i = 0; i < v->nkw; i++) {
 			if (i)
-				sb_puts(pr->out, ", ");
-			put_quoted(pr->out, v->kw[i].name);
-			sb_puts(pr->out, ": ");
+				sb_adds(&pr->out, ", ");
+			put_quoted(&pr->out, v->kw[i].name);
+			sb_adds(&pr->out, ": ");
 			print_attr_value(pr, v->kw[i].value);
 		}
-		sb_putc(pr->out, '}');
+		sb_addc(&pr->out, '}');
 	} else {
 		print_expr(pr, v);
 	}
@@ -241,7 +300,7 @@ static void print_attr_value(Printer *pr, const Expr *v)
 
 static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 {
-	sb_putc(pr->out, '{');
+	sb_addc(&pr->out, '{');
 	bool first = true;
 	/* call attrs: dump_vars, then arg_directions, then the rest in order */
 	static const char *const lead[] = { "dump_vars", "arg_directions" };
@@ -255,23 +314,25 @@ static void print_attrs_dict(Printer *pr, const Expr *d, bool call_order)
 				if (pass == 2 && (is_lead0 || is_lead1)) continue;
 			}
 			if (!first)
-				sb_puts(pr->out, ", ");
+				sb_adds(&pr->out, ", ");
 			first = false;
-			put_quoted(pr->out, k);
-			sb_puts(pr->out, ": ");
+			put_quoted(&pr->out, k);
+			sb_adds(&pr->out, ": ");
 			print_attr_value(pr, d->kw[i].value);
 		}
 	}
-	sb_putc(pr->out, '}');
+	sb_addc(&pr->out, '}');
 }
 
 /* Keyword argument value of an op call: strings single-quoted, unescaped. */
 static void print_kwarg_value(Printer *pr, const Expr *v)
 {
-	if (v->kind == EX_STR) {
-		sb_putc(pr->out, '\'');
-		sb_puts(pr->out, v->str);
-		sb_putc(pr->out, '\'');
+	if (v->kind == EX_SYMBOL) {
+		put_ir_str(pr, v->str); /* print_expr's, without the call: most kwargs are enums */
+	} else if (v->kind == EX_STR) {
+		sb_addc(&pr->out, '\'');
+		sb_adds(&pr->out, v->str);
+		sb_addc(&pr->out, '\'');
 	} else if (v->kind == EX_DICT) {
 		print_attrs_dict(pr, v, false);
 	} else {
@@ -284,40 +345,40 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 	bool first = !leading_comma;
 	for (int i = 0; i < e->nargs; i++) {
 		if (!first)
-			sb_puts(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		first = false;
-		print_expr(pr, e->args[i]);
+		print_operand(pr, e->args[i]);
 	}
 	for (int i = 0; i < e->nkw; i++) {
 		if (!first)
-			sb_puts(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		first = false;
-		sb_puts(pr->out, e->kw[i].name);
-		sb_putc(pr->out, '=');
+		put_ir_str(pr, e->kw[i].name);
+		sb_addc(&pr->out, '=');
 		print_kwarg_value(pr, e->kw[i].value);
 	}
 	if (e->attrs) {
 		if (!first)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, "attrs=");
+			sb_adds(&pr->out, ", ");
+		sb_adds(&pr->out, "attrs=");
 		print_attrs_dict(pr, e->attrs, e->kind != EX_OP_CALL);
 	}
-	sb_putc(pr->out, ')');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_expr(Printer *pr, const Expr *e)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	switch (e->kind) {
 	case EX_VAR:
-		sb_puts(b, var_name(pr, e->var));
+		put_var(pr, e->var);
 		return;
 	case EX_INT:
 		if (e->dtype == DT_INDEX && !pr->typed_consts) {
-			sb_put_int(b, e->ival);
+			sb_add_int(b, e->ival);
 		} else {
-			sb_puts(b, "pl.const(");
-			sb_put_int(b, e->ival);
+			sb_adds(b, "pl.const(");
+			sb_add_int(b, e->ival);
 			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
 		return;
@@ -325,19 +386,19 @@ static void print_expr(Printer *pr, const Expr *e)
 		if (e->dtype == DT_FP32) {
 			put_float(pr, e->fval);
 		} else {
-			sb_puts(b, "pl.const(");
+			sb_adds(b, "pl.const(");
 			put_float(pr, e->fval);
 			put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		}
 		return;
 	case EX_BOOL:
-		sb_puts(b, e->ival ? "True" : "False");
+		sb_adds(b, e->ival ? "True" : "False");
 		return;
 	case EX_STR:
 		put_quoted(b, e->str);
 		return;
 	case EX_SYMBOL:
-		sb_puts(b, e->str);
+		put_ir_str(pr, e->str);
 		return;
 	case EX_BINARY: {
 		bool saved = pr->typed_consts;
@@ -345,18 +406,18 @@ static void print_expr(Printer *pr, const Expr *e)
 			pr->typed_consts = true;
 		BinOp op = (BinOp)e->op;
 		if (op == OP_MIN || op == OP_MAX) {
-			sb_puts(b, binop_text(op));
-			sb_putc(b, '(');
+			sb_adds(b, binop_text(op));
+			sb_addc(b, '(');
 			print_expr(pr, e->lhs);
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_expr(pr, e->rhs);
-			sb_putc(b, ')');
+			sb_addc(b, ')');
 		} else {
 			int prec = binop_prec(op);
 			print_child(pr, e->lhs, prec, op == OP_POW);
-			sb_putc(b, ' ');
-			sb_puts(b, binop_text(op));
-			sb_putc(b, ' ');
+			sb_addc(b, ' ');
+			sb_adds(b, binop_text(op));
+			sb_addc(b, ' ');
 			print_child(pr, e->rhs, prec, op != OP_POW);
 		}
 		pr->typed_consts = saved;
@@ -364,29 +425,29 @@ static void print_expr(Printer *pr, const Expr *e)
 	}
 	case EX_UNARY:
 		if (e->op == UOP_ABS) {
-			sb_puts(b, "abs(");
+			sb_adds(b, "abs(");
 			print_expr(pr, e->lhs);
-			sb_putc(b, ')');
+			sb_addc(b, ')');
 			return;
 		}
-		sb_puts(b, e->op == UOP_NEG ? "-" : e->op == UOP_NOT ? "not " : "~");
+		sb_adds(b, e->op == UOP_NEG ? "-" : e->op == UOP_NOT ? "not " : "~");
 		print_child(pr, e->lhs, e->op == UOP_NOT ? 4 : 12, false);
 		return;
 	case EX_CAST:
-		sb_puts(b, "pl.cast(");
+		sb_adds(b, "pl.cast(");
 		print_expr(pr, e->lhs);
 		put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		return;
 	case EX_TUPLE:
-		sb_putc(b, '[');
+		sb_addc(b, '[');
 		print_list(pr, e->args, e->nargs);
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case EX_GETITEM:
 		print_child(pr, e->lhs, 15, false);
-		sb_putc(b, '[');
-		sb_put_int(b, e->ival);
-		sb_putc(b, ']');
+		sb_addc(b, '[');
+		sb_add_int(b, e->ival);
+		sb_addc(b, ']');
 		return;
 	case EX_OP_CALL: {
 		const char *name = e->str;
@@ -395,16 +456,16 @@ static void print_expr(Printer *pr, const Expr *e)
 		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
 		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
-			sb_puts(b, "pl.");
-		sb_puts(b, name);
-		sb_putc(b, '(');
+			sb_adds(b, "pl.");
+		put_ir_str(pr, name);
+		sb_addc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
 	}
 	case EX_FN_CALL:
-		sb_puts(b, "self.");
-		sb_puts(b, e->str);
-		sb_putc(b, '(');
+		sb_adds(b, "self.");
+		put_ir_str(pr, e->str);
+		sb_addc(b, '(');
 		print_call_rest(pr, e, false);
 		return;
 	case EX_SUBMIT:
@@ -422,11 +483,11 @@ static void print_expr(Printer *pr, const Expr *e)
 static void print_dim(Printer *pr, const Expr *d)
 {
 	if (d->kind == EX_INT) {
-		sb_put_int(pr->out, d->ival);
+		sb_add_int(&pr->out, d->ival);
 		return;
 	}
 	if (d->kind == EX_VAR) {
-		sb_puts(pr->out, var_name(pr, d->var));
+		put_var(pr, d->var);
 		return;
 	}
 	bool st = pr->typed_consts, sr = pr->raw_names;
@@ -439,24 +500,24 @@ static void print_dim(Printer *pr, const Expr *d)
 
 static void print_dims(Printer *pr, Expr *const *dims, int n)
 {
-	sb_putc(pr->out, '[');
+	sb_addc(&pr->out, '[');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		print_dim(pr, dims[i]);
 	}
-	sb_putc(pr->out, ']');
+	sb_addc(&pr->out, ']');
 }
 
 static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 {
-	sb_puts(pr->out, ctor);
-	sb_putc(pr->out, '(');
+	sb_adds(&pr->out, ctor);
+	sb_addc(&pr->out, '(');
 	for (int i = 0; i < vs->nkw; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, vs->kw[i].name);
-		sb_putc(pr->out, '=');
+			sb_adds(&pr->out, ", ");
+		sb_adds(&pr->out, vs->kw[i].name);
+		sb_addc(&pr->out, '=');
 		const Expr *v = vs->kw[i].value;
 		if (v->kind == EX_TUPLE)
 			print_dims(pr, v->args, v->nargs);
@@ -465,7 +526,7 @@ static void print_view(Printer *pr, const char *ctor, const ViewSpec *vs)
 		else
 			print_expr(pr, v);
 	}
-	sb_putc(pr->out, ')');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_type_text(Printer *pr, const Type *t);
@@ -535,7 +596,33 @@ static void type_text_add(Printer *pr, TypeTextSlot slot)
 	pr->ntypes++;
 }
 
-static void print_type_p(Printer *pr, const Type *t)
+static inline void put_type_text(Printer *pr, unsigned text)
+{
+	const TypeSpan *sp = &pr->type_spans[text];
+	sb_add(&pr->out, pr->type_texts.data + sp->off, sp->len);
+}
+
+/* Types are shared too: the next print of t finds its text without hashing. */
+static void remember_type_text(Printer *pr, Type *t, unsigned text)
+{
+	if (pr->type_mark) {
+		t->mark = pr->type_mark;
+		t->text_at = text;
+	}
+}
+
+static void print_type_slow(Printer *pr, Type *t);
+
+/* Most annotations repeat a type printed before: inline. */
+static inline void print_type_p(Printer *pr, Type *t)
+{
+	if (t && pr->type_mark && t->mark == pr->type_mark)
+		put_type_text(pr, t->text_at);
+	else
+		print_type_slow(pr, t);
+}
+
+static void print_type_slow(Printer *pr, Type *t)
 {
 	uint64_t h;
 	if (!t || !pr->a || !closed_type_hash(t, &h)) {
@@ -545,75 +632,82 @@ static void print_type_p(Printer *pr, const Type *t)
 	for (size_t j = h & (pr->type_cap - 1); pr->type_cap && pr->type_slots[j].t; j = (j + 1) & (pr->type_cap - 1)) {
 		const TypeTextSlot *slot = &pr->type_slots[j];
 		if (slot->hash == h && (slot->t == t || same_closed_text(slot->t, t))) {
-			sb_putn(pr->out, pr->type_texts.data + slot->off, slot->len);
+			remember_type_text(pr, t, slot->text);
+			put_type_text(pr, slot->text);
 			return;
 		}
 	}
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	size_t start = b->flushed + b->len;
 	print_type_text(pr, t);
 	size_t len = b->flushed + b->len - start;
-	if (len > b->len)
-		return; /* part of it went to the sink already */
-	size_t off = pr->type_texts.len;
-	sb_putn(&pr->type_texts, b->data + b->len - len, len);
-	type_text_add(pr, (TypeTextSlot){ t, h, off, len });
+	if (len > b->len || pr->ntypes >= UINT_MAX)
+		return; /* part of it went to the sink already (or Type.text_at is full) */
+	if (pr->ntypes == pr->spans_cap) {
+		pr->spans_cap = pr->spans_cap ? pr->spans_cap * 2 : 256;
+		pr->type_spans = xrealloc(pr->type_spans, pr->spans_cap * sizeof *pr->type_spans);
+	}
+	unsigned text = (unsigned)pr->ntypes;
+	pr->type_spans[text] = (TypeSpan){ pr->type_texts.len, len };
+	sb_add(&pr->type_texts, b->data + b->len - len, len);
+	type_text_add(pr, (TypeTextSlot){ t, h, text });
+	remember_type_text(pr, t, text);
 }
 
 static void print_type_text(Printer *pr, const Type *t)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	if (!t) {
-		sb_puts(b, "pl.UnknownType");
+		sb_adds(b, "pl.UnknownType");
 		return;
 	}
 	switch (t->kind) {
 	case TY_UNKNOWN:
-		sb_puts(b, "pl.UnknownType");
+		sb_adds(b, "pl.UnknownType");
 		return;
 	case TY_SCALAR:
-		sb_puts(b, "pl.Scalar[pl.");
-		sb_puts(b, ir_dtype_name(t->dtype));
-		sb_putc(b, ']');
+		sb_adds(b, "pl.Scalar[pl.");
+		sb_adds(b, ir_dtype_name(t->dtype));
+		sb_addc(b, ']');
 		return;
 	case TY_TENSOR: case TY_DIST_TENSOR: case TY_TILE:
-		sb_puts(b, t->kind == TY_TILE ? "pl.Tile[" : t->kind == TY_TENSOR ? "pl.Tensor[" : "pld.DistributedTensor[");
+		sb_adds(b, t->kind == TY_TILE ? "pl.Tile[" : t->kind == TY_TENSOR ? "pl.Tensor[" : "pld.DistributedTensor[");
 		print_dims(pr, t->shape, t->ndim);
-		sb_puts(b, ", pl.");
-		sb_puts(b, ir_dtype_name(t->dtype));
+		sb_adds(b, ", pl.");
+		sb_adds(b, ir_dtype_name(t->dtype));
 		if (t->kind == TY_TILE && t->mem != MS_NONE) {
-			sb_puts(b, ", pl.Mem.");
-			sb_puts(b, ir_mem_name(t->mem));
+			sb_adds(b, ", pl.Mem.");
+			sb_adds(b, ir_mem_name(t->mem));
 		}
 		if (t->view) {
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_view(pr, t->kind == TY_TILE ? "pl.TileView" : "pl.TensorView", t->view);
 		}
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case TY_TUPLE:
-		sb_puts(b, "pl.Tuple[");
+		sb_adds(b, "pl.Tuple[");
 		if (t->nelems == 0)
-			sb_puts(b, "()");
+			sb_adds(b, "()");
 		for (int i = 0; i < t->nelems; i++) {
 			if (i)
-				sb_puts(b, ", ");
+				sb_adds(b, ", ");
 			print_type_p(pr, t->elems[i]);
 		}
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 		return;
 	case TY_ARRAY:
-		sb_puts(b, "pl.Array[");
+		sb_adds(b, "pl.Array[");
 		print_dim(pr, t->shape[0]);
-		sb_puts(b, ", pl.");
-		sb_puts(b, ir_dtype_name(t->dtype));
-		sb_putc(b, ']');
+		sb_adds(b, ", pl.");
+		sb_adds(b, ir_dtype_name(t->dtype));
+		sb_addc(b, ']');
 		return;
 	case TY_PTR:
-		sb_puts(b, "pl.Ptr");
+		sb_adds(b, "pl.Ptr");
 		return;
 	case TY_NAMED:
-		sb_puts(b, t->name);
+		sb_adds(b, t->name);
 		return;
 	}
 }
@@ -621,9 +715,11 @@ static void print_type_text(Printer *pr, const Type *t)
 void print_type(StrBuf *out, const Type *t)
 {
 	Printer pr = { 0 };
-	pr.out = out;
+	pr.out = *out;
 	pr.raw_names = true;
-	print_type_p(&pr, t);
+	print_type_text(&pr, t); /* no cache without a program */
+	sb_terminate(&pr.out);
+	*out = pr.out;
 }
 
 /* ------------------------------------------------------------ statements */
@@ -633,10 +729,10 @@ static void put_comments(Printer *pr, const Stmt *s, int indent)
 	if (pr->canonical)
 		return;
 	for (int i = 0; i < s->ncomments; i++) {
-		sb_puts(pr->out, "# ");
-		sb_puts(pr->out, s->comments[i]);
-		sb_putc(pr->out, '\n');
-		sb_indent(pr->out, indent);
+		sb_adds(&pr->out, "# ");
+		sb_adds(&pr->out, s->comments[i]);
+		sb_addc(&pr->out, '\n');
+		sb_indent(&pr->out, indent);
 	}
 }
 
@@ -651,7 +747,7 @@ static bool suppress_placeholder(const Block *b, int i)
 	if (i + 1 >= b->n)
 		return false;
 	const Stmt *s = b->stmts[i], *nx = b->stmts[i + 1];
-	return s->kind == ST_ASSIGN && s->ncomments == 0 && nx->kind == ST_SCOPE && nx->scope->tid &&
+	return nx->kind == ST_SCOPE && s->kind == ST_ASSIGN && s->ncomments == 0 && nx->scope->tid &&
 	       nx->scope->tid == s->var && is_call_to(s->value, "system.task_invalid");
 }
 
@@ -659,30 +755,30 @@ static void print_var_list(Printer *pr, const char *kw, Var *const *vs, int n)
 {
 	if (n == 0)
 		return;
-	sb_printf(pr->out, ", %s=[", kw);
+	sb_printf(&pr->out, ", %s=[", kw);
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, var_name(pr, vs[i]));
+			sb_adds(&pr->out, ", ");
+		put_var(pr, vs[i]);
 	}
-	sb_putc(pr->out, ']');
+	sb_addc(&pr->out, ']');
 }
 
 static void print_optimizations(Printer *pr, const Scope *sc)
 {
 	if (sc->split == SPLIT_NONE && !sc->slot_num)
 		return;
-	sb_puts(pr->out, ", optimizations=[");
+	sb_adds(&pr->out, ", optimizations=[");
 	if (sc->split != SPLIT_NONE)
-		sb_printf(pr->out, "pl.split(pl.SplitMode.%s)", ir_split_name(sc->split));
+		sb_printf(&pr->out, "pl.split(pl.SplitMode.%s)", ir_split_name(sc->split));
 	if (sc->slot_num) {
 		if (sc->split != SPLIT_NONE)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, "pl.cross_core_slot(slot_num=");
+			sb_adds(&pr->out, ", ");
+		sb_adds(&pr->out, "pl.cross_core_slot(slot_num=");
 		print_expr(pr, sc->slot_num);
-		sb_putc(pr->out, ')');
+		sb_addc(&pr->out, ')');
 	}
-	sb_putc(pr->out, ']');
+	sb_addc(&pr->out, ']');
 }
 
 /* Statements of b from index `from`, joined by "\n"; the `pass` filler of
@@ -694,8 +790,8 @@ static void print_stmts_from(Printer *pr, const Block *b, int from, int indent, 
 	for (int i = from; i < b->n && !any; i++)
 		any = !suppress_placeholder(b, i);
 	if (!any) {
-		sb_indent(pr->out, indent);
-		sb_puts(pr->out, quirk_pass ? "pass\n" : "pass");
+		sb_indent(&pr->out, indent);
+		sb_adds(&pr->out, quirk_pass ? "pass\n" : "pass");
 		return;
 	}
 	Block sub = { b->stmts + from, b->n - from };
@@ -747,10 +843,10 @@ static bool block_calls(const Block *b, const char *op)
 
 static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore, bool with_opts, bool with_deps)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	print_expr(pr, sc->core_num);
 	if (sc->sync_start)
-		sb_puts(b, ", sync_start=True");
+		sb_adds(b, ", sync_start=True");
 	if (sc->name_hint)
 		sb_printf(b, ", name_hint=\"%s\"", sc->name_hint);
 	if (with_opts && incore)
@@ -758,17 +854,17 @@ static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore,
 	if (with_deps)
 		print_var_list(pr, "deps", sc->deps, sc->ndeps);
 	if (sc->allow_early_resolve)
-		sb_puts(b, ", allow_early_resolve=True");
+		sb_adds(b, ", allow_early_resolve=True");
 	if (sc->predicate) {
-		sb_puts(b, ", predicate=(");
+		sb_adds(b, ", predicate=(");
 		print_expr(pr, sc->predicate);
-		sb_putc(b, ')');
+		sb_addc(b, ')');
 	}
 }
 
 static void print_scope(Printer *pr, const Stmt *s, int indent)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	const Scope *sc = s->scope;
 	switch (sc->kind) {
 	case SC_INCORE:
@@ -784,24 +880,26 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		print_var_list(pr, "no_dep_args", sc->no_dep_args, sc->nno_dep_args);
 		print_var_list(pr, "dumps", sc->dumps, sc->ndumps);
 		if (sc->allow_early_resolve)
-			sb_puts(b, ", allow_early_resolve=True");
+			sb_adds(b, ", allow_early_resolve=True");
 		if (sc->windowize)
-			sb_puts(b, ", windowize=True");
-		sb_putc(b, ')');
-		if (sc->tid)
-			put3(b, " as ", var_name(pr, sc->tid), "");
-		sb_puts(b, ":\n");
+			sb_adds(b, ", windowize=True");
+		sb_addc(b, ')');
+		if (sc->tid) {
+			sb_adds(b, " as ");
+			put_var(pr, sc->tid);
+		}
+		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case SC_CLUSTER:
-		sb_puts(b, "with pl.cluster(");
+		sb_adds(b, "with pl.cluster(");
 		if (sc->name_hint)
 			sb_printf(b, "name_hint=\"%s\"", sc->name_hint);
-		sb_puts(b, "):\n");
+		sb_adds(b, "):\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case SC_RUNTIME:
-		sb_puts(b, sc->manual ? "with pl.scope(mode=pl.ScopeMode.MANUAL):\n" : "with pl.scope():\n");
+		sb_adds(b, sc->manual ? "with pl.scope(mode=pl.ScopeMode.MANUAL):\n" : "with pl.scope():\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case SC_SPLIT_AIV: {
@@ -818,7 +916,7 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		const Stmt *inner = incore_child(s);
 		const Scope *isc = inner ? inner->scope : NULL;
 		if (sc->tid) {
-			sb_puts(b, "with pl.spmd(");
+			sb_adds(b, "with pl.spmd(");
 			print_spmd_kwargs(pr, sc, isc, true, true);
 			sb_printf(b, ") as %s:\n", var_name(pr, sc->tid));
 			if (isc && (isc->split != SPLIT_NONE || isc->slot_num || block_calls(&inner->body, "tile.get_block_idx")))
@@ -831,13 +929,13 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		if (first && first->kind == ST_ASSIGN && is_call_to(first->value, "tile.get_block_idx")) {
 			sb_printf(b, "for %s in pl.spmd(", var_name(pr, first->var));
 			print_spmd_kwargs(pr, sc, isc, true, false);
-			sb_puts(b, "):\n");
+			sb_adds(b, "):\n");
 			print_stmts_from(pr, &inner->body, 1, indent + 4, NULL, 0, true);
 			return;
 		}
-		sb_puts(b, "with pl.spmd(");
+		sb_adds(b, "with pl.spmd(");
 		print_spmd_kwargs(pr, sc, NULL, false, false);
-		sb_puts(b, "):\n");
+		sb_adds(b, "):\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	}
@@ -852,10 +950,10 @@ static void print_for_range_args(Printer *pr, const Stmt *s)
 		print_expr(pr, s->stop);
 	} else {
 		print_expr(pr, s->start);
-		sb_puts(pr->out, ", ");
+		sb_adds(&pr->out, ", ");
 		print_expr(pr, s->stop);
 		if (!step1) {
-			sb_puts(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 			print_expr(pr, s->step);
 		}
 	}
@@ -863,149 +961,150 @@ static void print_for_range_args(Printer *pr, const Stmt *s)
 
 static void print_names_tuple(Printer *pr, Var *const *vs, int n)
 {
-	sb_putc(pr->out, '(');
+	sb_addc(&pr->out, '(');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
-		sb_puts(pr->out, var_name(pr, vs[i]));
+			sb_adds(&pr->out, ", ");
+		put_var(pr, vs[i]);
 	}
 	if (n == 1)
-		sb_putc(pr->out, ',');
-	sb_putc(pr->out, ')');
+		sb_addc(&pr->out, ',');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_init_values(Printer *pr, const Stmt *s)
 {
-	sb_puts(pr->out, "init_values=(");
+	sb_adds(&pr->out, "init_values=(");
 	for (int i = 0; i < s->niter; i++) {
 		if (i)
-			sb_puts(pr->out, ", ");
+			sb_adds(&pr->out, ", ");
 		print_expr(pr, s->inits[i]);
 	}
 	if (s->niter == 1)
-		sb_putc(pr->out, ',');
-	sb_putc(pr->out, ')');
+		sb_addc(&pr->out, ',');
+	sb_addc(&pr->out, ')');
 }
 
 static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int nrets, bool last)
 {
-	StrBuf *b = pr->out;
-	sb_indent(b, indent);
+	StrBuf *b = &pr->out;
 	put_comments(pr, s, indent);
 	switch (s->kind) {
 	case ST_ASSIGN:
-		sb_puts(b, var_name(pr, s->var));
-		sb_puts(b, ": ");
+		put_var(pr, s->var);
+		sb_adds(b, ": ");
 		print_type_p(pr, s->var->type);
-		sb_puts(b, " = ");
+		sb_adds(b, " = ");
 		print_expr(pr, s->value);
 		return;
 	case ST_EVAL:
 		print_expr(pr, s->value);
 		return;
 	case ST_RETURN:
-		sb_puts(b, "return");
+		sb_adds(b, "return");
 		if (s->nvalues) {
-			sb_putc(b, ' ');
+			sb_addc(b, ' ');
 			print_list(pr, s->values, s->nvalues);
 		}
 		return;
 	case ST_YIELD:
 		if (rets == (Var **)1) { /* a direct child of the function body */
-			sb_puts(b, "return");
+			sb_adds(b, "return");
 			if (s->nvalues) {
-				sb_putc(b, ' ');
+				sb_addc(b, ' ');
 				print_list(pr, s->values, s->nvalues);
 			}
 			return;
 		}
 		if (last && nrets > 0 && s->nvalues > 0 && rets) {
 			if (nrets == 1) {
-				put3(b, var_name(pr, rets[0]), ": ", "");
+				put_var(pr, rets[0]);
+				sb_adds(b, ": ");
 				print_type_p(pr, rets[0]->type);
-				sb_puts(b, " = ");
+				sb_adds(b, " = ");
 			} else {
 				for (int i = 0; i < nrets; i++) {
 					if (i)
-						sb_puts(b, ", ");
-					sb_puts(b, var_name(pr, rets[i]));
+						sb_adds(b, ", ");
+					put_var(pr, rets[i]);
 				}
-				sb_puts(b, " = ");
+				sb_adds(b, " = ");
 			}
 		}
-		sb_puts(b, "pl.yield_(");
+		sb_adds(b, "pl.yield_(");
 		print_list(pr, s->values, s->nvalues);
-		sb_putc(b, ')');
+		sb_addc(b, ')');
 		return;
 	case ST_BREAK:
-		sb_puts(b, "break");
+		sb_adds(b, "break");
 		return;
 	case ST_CONTINUE:
-		sb_puts(b, "continue");
+		sb_adds(b, "continue");
 		return;
 	case ST_IF:
-		sb_puts(b, "if ");
+		sb_adds(b, "if ");
 		print_expr(pr, s->value);
-		sb_puts(b, ":\n");
+		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, s->rets, s->nrets, false);
 		if (s->has_else) {
-			sb_putc(b, '\n');
+			sb_addc(b, '\n');
 			sb_indent(b, indent);
-			sb_puts(b, "else:\n");
+			sb_adds(b, "else:\n");
 			print_stmts_from(pr, &s->orelse, 0, indent + 4, s->rets, s->nrets, false);
 		}
 		return;
 	case ST_FOR: {
 		static const char *const kinds[] = { "range", "parallel", "unroll", "pipeline" };
-		put3(b, "for ", var_name(pr, s->var), "");
+		sb_adds(b, "for ");
+		put_var(pr, s->var);
 		if (s->niter) {
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_names_tuple(pr, s->iter_args, s->niter);
 		}
 		put3(b, " in pl.", kinds[s->for_kind], "(");
 		print_for_range_args(pr, s);
 		if (s->stage) {
-			sb_puts(b, ", stage=");
+			sb_adds(b, ", stage=");
 			print_expr(pr, s->stage);
 		}
 		if (s->niter) {
-			sb_puts(b, ", ");
+			sb_adds(b, ", ");
 			print_init_values(pr, s);
 		}
 		if (s->attrs) {
-			sb_puts(b, ", attrs=");
+			sb_adds(b, ", attrs=");
 			print_attrs_dict(pr, s->attrs, false);
 		}
-		sb_puts(b, "):\n");
+		sb_adds(b, "):\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, s->rets, s->nrets, false);
 		return;
 	}
 	case ST_WHILE:
 		if (s->while_ssa) {
-			sb_puts(b, "for ");
+			sb_adds(b, "for ");
 			print_names_tuple(pr, s->iter_args, s->niter);
-			sb_puts(b, " in pl.while_(");
+			sb_adds(b, " in pl.while_(");
 			print_init_values(pr, s);
-			sb_puts(b, "):\n");
+			sb_adds(b, "):\n");
 			sb_indent(b, indent + 4);
-			sb_puts(b, "pl.cond(");
+			sb_adds(b, "pl.cond(");
 			print_expr(pr, s->value);
-			sb_putc(b, ')');
+			sb_addc(b, ')');
 			if (s->body.n) {
-				sb_putc(b, '\n');
+				sb_addc(b, '\n');
 				print_block(pr, &s->body, indent + 4, s->rets, s->nrets);
 			}
 			return;
 		}
-		sb_puts(b, "while ");
+		sb_adds(b, "while ");
 		print_expr(pr, s->value);
-		sb_puts(b, ":\n");
+		sb_adds(b, ":\n");
 		print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);
 		return;
 	case ST_SCOPE:
 		/* an AUTO pl.scope() that forms a body passes the yield context on */
 		if (s->scope->kind == SC_RUNTIME && !s->scope->manual && last && rets && rets != (Var **)1) {
-			sb_puts(b, "with pl.scope():\n");
+			sb_adds(b, "with pl.scope():\n");
 			print_stmts_from(pr, &s->body, 0, indent + 4, rets, nrets, false);
 			return;
 		}
@@ -1016,12 +1115,20 @@ static void print_stmt(Printer *pr, const Stmt *s, int indent, Var **rets, int n
 
 static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int nrets)
 {
+	/* each statement's line break and indent in one append */
+	static const char nl_indent[] = "\n                                                                ";
+	const char *sep = indent < (int)sizeof nl_indent - 1 ? nl_indent : NULL;
 	bool first = true;
 	for (int i = 0; i < b->n; i++) {
 		if (suppress_placeholder(b, i))
 			continue;
-		if (!first)
-			sb_putc(pr->out, '\n');
+		if (sep) {
+			sb_add(&pr->out, sep + first, (size_t)indent + !first);
+		} else {
+			if (!first)
+				sb_addc(&pr->out, '\n');
+			sb_indent(&pr->out, indent);
+		}
 		first = false;
 		print_stmt(pr, b->stmts[i], indent, rets, nrets, i == b->n - 1);
 	}
@@ -1067,7 +1174,6 @@ static void note_def(Walk *w, Var *v)
 		if (v->mark != w->use_epoch)
 			vec_push(&w->vars, v);
 		v->mark = w->def_epoch;
-		v->print_name = NULL;
 	}
 }
 
@@ -1075,7 +1181,6 @@ static void note_use(Walk *w, Var *v)
 {
 	if (v->kind != VK_DYN && v->mark != w->def_epoch && v->mark != w->use_epoch) {
 		v->mark = w->use_epoch;
-		v->print_name = NULL;
 		vec_push(&w->uses, v);
 	}
 }
@@ -1114,21 +1219,46 @@ static void note_type(Walk *w, Type *t)
 		note_type(w, t->elems[i]);
 }
 
-static void note_var(Walk *w, Var *v, unsigned what)
+/* Inline: most definitions are noted already or have a type searched
+ * before, and the checks cost less than the calls. */
+static inline void note_var(Walk *w, Var *v, unsigned what)
 {
-	if (what & W_NAMES)
+	if (!v)
+		return;
+	if ((what & W_NAMES) && v->mark != w->def_epoch)
 		note_def(w, v);
-	if ((what & W_DYN) && v)
+	if ((what & W_DYN) && v->type && v->type->mark != w->type_epoch)
 		note_type(w, v->type);
 }
 
 static void walk_expr(Walk *w, const Expr *e, unsigned what);
 
-/* Constants have no parts and are the most common children: no call for them. */
+/* A Var defined before in the function was noted then, type included
+ * (every definition is walked with W_DYN): most uses are such. */
+static inline bool noted_def(const Walk *w, const Expr *e)
+{
+	return e->kind == EX_VAR && e->var->mark == w->def_epoch;
+}
+
+/* Constants have no parts: with the uses of noted Vars, nothing to walk. */
+static inline bool walk_leaf(const Walk *w, const Expr *e)
+{
+	return (e->kind >= EX_INT && e->kind <= EX_SYMBOL) || noted_def(w, e);
+}
+
+/* Leaves are the most common children, then lists of leaves (offsets,
+ * shapes): no call for them. */
 static inline void walk_child(Walk *w, const Expr *e, unsigned what)
 {
-	if (e->kind < EX_INT || e->kind > EX_SYMBOL)
-		walk_expr(w, e, what);
+	if (walk_leaf(w, e))
+		return;
+	if (e->kind == EX_TUPLE && !e->lhs && !e->rhs && !e->nkw && !e->attrs) {
+		for (int i = 0; i < e->nargs; i++)
+			if (!walk_leaf(w, e->args[i]))
+				walk_expr(w, e->args[i], what);
+		return;
+	}
+	walk_expr(w, e, what);
 }
 
 /* e is not NULL: the parents check (most children are absent, and a call
@@ -1136,6 +1266,8 @@ static inline void walk_child(Walk *w, const Expr *e, unsigned what)
 static void walk_expr(Walk *w, const Expr *e, unsigned what)
 {
 	if (e->kind == EX_VAR) {
+		if (noted_def(w, e))
+			return;
 		if (what & W_NAMES)
 			note_use(w, e->var);
 		if (what & W_DYN)
@@ -1309,6 +1441,8 @@ static bool names_all_distinct(Printer *pr, Var *const *vs, int n)
 
 /* Print names of the function's Vars: their own names, except that distinct
  * Vars sharing a name take _1, _2, ... in order of appearance. */
+static void rename_sharers(Printer *pr, Var **vs, int n);
+
 static void assign_names(Printer *pr, const FnFacts *facts)
 {
 	Var **vs = (Var **)pr->walk->vars.items + facts->vars_at;
@@ -1317,19 +1451,25 @@ static void assign_names(Printer *pr, const FnFacts *facts)
 	/* another function's walk may have marked Vars it shares with this one */
 	for (int i = 0; i < n; i++) {
 		vs[i]->mark = facts->epoch;
-		vs[i]->print_name = NULL;
+		vs[i]->print_name = vs[i]->name;
 	}
-	pmap_release(&pr->free_vars); /* per function: clearing would cost the largest size each time */
-	for (int i = n - facts->nfree; i < n; i++)
-		pmap_put(&pr->free_vars, vs[i], (void *)1);
 	if (pr->canonical) {
 		/* names by first appearance: parameters, then definitions in order */
 		for (int i = 0; i < n; i++)
 			vs[i]->print_name = intern_cstr(pr->a, arena_printf(pr->a, "v%d", i));
-		return;
+	} else if (!names_all_distinct(pr, vs, n)) {
+		rename_sharers(pr, vs, n);
 	}
-	if (names_all_distinct(pr, vs, n))
-		return;
+	/* uses of Vars defined nowhere in the function */
+	for (int i = n - facts->nfree; i < n; i++)
+		vs[i]->print_name = arena_printf(pr->a, "%s__FREE_VAR", vs[i]->print_name);
+	for (int i = 0; i < n; i++)
+		vs[i]->print_len = (unsigned)strlen(vs[i]->print_name);
+}
+
+/* Distinct Vars sharing a name take _1, _2, ... in order of appearance. */
+static void rename_sharers(Printer *pr, Var **vs, int n)
+{
 	PtrMap count = { 0 };
 	for (int i = 0; i < n; i++)
 		pmap_put(&count, vs[i]->name, (void *)((uintptr_t)pmap_get(&count, vs[i]->name) + 1));
@@ -1398,10 +1538,10 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 	}
 	for (size_t i = 0; i < dyn->len; i++) {
 		const char *nm = pmap_get(&pr->dyn_names, dyn->items[i]);
-		sb_printf(pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
+		sb_printf(&pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
 	}
 	if (dyn->len)
-		sb_putc(pr->out, '\n');
+		sb_addc(&pr->out, '\n');
 	pmap_release(&count);
 	pmap_release(&used);
 }
@@ -1410,12 +1550,12 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 
 static void print_function(Printer *pr, Function *f, const FnFacts *facts, int indent)
 {
-	StrBuf *b = pr->out;
+	StrBuf *b = &pr->out;
 	assign_names(pr, facts);
 	sb_indent(b, indent);
-	sb_puts(b, "@pl.function");
+	sb_adds(b, "@pl.function");
 	bool any = false;
-#define SEP() (sb_puts(b, any ? ", " : "("), any = true)
+#define SEP() (sb_adds(b, any ? ", " : "("), any = true)
 	if (f->type != FT_OPAQUE) {
 		SEP();
 		put3(b, "type=pl.FunctionType.", ir_functype_name(f->type), "");
@@ -1430,48 +1570,48 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 	}
 	if (!f->auto_scope) {
 		SEP();
-		sb_puts(b, "auto_scope=False");
+		sb_adds(b, "auto_scope=False");
 	}
 	if (f->external_source && *f->external_source) {
 		SEP();
-		sb_puts(b, "external_source=");
+		sb_adds(b, "external_source=");
 		put_quoted(b, f->external_source);
 	}
 #undef SEP
 	if (any)
-		sb_putc(b, ')');
-	sb_putc(b, '\n');
+		sb_addc(b, ')');
+	sb_addc(b, '\n');
 	sb_indent(b, indent);
 	put3(b, "def ", f->name, "(");
 	bool self = pr->in_program && f->role != RL_SUBWORKER;
 	if (self)
-		sb_puts(b, "self");
+		sb_adds(b, "self");
 	for (int i = 0; i < f->nparams; i++) {
 		if (i || self)
-			sb_puts(b, ", ");
-		sb_puts(b, var_name(pr, f->params[i].var));
-		sb_puts(b, ": ");
+			sb_adds(b, ", ");
+		put_var(pr, f->params[i].var);
+		sb_adds(b, ": ");
 		ParamDir d = f->params[i].dir;
 		if (d != DIR_IN)
-			sb_puts(b, d == DIR_OUT ? "pl.Out[" : "pl.InOut[");
+			sb_adds(b, d == DIR_OUT ? "pl.Out[" : "pl.InOut[");
 		print_type_p(pr, f->params[i].var->type);
 		if (d != DIR_IN)
-			sb_putc(b, ']');
+			sb_addc(b, ']');
 	}
-	sb_putc(b, ')');
+	sb_addc(b, ')');
 	if (f->nrets == 1) {
-		sb_puts(b, " -> ");
+		sb_adds(b, " -> ");
 		print_type_p(pr, f->rets[0]);
 	} else if (f->nrets > 1) {
-		sb_puts(b, " -> tuple[");
+		sb_adds(b, " -> tuple[");
 		for (int i = 0; i < f->nrets; i++) {
 			if (i)
-				sb_puts(b, ", ");
+				sb_adds(b, ", ");
 			print_type_p(pr, f->rets[i]);
 		}
-		sb_putc(b, ']');
+		sb_addc(b, ']');
 	}
-	sb_puts(b, ":\n");
+	sb_adds(b, ":\n");
 	int bi = indent + 4;
 	bool attr_line = false;
 	for (int i = 0; i < f->nattrs; i++) {
@@ -1481,24 +1621,24 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 			continue;
 		if (strcmp(k->name, "split") == 0 && k->value->kind == EX_INT && k->value->ival == 0)
 			continue;
-		sb_puts(b, attr_line ? ", " : "");
+		sb_adds(b, attr_line ? ", " : "");
 		if (!attr_line) {
 			sb_indent(b, bi);
-			sb_puts(b, "pl.func_attr({");
+			sb_adds(b, "pl.func_attr({");
 		}
 		attr_line = true;
 		put_quoted(b, k->name);
-		sb_puts(b, ": ");
+		sb_adds(b, ": ");
 		if (strcmp(k->name, "split") == 0 && k->value->kind == EX_INT)
 			sb_printf(b, "pl.SplitMode.%s", ir_split_name((SplitMode)(k->value->ival < SPLIT_COUNT ? k->value->ival : 0)));
 		else
 			print_attr_value(pr, k->value);
 	}
 	if (attr_line)
-		sb_puts(b, "})\n");
+		sb_adds(b, "})\n");
 	if (f->abstract) {
 		sb_indent(b, bi);
-		sb_puts(b, "...");
+		sb_adds(b, "...");
 		return;
 	}
 	print_stmts_from(pr, &f->body, 0, bi, (Var **)1, 0, false);
@@ -1564,7 +1704,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 {
 	Printer pr = { 0 };
 	pr.canonical = canonical;
-	pr.out = out;
+	pr.out = *out;
 	pr.prog = p;
 	pr.a = p->arena;
 	pr.in_program = p->name != NULL;
@@ -1586,19 +1726,23 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 		walk_function(&w, sorted[i], &facts[i], last_epoch);
 	}
 	last_epoch += 2;
+	pr.type_mark = last_epoch; /* no walk's: the next print's walk takes the one after */
+	last_epoch += 2;
 	pr.walk = &w;
 	int *order = function_order(&w, sorted, n, facts);
 	if (pr.in_program) {
-		sb_printf(out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
+		sb_printf(&pr.out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
 		print_dyn_header(&pr, &w.dyn);
-		sb_printf(out, "@pl.program\nclass %s:\n", p->name);
+		sb_printf(&pr.out, "@pl.program\nclass %s:\n", p->name);
 	}
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_putc(out, '\n');
+			sb_addc(&pr.out, '\n');
 		print_function(&pr, sorted[order[i]], &facts[order[i]], pr.in_program ? 4 : 0);
 	}
-	sb_putc(out, '\n');
+	sb_addc(&pr.out, '\n');
+	sb_terminate(&pr.out);
+	*out = pr.out;
 	free(order);
 	free(facts);
 	free(sorted);
@@ -1609,8 +1753,8 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pmap_release(&w.dyn_seen);
 	free(pr.name_slots);
 	pmap_release(&pr.dyn_names);
-	pmap_release(&pr.free_vars);
 	free(pr.type_slots);
+	free(pr.type_spans);
 	sb_release(&pr.type_texts);
 }
 

@@ -28,13 +28,15 @@ static void grow(StrBuf *b, size_t extra)
 {
 	if (b->sink && b->len >= SB_SINK_CHUNK)
 		sb_flush(b);
-	if (b->len + extra + 1 <= b->cap)
-		return;
-	size_t ncap = b->cap ? b->cap : 256;
-	while (ncap < b->len + extra + 1)
-		ncap *= 2;
-	b->data = xrealloc(b->data, ncap);
-	b->cap = ncap;
+	if (b->len + extra + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		while (ncap < b->len + extra + 1)
+			ncap *= 2;
+		b->data = xrealloc(b->data, ncap);
+		b->cap = ncap;
+	}
+	/* the sink may have been set since the last grow */
+	b->fast_end = b->sink && b->cap > SB_SINK_CHUNK ? SB_SINK_CHUNK : b->cap;
 }
 
 void sb_putn_slow(StrBuf *b, const char *s, size_t n)
@@ -53,16 +55,48 @@ void sb_putc_slow(StrBuf *b, char c)
 	b->data[b->len] = 0;
 }
 
-void sb_put_int(StrBuf *b, long long v)
+/* "00" "01" ... "99": two digits per division */
+static const char two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+void sb_add_int(StrBuf *b, long long v)
 {
-	char buf[24], *q = buf + sizeof buf;
 	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	do
-		*--q = (char)('0' + u % 10);
-	while (u /= 10);
+	/* comparisons, not divisions: most numbers are short */
+	size_t n = v < 0;
+	if (u < 100)
+		n += 1 + (u >= 10);
+	else if (u < 10000)
+		n += 3 + (u >= 1000);
+	else
+		for (unsigned long long x = u; x; x /= 10)
+			n++;
+	if (!sb_fits_(b, n))
+		grow(b, n);
+	/* the digits go straight into the buffer, last first */
+	char *q = b->data + b->len + n;
+	while (u >= 100) {
+		q -= 2;
+		memcpy(q, two_digits + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		q -= 2;
+		memcpy(q, two_digits + 2 * u, 2);
+	} else {
+		*--q = (char)('0' + u);
+	}
 	if (v < 0)
 		*--q = '-';
-	sb_putn(b, q, (size_t)(buf + sizeof buf - q));
+	b->len += n;
+}
+
+void sb_put_int(StrBuf *b, long long v)
+{
+	sb_add_int(b, v);
+	b->data[b->len] = 0;
 }
 
 /* The conversions the quick path formats itself: %s %c %d %ld %lld %%
@@ -153,5 +187,5 @@ void sb_release(StrBuf *b)
 {
 	free(b->data);
 	b->data = NULL;
-	b->len = b->cap = 0;
+	b->len = b->cap = b->fast_end = 0;
 }

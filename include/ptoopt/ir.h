@@ -111,6 +111,8 @@ struct Type {
 	ViewSpec *view;    /* TensorView or TileView, NULL when absent */
 	MemRef *memref;    /* NULL when absent */
 	MemSpace mem;      /* tile memory space, MS_NONE when absent */
+	unsigned text_at;  /* scratch for the printer (in what was padding): with
+	                    * mark, which of its cached type texts this one prints */
 	Type **elems;      /* tuple elements */
 	int nelems;
 	const char *name;  /* TY_NAMED: printed text */
@@ -135,6 +137,7 @@ struct Var {
 	/* scratch for passes and the printer; owner resets before use */
 	const char *print_name;
 	unsigned mark;
+	unsigned print_len; /* the printer's: strlen(print_name) (in what was padding) */
 	void *aux;
 };
 
