@@ -33,33 +33,9 @@ static inline int sb_fits_(const StrBuf *b, size_t n)
 	return b->len + n < b->fast_end;
 }
 
-static inline void sb_putn(StrBuf *b, const char *s, size_t n)
-{
-	if (!sb_fits_(b, n)) {
-		sb_putn_slow(b, s, n);
-		return;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = 0;
-}
-
-static inline void sb_putc(StrBuf *b, char c)
-{
-	if (!sb_fits_(b, 1)) {
-		sb_putc_slow(b, c);
-		return;
-	}
-	b->data[b->len++] = c;
-	b->data[b->len] = 0;
-}
-
-static inline void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-
-/* Appends for the printer's hot path: sb_putn / sb_putc / sb_puts without
- * the NUL after the text (a store per append).  Whoever uses them calls
- * sb_terminate() before the text is read as a string; every other function
- * here keeps data NUL-terminated. */
+/* Appends for the printer's hot path: without the NUL after the text (a
+ * store per append).  Whoever uses them calls sb_terminate() before the text
+ * is read as a string; every other function here keeps data NUL-terminated. */
 static inline void sb_add(StrBuf *b, const char *s, size_t n)
 {
 	if (!sb_fits_(b, n)) {
@@ -80,6 +56,22 @@ static inline void sb_addc(StrBuf *b, char c)
 }
 
 static inline void sb_adds(StrBuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+/* The same, NUL-terminated (the slow paths terminate already; a fitting
+ * append leaves room for the NUL). */
+static inline void sb_putn(StrBuf *b, const char *s, size_t n)
+{
+	sb_add(b, s, n);
+	b->data[b->len] = 0;
+}
+
+static inline void sb_putc(StrBuf *b, char c)
+{
+	sb_addc(b, c);
+	b->data[b->len] = 0;
+}
+
+static inline void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 
 void sb_add_int(StrBuf *b, long long v); /* sb_put_int without the NUL */
 
