@@ -1942,6 +1942,9 @@ static Expr *parse_atom(Parser *p)
 	PERR_AT(p, t, "expected an expression, found %s", describe(t));
 }
 
+static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
+static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
+
 /* t[i] on a tensor selects row i: pl.tensor.slice(t, [1, d1, ...],
  * [i, 0, ...], [], [0]) (the reference's subscript sugar).  On a 1-D tensor
  * the index names one element, which is a scalar read: pl.tensor.read(t, [i])
@@ -1950,47 +1953,21 @@ static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
 {
 	Type *tt = ir_expr_type(t);
 	if (tt->ndim == 1) {
-		Expr *offs = ir_expr_new(p->a, EX_TUPLE, pos);
-		offs->nargs = 1;
-		offs->args = arena_alloc(p->a, sizeof *offs->args);
-		offs->args[0] = idx;
-		Expr *read = ir_expr_new(p->a, EX_OP_CALL, pos);
-		read->str = intern_cstr(p->a, "tensor.read");
-		read->nargs = 2;
-		read->args = arena_alloc(p->a, 2 * sizeof *read->args);
-		read->args[0] = t;
-		read->args[1] = offs;
-		Expr *r = sugar_lower_call(&p->sugar, read);
-		if (!r)
-			longjmp(p->fail, 1);
-		return r;
+		Expr *args[] = { t, list_expr(p, &idx, 1, pos) };
+		return registry_call(p, "tensor.read", args, 2, pos);
 	}
-	Expr *shape = ir_expr_new(p->a, EX_TUPLE, pos), *offs = ir_expr_new(p->a, EX_TUPLE, pos);
-	shape->nargs = offs->nargs = tt->ndim;
-	shape->args = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape->args);
-	offs->args = arena_alloc(p->a, (size_t)tt->ndim * sizeof *offs->args);
+	Expr **shape = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape);
+	Expr **offs = arena_alloc(p->a, (size_t)tt->ndim * sizeof *offs);
 	for (int i = 0; i < tt->ndim; i++) {
-		shape->args[i] = i ? tt->shape[i] : leaf_int(p, 1, DT_INDEX, pos);
-		offs->args[i] = i ? leaf_int(p, 0, DT_INDEX, pos) : idx;
+		shape[i] = i ? tt->shape[i] : leaf_int(p, 1, DT_INDEX, pos);
+		offs[i] = i ? leaf_int(p, 0, DT_INDEX, pos) : idx;
 	}
-	Expr *empty = ir_expr_new(p->a, EX_TUPLE, pos);
-	Expr *drop = ir_expr_new(p->a, EX_TUPLE, pos);
-	drop->nargs = 1;
-	drop->args = arena_alloc(p->a, sizeof *drop->args);
-	drop->args[0] = leaf_int(p, 0, DT_INDEX, pos);
-	Expr *call = ir_expr_new(p->a, EX_OP_CALL, pos);
-	call->str = intern_cstr(p->a, "tensor.slice");
-	call->nargs = 5;
-	call->args = arena_alloc(p->a, 5 * sizeof *call->args);
-	call->args[0] = t;
-	call->args[1] = shape;
-	call->args[2] = offs;
-	call->args[3] = empty;
-	call->args[4] = drop;
-	Expr *r = sugar_lower_call(&p->sugar, call);
-	if (!r)
-		longjmp(p->fail, 1);
-	return r;
+	Expr *zero = leaf_int(p, 0, DT_INDEX, pos);
+	Expr *args[] = {
+		t, list_expr(p, shape, tt->ndim, pos), list_expr(p, offs, tt->ndim, pos),
+		list_expr(p, NULL, 0, pos), list_expr(p, &zero, 1, pos),
+	};
+	return registry_call(p, "tensor.slice", args, 5, pos);
 }
 
 static Expr *parse_postfix(Parser *p)
