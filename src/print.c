@@ -1445,9 +1445,11 @@ static void rename_sharers(Printer *pr, Var **vs, int n);
 
 static void assign_names(Printer *pr, const FnFacts *facts)
 {
-	Var **vs = (Var **)pr->walk->vars.items + facts->vars_at;
 	int n = facts->nvars;
 	pr->epoch = facts->epoch;
+	if (n == 0)
+		return; /* and the program may have no Vars at all: items is NULL */
+	Var **vs = (Var **)pr->walk->vars.items + facts->vars_at;
 	/* another function's walk may have marked Vars it shares with this one */
 	for (int i = 0; i < n; i++) {
 		vs[i]->mark = facts->epoch;
