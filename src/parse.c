@@ -311,20 +311,28 @@ static bool ident_byte(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
 }
 
+/* Does a '.' and a name follow the name token t without a space?  Then
+ * the token after t is that '.', known from the source bytes: the parser
+ * need not lex it to decide (lexing a '.' cannot fail, so nothing is
+ * reported any later).  False says nothing: peek_at(p, 1) decides. */
+static inline bool dot_name_follows(const Parser *p, const Token *t)
+{
+	const char *q = t->src + t->nlen;
+	return p->lx.end - q >= 2 && q[0] == '.' && ident_byte((unsigned char)q[1]) &&
+	       !(q[1] >= '0' && q[1] <= '9');
+}
+
 /* dotted_after once the current token t is the prefix */
 static const char *dotted_tail(Parser *p, const Token *t)
 {
 	/* Fast path: `pl.tile.load(` is one span of the source; intern it
 	 * (through the lexer's cache of recent names) instead of lexing and
 	 * joining its names.  The lexer need not even read the `.`. */
-	const char *dot = t->src + t->nlen, *e;
-	if (dot < p->lx.end && *dot == '.') {
-		const char *d = lex_dotted(&p->lx, dot + 1, &e);
-		if (d) {
-			p->last_line = t->line;
-			lex_skip_to(&p->lx, e);
-			return d;
-		}
+	int line = t->line;
+	const char *d = lex_take_dotted(&p->lx);
+	if (d) {
+		p->last_line = line;
+		return d;
 	}
 	if (!tok_is_op(peek_at(p, 1), "."))
 		return NULL;
@@ -1873,7 +1881,10 @@ static Expr *parse_atom(Parser *p)
 		return leaf_str(p, EX_STR, v, pos);
 	}
 	case TK_NAME:
-		if (tok_is_op(peek_at(p, 1), ".") && (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
+		/* `pl.` is nearly always written together: then the '.' is not
+		 * lexed (dotted_tail skips it with the names after it) */
+		if ((dot_name_follows(p, t) || tok_is_op(peek_at(p, 1), ".")) &&
+		    (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
 			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			Token st = next(p);
@@ -2157,7 +2168,8 @@ static Expr *parse_expr(Parser *p)
 		 * would parse it; most expressions (arguments, dims, call values)
 		 * end there, and then no operator level needs to look.  A lone
 		 * name (the commonest argument) is parse_atom's plain name case. */
-		if (t->kind == TK_NAME && ends_expr(peek_at(p, 1)) && !tok_is_name(t, "None")) {
+		if (t->kind == TK_NAME && !dot_name_follows(p, t) && ends_expr(peek_at(p, 1)) &&
+		    !tok_is_name(t, "None")) {
 			p->lit = false;
 			l = parse_name_ref(p);
 			p->depth--;
