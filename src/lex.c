@@ -654,9 +654,9 @@ static const char *dotted_end(const Lexer *lx, const char *s)
 		/* no bounds checks: the last byte ('\n') ends every name, and a
 		 * '.' before it has a byte after it */
 		while (lex_class((unsigned char)*q) == LC_NAME) {
-			do
+			q++;
+			while (is_name_byte((unsigned char)*q))
 				q++;
-			while (is_name_byte((unsigned char)*q));
 			if (*q != '.')
 				goto after;
 			q++;

@@ -322,6 +322,14 @@ static inline bool dot_name_follows(const Parser *p, const Token *t)
 	       !(q[1] >= '0' && q[1] <= '9');
 }
 
+/* Is the token after the name token t a '=' (not "=="), written right
+ * after it?  Known from the bytes as in dot_name_follows. */
+static inline bool eq_follows(const Parser *p, const Token *t)
+{
+	const char *q = t->src + t->nlen;
+	return p->lx.end - q >= 2 && q[0] == '=' && q[1] != '=';
+}
+
 /* dotted_after once the current token t is the prefix */
 static const char *dotted_tail(Parser *p, const Token *t)
 {
@@ -1375,11 +1383,17 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	args_init(&kwv);
 	while (!at_op(p, ")")) {
 		const Token *t = peek(p);
-		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
+		bool eq_next = t->kind == TK_NAME && eq_follows(p, t);
+		if (eq_next || (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "="))) {
 			const char *k = t->text;
 			SrcPos kpos = pos_of(t);
-			skip(p);
-			skip(p);
+			if (eq_next) { /* `name=`: skipped without lexing the '=' */
+				p->last_line = t->line;
+				lex_skip_to(&p->lx, t->src + t->nlen + 1);
+			} else {
+				skip(p);
+				skip(p);
+			}
 			for (int i = 0; i < kwn.len; i++)
 				if (kwn.items[i] == k)
 					perr(p, kpos.line, kpos.col, "keyword argument '%s' repeated", k);
