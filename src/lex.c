@@ -862,13 +862,11 @@ static __attribute__((noinline)) void scan_slow(Lexer *lx, Token *t)
 	scan_full(lx, t);
 }
 
-/* Scan the next token into the lookahead ring. */
-static void scan_next(Lexer *lx)
+/* Scan the next token into t, its slot in the lookahead ring (nla counts
+ * it already: an error ends the lexer's use, so the token need not be
+ * complete). */
+static inline void scan_into(Lexer *lx, Token *t)
 {
-	/* its slot: usually nothing is scanned ahead, and it is the current
-	 * one */
-	Token *t = lx->nla == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
-	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
 	const char *q = lx->p;
 	if (lx->slow || q >= lx->end) {
 		scan_slow(lx, t);
@@ -1057,6 +1055,14 @@ at_eof:
 	t->kind = TK_EOF;
 }
 
+/* Scan the next token into the lookahead ring. */
+static inline void scan_next(Lexer *lx)
+{
+	Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
+	lx->nla++;
+	scan_into(lx, t);
+}
+
 static __attribute__((noinline)) void scan_upto(Lexer *lx, int k)
 {
 	while (lx->nla <= k)
@@ -1070,6 +1076,12 @@ void lex_fill(Lexer *lx, int k)
 		scan_next(lx); /* the usual case: one token more */
 	else
 		scan_upto(lx, k);
+}
+
+void lex_scan_current(Lexer *lx)
+{
+	lx->nla = 1;
+	scan_into(lx, lx->cur);
 }
 
 void lex_skip_to(Lexer *lx, const char *to)

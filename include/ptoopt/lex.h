@@ -85,11 +85,16 @@ typedef struct Lexer {
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
 void lex_release(Lexer *lx);
 void lex_fill(Lexer *lx, int k);          /* scan until k tokens of lookahead exist */
+void lex_scan_current(Lexer *lx);         /* lex_fill(lx, 0) when nothing is scanned */
 /* The current token (k = 0) or one of the next LEX_LOOKAHEAD - 1. */
 static inline const Token *lex_peek(Lexer *lx, int k)
 {
-	if (k >= lx->nla)
-		lex_fill(lx, k);
+	if (k >= lx->nla) {
+		if (k == 0) /* the commonest case, with a constant k: no checks */
+			lex_scan_current(lx);
+		else
+			lex_fill(lx, k);
+	}
 	return k == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
 }
 /* Consume the current token, which lex_peek has produced. */
