@@ -831,16 +831,20 @@ static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q, Token
 }
 
 /* The handler of each byte class: a table, not a switch, so the dispatch
- * is one indirect jump without the switch's range check. */
-static void (*const scan_by_class[])(Lexer *lx, const char *q, Token *t) = {
-	[LC_OTHER] = other_fast, [LC_NAME] = name_fast, [LC_DIGIT] = number_fast,
-	[LC_OP] = op_fast, [LC_OP1] = op1_fast, [LC_OPEN] = open_fast, [LC_CLOSE] = close_fast,
+ * is one indirect jump without the switch's range check.  Indexed by the
+ * class as lex_classes spells it, the digit '0' + class: no subtraction. */
+#define CLASS_DIGIT(c) ('0' + (c))
+static void (*const scan_by_class[CLASS_DIGIT(LC_CLOSE) + 1])(Lexer *lx, const char *q, Token *t) = {
+	[CLASS_DIGIT(LC_OTHER)] = other_fast, [CLASS_DIGIT(LC_NAME)] = name_fast,
+	[CLASS_DIGIT(LC_DIGIT)] = number_fast, [CLASS_DIGIT(LC_OP)] = op_fast,
+	[CLASS_DIGIT(LC_OP1)] = op1_fast, [CLASS_DIGIT(LC_OPEN)] = open_fast,
+	[CLASS_DIGIT(LC_CLOSE)] = close_fast,
 };
 
 /* The token starting at q (not a space), in the middle of a line, into t. */
 static inline void scan_at(Lexer *lx, const char *q, Token *t)
 {
-	scan_by_class[lex_class((unsigned char)*q)](lx, q, t);
+	scan_by_class[(unsigned char)lex_classes[(unsigned char)*q]](lx, q, t);
 }
 
 /* lx->slow: at the start of a line indented by spaces as deep as the one
