@@ -1082,6 +1082,19 @@ void lex_fill(Lexer *lx, int k)
 		scan_upto(lx, k);
 }
 
+bool lex_take_open_paren(Lexer *lx)
+{
+	/* !slow: in the middle of a line, the input guarded: what scan_into
+	 * would do with p at '(' is open_fast's bracket count */
+	const char *q = lx->p;
+	if (lx->nla || lx->slow || q >= lx->end || *q != '(')
+		return false;
+	if (++lx->depth > LEX_MAX_DEPTH)
+		too_deep(lx, lx->line, col_of(lx, q));
+	lx->p = q + 1;
+	return true;
+}
+
 void lex_scan_current(Lexer *lx)
 {
 	lx->nla = 1;

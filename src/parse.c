@@ -1665,7 +1665,9 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	 * name, and prefix is no literal that the name test could fold */
 	const char *d = dotted_tail(p, t0);
 	bool pld = prefix[2] == 'd';
-	if (!at_op(p, "(")) {
+	/* the '(' of a call, right after the name: taken without lexing it */
+	bool call = lex_take_open_paren(&p->lx);
+	if (!call && !at_op(p, "(")) {
 		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ...
 		 * The shared node depends only on the spelling (d is interned),
 		 * and so does check_enum_symbol: one lookup for a repeated one. */
@@ -1685,8 +1687,9 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 			pmap_put(&p->symbols, d, sym);
 		return sym;
 	}
+	if (!call)
+		skip(p); /* ( */
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
-		skip(p);
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
 		expect_op(p, ",");
@@ -1709,7 +1712,6 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return share(p, &c);
 	}
 	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
-		skip(p);
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
@@ -1718,7 +1720,6 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
-		skip(p);
 		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
 		e->spmd = d[0] == 's' && d[1] == 'p';
 		const Token *s = peek(p);
@@ -1741,7 +1742,6 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
-	skip(p); /* ( */
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);

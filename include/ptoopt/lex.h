@@ -138,6 +138,10 @@ void lex_comments_gc(Lexer *lx);
  * interned spelling without the first '.' ("tile.load" after `pl`); else
  * NULL, nothing consumed (unsure: spaces, line ends, comments, `.5`, ...). */
 const char *lex_take_dotted(Lexer *lx);
+/* When nothing is scanned ahead and a '(' is the next byte in the middle
+ * of a line (right after the last token): consume it as lexing it would
+ * (its bracket counted) and return true; else false, nothing consumed. */
+bool lex_take_open_paren(Lexer *lx);
 
 /* The operator s[0..n) (1 <= n <= 3) as a number: its bytes, the second
  * one marked when a third follows (every three-byte operator is unique by
