@@ -38,6 +38,21 @@ static const char name_bytes[257] =
 	"01111111111111111111111111100000"
 	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
 static inline bool is_name_byte(unsigned char c) { return name_bytes[c] == '1'; }
+/* The bytes a comment holds without a check (ASCII but NUL and the line
+ * ends '\n', '\r') as 1. */
+static const char comment_bytes[257] =
+	"0111111111011011" "1111111111111111"
+	"11111111111111111111111111111111"
+	"11111111111111111111111111111111"
+	"11111111111111111111111111111111"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline bool is_comment_byte(unsigned char c) { return comment_bytes[c] == '1'; }
+/* The bytes after an operator's first byte that may make it longer
+ * (= > < * / .) or make a '.' start a number (digits) as 1 (op_fast). */
+static const char op_second_bytes[257] =
+	LC_ROW0
+	"00000000001000111111111111001110"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
 
 void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
 {
@@ -144,12 +159,17 @@ static void read_comment(Lexer *lx)
 	const char *start = lx->p;
 	int col = col_of(lx, start);
 	const char *q = start + 1;
-	while (q < lx->end && *q != '\n' && *q != '\r') {
-		unsigned char c = (unsigned char)*q;
-		if (c != 0 && c < 0x80) { /* ASCII: nothing to check */
-			q++;
-			continue;
-		}
+	for (;;) {
+		/* ASCII: nothing to check (no bounds check either when the input
+		 * ends with '\n', which ends this loop) */
+		if (lx->guarded)
+			while (is_comment_byte((unsigned char)*q))
+				q++;
+		else
+			while (q < lx->end && is_comment_byte((unsigned char)*q))
+				q++;
+		if (q >= lx->end || *q == '\n' || *q == '\r')
+			break;
 		check_text(lx, q);
 		q += utf8_len((const unsigned char *)q, (const unsigned char *)lx->end);
 	}
@@ -240,11 +260,32 @@ static const char *op_text(const char *s, size_t n)
 	return "?";
 }
 
+/* Printable ASCII other than '\\': a byte that a string body holds as it
+ * is written (read_string's common case). */
+static inline bool plain_string_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7F && c != '\\';
+}
+
 static void read_string(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
 	char quote = *q;
 	bool triple = lx->end - q >= 3 && q[1] == quote && q[2] == quote;
+	if (!triple) {
+		/* nearly every string ('round', "BATCH_DYN") is printable ASCII
+		 * without escapes: its value is its text, copied once */
+		const char *r = q + 1;
+		while (r < lx->end && *r != quote && plain_string_byte((unsigned char)*r))
+			r++;
+		if (r < lx->end && *r == quote) {
+			t->kind = TK_STRING;
+			t->slen = (size_t)(r - (q + 1));
+			t->text = arena_strndup(lx->arena, q + 1, t->slen);
+			lx->p = r + 1;
+			return;
+		}
+	}
 	q += triple ? 3 : 1;
 	char *out = NULL;
 	size_t n = 0, outcap = 64;
@@ -318,13 +359,16 @@ static void read_string(Lexer *lx, Token *t)
  * is 10^k for k <= 22, so m * 10^k or m / 10^k is one correctly rounded
  * operation: strtod's value.  False (use strtod) for anything else, and
  * where doubles are evaluated in a wider format. */
+#if FLT_EVAL_METHOD == 0
+static const double pow10[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+#endif
+
 static bool decimal_exact(const char *s, double *out)
 {
 #if FLT_EVAL_METHOD == 0
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	uint64_t m = 0;
 	int digits = 0, exp10 = 0;
 	bool dot = false;
@@ -370,6 +414,33 @@ static bool decimal_exact(const char *s, double *out)
 #endif
 }
 
+/* The commonest float literal, `digits.digits` (1.0, 0.125) with at most
+ * 15 digits in all, read in one pass: q is its start, dot its '.', m the
+ * value of the digits before it.  The digits as one integer are an exact
+ * double, and so is 10^k for the k digits after the point, so their
+ * quotient is decimal_exact's value (strtod's).  False when the literal
+ * is anything else (longer, an exponent, '_', ...): read_number's general
+ * path takes it. */
+static bool plain_decimal(Lexer *lx, const char *q, const char *dot, uint64_t m, Token *t)
+{
+#if FLT_EVAL_METHOD == 0
+	const char *r = dot + 1;
+	if (dot - q > 15)
+		return false;
+	while (r < lx->end && is_digit((unsigned char)*r) && r - q <= 15)
+		m = m * 10 + (uint64_t)(*r++ - '0');
+	if (r == dot + 1 || (r < lx->end && (is_ident((unsigned char)*r) || *r == '_' || *r == '.')))
+		return false; /* no digit after the point, or more follows */
+	t->kind = TK_FLOAT;
+	t->fval = (double)m / pow10[r - dot - 1];
+	lx->p = r;
+	return true;
+#else
+	(void)lx, (void)q, (void)dot, (void)m, (void)t;
+	return false;
+#endif
+}
+
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
@@ -386,6 +457,8 @@ static void read_number(Lexer *lx, Token *t)
 			lx->p = r;
 			return;
 		}
+		if (*r == '.' && plain_decimal(lx, q, r, v, t))
+			return;
 	}
 	char buf[128];
 	size_t n = 0;
@@ -456,13 +529,29 @@ static void read_number(Lexer *lx, Token *t)
 }
 
 
+/* The index of the first nonzero byte of x != 0 as loaded from memory. */
+static inline size_t first_nonzero_byte(uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (size_t)__builtin_clzll(x) / 8;
+#else
+	return (size_t)__builtin_ctzll(x) / 8;
+#endif
+}
+
 /* The first byte from q on that is not a space (at most end): the
- * indentation at a line start is compared eight bytes at a time. */
+ * indentation at a line start is read eight bytes at a time, the word
+ * that holds its end included. */
 static inline const char *skip_spaces(const char *q, const char *end)
 {
 	uint64_t w;
-	while (end - q >= 8 && (memcpy(&w, q, 8), w == 0x2020202020202020ull))
+	while (end - q >= 8) {
+		memcpy(&w, q, 8);
+		uint64_t x = w ^ 0x2020202020202020ull; /* nonzero bytes: no space */
+		if (x)
+			return q + first_nonzero_byte(x);
 		q += 8;
+	}
 	while (q < end && *q == ' ')
 		q++;
 	return q;
@@ -478,11 +567,17 @@ static void tab_error(Lexer *lx, const char *q)
 
 /* Bracket depth: inside brackets newlines are not tokens; the limit keeps
  * the parser's recursion bounded. */
+#define LEX_MAX_DEPTH 1000
+static __attribute__((noreturn)) void too_deep(Lexer *lx, int line, int col)
+{
+	lex_error(lx, line, col, "brackets nested too deeply (limit %d)", LEX_MAX_DEPTH);
+}
+
 static inline void track_bracket(Lexer *lx, int line, int col, char c)
 {
 	if (c == '(' || c == '[' || c == '{') {
-		if (++lx->depth > 1000)
-			lex_error(lx, line, col, "brackets nested too deeply (limit 1000)");
+		if (++lx->depth > LEX_MAX_DEPTH)
+			too_deep(lx, line, col);
 	} else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0) {
 		lx->depth--;
 	}
@@ -559,9 +654,9 @@ static const char *dotted_end(const Lexer *lx, const char *s)
 		/* no bounds checks: the last byte ('\n') ends every name, and a
 		 * '.' before it has a byte after it */
 		while (lex_class((unsigned char)*q) == LC_NAME) {
-			do
+			q++;
+			while (is_name_byte((unsigned char)*q))
 				q++;
-			while (is_name_byte((unsigned char)*q));
 			if (*q != '.')
 				goto after;
 			q++;
@@ -587,13 +682,26 @@ after:;
 	return q;
 }
 
-const char *lex_dotted(Lexer *lx, const char *s, const char **end)
+const char *lex_take_dotted(Lexer *lx)
 {
+	const Token *t = lx->cur;
+	const char *s = t->src + t->nlen; /* the '.' */
+	if (s >= lx->end || *s != '.')
+		return NULL;
+	s++;
 	const char *q = dotted_end(lx, s);
 	if (!q || q - s >= LEX_MAX_DOTTED)
 		return NULL;
-	*end = q;
-	return lex_intern(lx, s, (size_t)(q - s));
+	const char *d = lex_intern(lx, s, (size_t)(q - s));
+	/* usually the name is all that was scanned: nothing to drop but it,
+	 * no bracket to count (lex_skip_to's general case) */
+	if (lx->nla == 1) {
+		lex_drop(lx);
+		lx->p = q;
+	} else {
+		lex_skip_to(lx, q);
+	}
+	return d;
 }
 
 static void scan(Lexer *lx, Token *t);
@@ -673,7 +781,8 @@ static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q, Token *
 
 static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q, Token *t)
 {
-	track_bracket(lx, lx->line, col_of(lx, q), *q);
+	if (++lx->depth > LEX_MAX_DEPTH)
+		too_deep(lx, lx->line, col_of(lx, q));
 	op1_fast(lx, q, t);
 }
 
@@ -687,15 +796,16 @@ static __attribute__((noinline)) void close_fast(Lexer *lx, const char *q, Token
 /* an operator that may be longer than one byte (none is a bracket) */
 static __attribute__((noinline)) void op_fast(Lexer *lx, const char *q, Token *t)
 {
-	if (*q == '.' && is_digit((unsigned char)q[1])) { /* ".5" is a number */
-		scan_full(lx, t);
+	/* mostly a one-byte operator: only a few bytes after it extend it or
+	 * make it a number (q[1] is readable: the input's last byte is the
+	 * '\n' ending this line) */
+	unsigned char d = (unsigned char)q[1];
+	if (op_second_bytes[d] == '0') {
+		op1_fast(lx, q, t);
 		return;
 	}
-	/* mostly a one-byte operator: only these bytes extend one (q[1] is
-	 * readable: the input's last byte is the '\n' ending this line) */
-	unsigned char d = (unsigned char)q[1];
-	if (d != '=' && d != '>' && d != '*' && d != '/' && d != '<' && d != '.') {
-		op1_fast(lx, q, t);
+	if (*q == '.' && is_digit(d)) { /* ".5" is a number */
+		scan_full(lx, t);
 		return;
 	}
 	size_t n = op_len(q, (size_t)(lx->end - q)); /* >= 1: '!' is not LC_OP */
@@ -721,16 +831,20 @@ static __attribute__((noinline)) void other_fast(Lexer *lx, const char *q, Token
 }
 
 /* The handler of each byte class: a table, not a switch, so the dispatch
- * is one indirect jump without the switch's range check. */
-static void (*const scan_by_class[])(Lexer *lx, const char *q, Token *t) = {
-	[LC_OTHER] = other_fast, [LC_NAME] = name_fast, [LC_DIGIT] = number_fast,
-	[LC_OP] = op_fast, [LC_OP1] = op1_fast, [LC_OPEN] = open_fast, [LC_CLOSE] = close_fast,
+ * is one indirect jump without the switch's range check.  Indexed by the
+ * class as lex_classes spells it, the digit '0' + class: no subtraction. */
+#define CLASS_DIGIT(c) ('0' + (c))
+static void (*const scan_by_class[CLASS_DIGIT(LC_CLOSE) + 1])(Lexer *lx, const char *q, Token *t) = {
+	[CLASS_DIGIT(LC_OTHER)] = other_fast, [CLASS_DIGIT(LC_NAME)] = name_fast,
+	[CLASS_DIGIT(LC_DIGIT)] = number_fast, [CLASS_DIGIT(LC_OP)] = op_fast,
+	[CLASS_DIGIT(LC_OP1)] = op1_fast, [CLASS_DIGIT(LC_OPEN)] = open_fast,
+	[CLASS_DIGIT(LC_CLOSE)] = close_fast,
 };
 
 /* The token starting at q (not a space), in the middle of a line, into t. */
 static inline void scan_at(Lexer *lx, const char *q, Token *t)
 {
-	scan_by_class[lex_class((unsigned char)*q)](lx, q, t);
+	scan_by_class[(unsigned char)lex_classes[(unsigned char)*q]](lx, q, t);
 }
 
 /* lx->slow: at the start of a line indented by spaces as deep as the one
@@ -752,13 +866,11 @@ static __attribute__((noinline)) void scan_slow(Lexer *lx, Token *t)
 	scan_full(lx, t);
 }
 
-/* Scan the next token into the lookahead ring. */
-static void scan_next(Lexer *lx)
+/* Scan the next token into t, its slot in the lookahead ring (nla counts
+ * it already: an error ends the lexer's use, so the token need not be
+ * complete). */
+static inline void scan_into(Lexer *lx, Token *t)
 {
-	/* its slot: usually nothing is scanned ahead, and it is the current
-	 * one */
-	Token *t = lx->nla == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
-	lx->nla++; /* an error ends the lexer's use: the token need not be complete */
 	const char *q = lx->p;
 	if (lx->slow || q >= lx->end) {
 		scan_slow(lx, t);
@@ -889,6 +1001,11 @@ static __attribute__((noinline)) void scan(Lexer *lx, Token *t)
 		t->col = col_of(lx, q);
 		t->src = q;
 		if (is_ident_start((unsigned char)c) || c == '_') {
+			if (lx->guarded) { /* the first name after a comment line, an
+					    * INDENT, ...: the common token's way */
+				name_fast(lx, q, t);
+				return;
+			}
 			const char *s = q;
 			while (q < lx->end && (is_ident((unsigned char)*q) || *q == '_'))
 				q++;
@@ -942,6 +1059,14 @@ at_eof:
 	t->kind = TK_EOF;
 }
 
+/* Scan the next token into the lookahead ring. */
+static inline void scan_next(Lexer *lx)
+{
+	Token *t = &lx->la[(unsigned)(lx->la_head + lx->nla) & (LEX_LOOKAHEAD - 1)];
+	lx->nla++;
+	scan_into(lx, t);
+}
+
 static __attribute__((noinline)) void scan_upto(Lexer *lx, int k)
 {
 	while (lx->nla <= k)
@@ -955,6 +1080,25 @@ void lex_fill(Lexer *lx, int k)
 		scan_next(lx); /* the usual case: one token more */
 	else
 		scan_upto(lx, k);
+}
+
+bool lex_take_open_paren(Lexer *lx)
+{
+	/* !slow: in the middle of a line, the input guarded: what scan_into
+	 * would do with p at '(' is open_fast's bracket count */
+	const char *q = lx->p;
+	if (lx->nla || lx->slow || q >= lx->end || *q != '(')
+		return false;
+	if (++lx->depth > LEX_MAX_DEPTH)
+		too_deep(lx, lx->line, col_of(lx, q));
+	lx->p = q + 1;
+	return true;
+}
+
+void lex_scan_current(Lexer *lx)
+{
+	lx->nla = 1;
+	scan_into(lx, lx->cur);
 }
 
 void lex_skip_to(Lexer *lx, const char *to)

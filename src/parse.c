@@ -311,20 +311,36 @@ static bool ident_byte(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
 }
 
+/* Does a '.' and a name follow the name token t without a space?  Then
+ * the token after t is that '.', known from the source bytes: the parser
+ * need not lex it to decide (lexing a '.' cannot fail, so nothing is
+ * reported any later).  False says nothing: peek_at(p, 1) decides. */
+static inline bool dot_name_follows(const Parser *p, const Token *t)
+{
+	const char *q = t->src + t->nlen;
+	return p->lx.end - q >= 2 && q[0] == '.' && ident_byte((unsigned char)q[1]) &&
+	       !(q[1] >= '0' && q[1] <= '9');
+}
+
+/* Is the token after the name token t a '=' (not "=="), written right
+ * after it?  Known from the bytes as in dot_name_follows. */
+static inline bool eq_follows(const Parser *p, const Token *t)
+{
+	const char *q = t->src + t->nlen;
+	return p->lx.end - q >= 2 && q[0] == '=' && q[1] != '=';
+}
+
 /* dotted_after once the current token t is the prefix */
 static const char *dotted_tail(Parser *p, const Token *t)
 {
 	/* Fast path: `pl.tile.load(` is one span of the source; intern it
 	 * (through the lexer's cache of recent names) instead of lexing and
 	 * joining its names.  The lexer need not even read the `.`. */
-	const char *dot = t->src + t->nlen, *e;
-	if (dot < p->lx.end && *dot == '.') {
-		const char *d = lex_dotted(&p->lx, dot + 1, &e);
-		if (d) {
-			p->last_line = t->line;
-			lex_skip_to(&p->lx, e);
-			return d;
-		}
+	int line = t->line;
+	const char *d = lex_take_dotted(&p->lx);
+	if (d) {
+		p->last_line = line;
+		return d;
 	}
 	if (!tok_is_op(peek_at(p, 1), "."))
 		return NULL;
@@ -1367,11 +1383,17 @@ static Expr *parse_call_tail(Parser *p, Expr *e)
 	args_init(&kwv);
 	while (!at_op(p, ")")) {
 		const Token *t = peek(p);
-		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
+		bool eq_next = t->kind == TK_NAME && eq_follows(p, t);
+		if (eq_next || (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "="))) {
 			const char *k = t->text;
 			SrcPos kpos = pos_of(t);
-			skip(p);
-			skip(p);
+			if (eq_next) { /* `name=`: skipped without lexing the '=' */
+				p->last_line = t->line;
+				lex_skip_to(&p->lx, t->src + t->nlen + 1);
+			} else {
+				skip(p);
+				skip(p);
+			}
 			for (int i = 0; i < kwn.len; i++)
 				if (kwn.items[i] == k)
 					perr(p, kpos.line, kpos.col, "keyword argument '%s' repeated", k);
@@ -1643,7 +1665,9 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	 * name, and prefix is no literal that the name test could fold */
 	const char *d = dotted_tail(p, t0);
 	bool pld = prefix[2] == 'd';
-	if (!at_op(p, "(")) {
+	/* the '(' of a call, right after the name: taken without lexing it */
+	bool call = lex_take_open_paren(&p->lx);
+	if (!call && !at_op(p, "(")) {
 		/* an enum / dtype symbol: pl.FP32, pl.Mem.Vec, pl.adir.input, ...
 		 * The shared node depends only on the spelling (d is interned),
 		 * and so does check_enum_symbol: one lookup for a repeated one. */
@@ -1663,8 +1687,9 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 			pmap_put(&p->symbols, d, sym);
 		return sym;
 	}
+	if (!call)
+		skip(p); /* ( */
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
-		skip(p);
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
 		expect_op(p, ",");
@@ -1687,7 +1712,6 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return share(p, &c);
 	}
 	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
-		skip(p);
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
@@ -1696,7 +1720,6 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
-		skip(p);
 		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
 		e->spmd = d[0] == 's' && d[1] == 'p';
 		const Token *s = peek(p);
@@ -1719,7 +1742,6 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
-	skip(p); /* ( */
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);
@@ -1873,7 +1895,10 @@ static Expr *parse_atom(Parser *p)
 		return leaf_str(p, EX_STR, v, pos);
 	}
 	case TK_NAME:
-		if (tok_is_op(peek_at(p, 1), ".") && (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
+		/* `pl.` is nearly always written together: then the '.' is not
+		 * lexed (dotted_tail skips it with the names after it) */
+		if ((dot_name_follows(p, t) || tok_is_op(peek_at(p, 1), ".")) &&
+		    (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
 			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			Token st = next(p);
@@ -2157,7 +2182,8 @@ static Expr *parse_expr(Parser *p)
 		 * would parse it; most expressions (arguments, dims, call values)
 		 * end there, and then no operator level needs to look.  A lone
 		 * name (the commonest argument) is parse_atom's plain name case. */
-		if (t->kind == TK_NAME && ends_expr(peek_at(p, 1)) && !tok_is_name(t, "None")) {
+		if (t->kind == TK_NAME && !dot_name_follows(p, t) && ends_expr(peek_at(p, 1)) &&
+		    !tok_is_name(t, "None")) {
 			p->lit = false;
 			l = parse_name_ref(p);
 			p->depth--;

@@ -52,7 +52,7 @@ typedef struct Comment {
 #define LEX_LOOKAHEAD 8 /* a power of two */
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
 #define LEX_NAME_CACHE 2048 /* a power of two */
-#define LEX_MAX_DOTTED 200 /* the longest dotted name lex_dotted takes whole */
+#define LEX_MAX_DOTTED 200 /* the longest dotted name lex_take_dotted takes whole */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -85,11 +85,16 @@ typedef struct Lexer {
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
 void lex_release(Lexer *lx);
 void lex_fill(Lexer *lx, int k);          /* scan until k tokens of lookahead exist */
+void lex_scan_current(Lexer *lx);         /* lex_fill(lx, 0) when nothing is scanned */
 /* The current token (k = 0) or one of the next LEX_LOOKAHEAD - 1. */
 static inline const Token *lex_peek(Lexer *lx, int k)
 {
-	if (k >= lx->nla)
-		lex_fill(lx, k);
+	if (k >= lx->nla) {
+		if (k == 0) /* the commonest case, with a constant k: no checks */
+			lex_scan_current(lx);
+		else
+			lex_fill(lx, k);
+	}
 	return k == 0 ? lx->cur : &lx->la[(unsigned)(lx->la_head + k) & (LEX_LOOKAHEAD - 1)];
 }
 /* Consume the current token, which lex_peek has produced. */
@@ -126,12 +131,17 @@ void lex_error(Lexer *lx, int line, int col, const char *fmt, ...)
  * advances the head past the taken prefix. */
 void lex_comments_gc(Lexer *lx);
 
-/* `NAME(.NAME)*` written without spaces at s (in the source, after a
- * name and '.'), when the lexer would read exactly those tokens and the
- * next token starts right after (not a `.`), under LEX_MAX_DOTTED bytes:
- * its interned spelling, *end set to the byte after it; else NULL (unsure:
- * spaces, line ends, comments, `.5`, ...). */
-const char *lex_dotted(Lexer *lx, const char *s, const char **end);
+/* The current token is a name (lex_peek has produced it).  When `.NAME`
+ * `(.NAME)*` follows it without spaces, the lexer would read exactly those
+ * tokens, the next token starts right after them (not a `.`) and they take
+ * under LEX_MAX_DOTTED bytes: consume the name and them, and return their
+ * interned spelling without the first '.' ("tile.load" after `pl`); else
+ * NULL, nothing consumed (unsure: spaces, line ends, comments, `.5`, ...). */
+const char *lex_take_dotted(Lexer *lx);
+/* When nothing is scanned ahead and a '(' is the next byte in the middle
+ * of a line (right after the last token): consume it as lexing it would
+ * (its bracket counted) and return true; else false, nothing consumed. */
+bool lex_take_open_paren(Lexer *lx);
 
 /* The operator s[0..n) (1 <= n <= 3) as a number: its bytes, the second
  * one marked when a third follows (every three-byte operator is unique by
