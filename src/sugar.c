@@ -161,17 +161,23 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 	return inf;
 }
 
-static OpInfo *op_info(SugarCtx *c, const char *name)
+/* The OpInfo of a spelling not among the recent ones. */
+static __attribute__((noinline)) OpInfo *op_info_miss(SugarCtx *c, const char *name, size_t j)
 {
-	size_t j = ((uintptr_t)name >> 3) & (sizeof c->recent / sizeof c->recent[0] - 1);
-	if (c->recent[j].name == name)
-		return c->recent[j].info;
 	OpInfo *inf = pmap_get(&c->infos, name);
 	if (!inf)
 		inf = op_info_new(c, name);
 	c->recent[j].name = name;
 	c->recent[j].info = inf;
 	return inf;
+}
+
+static inline OpInfo *op_info(SugarCtx *c, const char *name)
+{
+	size_t j = ((uintptr_t)name >> 3) & (sizeof c->recent / sizeof c->recent[0] - 1);
+	if (c->recent[j].name == name)
+		return c->recent[j].info;
+	return op_info_miss(c, name, j);
 }
 
 const OpDef *sugar_op(SugarCtx *c, const char *name)
@@ -328,7 +334,7 @@ static bool equals_const(const Expr *e, const OpsConst *k, Expr **slots)
 	}
 }
 
-static int elem_dtype(Expr *e)
+static inline int elem_dtype(Expr *e)
 {
 	Type *t = e ? ir_expr_type(e) : NULL;
 	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR &&
@@ -389,14 +395,8 @@ static Type *copy_type(SugarCtx *c, const Type *t)
 	return n;
 }
 
-/* t as the result of a computation: a tensor loses its view and memref
- * (the op writes a new dense tensor); a tile lands in Vec unless placed. */
-static Type *fresh(SugarCtx *c, const Type *t)
+static __attribute__((noinline)) Type *fresh_copy(SugarCtx *c, const Type *t)
 {
-	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
-		return (Type *)t;
-	if (t->kind == TY_TENSOR ? !t->view && !t->memref : t->mem != MS_NONE)
-		return (Type *)t;
 	Type *n = copy_type(c, t);
 	if (n->kind == TY_TENSOR)
 		n->view = NULL, n->memref = NULL;
@@ -405,18 +405,35 @@ static Type *fresh(SugarCtx *c, const Type *t)
 	return n;
 }
 
+/* t as the result of a computation: a tensor loses its view and memref
+ * (the op writes a new dense tensor); a tile lands in Vec unless placed.
+ * (Inline: mostly t is that already.) */
+static inline Type *fresh(SugarCtx *c, const Type *t)
+{
+	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
+		return (Type *)t;
+	if (t->kind == TY_TENSOR ? !t->view && !t->memref : t->mem != MS_NONE)
+		return (Type *)t;
+	return fresh_copy(c, t);
+}
+
 /* t with element dtype dt and dims shape[0..ndim): t itself when nothing
  * differs (types are immutable, so like-arg above, a result equal to an
  * operand's type shares it), else a copy. */
-static Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
+static __attribute__((noinline)) Type *reshaped_copy(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
 {
-	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
-		return (Type *)t;
 	Type *n = copy_type(c, t);
 	n->dtype = dt;
 	n->shape = shape;
 	n->ndim = ndim;
 	return n;
+}
+
+static inline Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
+{
+	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
+		return (Type *)t;
+	return reshaped_copy(c, t, dt, shape, ndim);
 }
 
 static bool same_dims(const Expr *a, Expr **dims, int n)
