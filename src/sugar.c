@@ -1001,15 +1001,20 @@ fail:
 static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan, Expr *call)
 {
 	int np = inf->op->nparams, n = inf->n;
+	/* a bound slot holds its (non-NULL) value, an unbound one NULL; when
+	 * every slot is bound by position (most ops, written canonically), the
+	 * parsed array is the slot array */
+	bool in_place = n > 0 && call->nargs == n;
 	Expr *slotbuf[16];
-	Expr **slots = n <= 16 ? slotbuf : arena_alloc(c->a, (size_t)n * sizeof *slots);
-	/* a bound slot holds its (non-NULL) value, an unbound one NULL */
-	for (int i = 0; i < call->nargs; i++)
-		slots[i] = call->args[i];
-	for (int k = 0; k < call->nkw; k++)
-		slots[plan->kwslot[k]] = call->kw[k].value;
-	for (int u = 0; u < plan->nunbound; u++)
-		slots[plan->unbound[u]] = NULL;
+	Expr **slots = in_place ? call->args : n <= 16 ? slotbuf : arena_alloc(c->a, (size_t)n * sizeof *slots);
+	if (!in_place) {
+		for (int i = 0; i < call->nargs; i++)
+			slots[i] = call->args[i];
+		for (int k = 0; k < call->nkw; k++)
+			slots[plan->kwslot[k]] = call->kw[k].value;
+		for (int u = 0; u < plan->nunbound; u++)
+			slots[plan->unbound[u]] = NULL;
+	}
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
@@ -1038,7 +1043,7 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	/* canonical text already has every argument: refill the parsed arrays
 	 * (slots holds the values) instead of allocating new ones */
 	Expr **args = last < call->nargs ? call->args : arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
-	for (int i = 0; i <= last; i++) {
+	for (int i = 0; i <= last && args != slots; i++) {
 		if (!slots[i])
 			slots[i] = empty_list(c, call->pos); /* filler before a later argument */
 		args[i] = slots[i];
