@@ -38,7 +38,7 @@ enum { SLOT_DEFAULT = 1, SLOT_WORK = 2 };
  * of its op, so it is worked out once per way of calling (call_plan) and a
  * call only does the work its values need. */
 typedef struct PlanStep {
-	short slot, kind;        /* STEP_* */
+	int slot, kind;          /* STEP_* */
 } PlanStep;
 enum {
 	STEP_CHECK,              /* a bound value: map, coerce and check it */
@@ -903,7 +903,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 				step = STEP_MISSING;
 		}
 		if (step >= 0 && !missing)
-			pl->step[pl->nsteps++] = (PlanStep){ (short)i, (short)step };
+			pl->step[pl->nsteps++] = (PlanStep){ i, step };
 		missing |= step == STEP_MISSING; /* the call stops there */
 		/* whether the slot has a value once defaults are filled in (a
 		 * default naming an earlier parameter has that one's) */
