@@ -18,18 +18,6 @@
 
 /* ------------------------------------------------------------ per-op facts */
 
-/* What a call of one spelling needs that does not depend on its arguments,
- * worked out on the first such call of the program instead of on every one:
- * the registry entries, the parameter names interned in the program's arena
- * (keyword arguments are names the lexer interned there, so binding them
- * compares pointers, and the lowered call's keywords need no interning) and
- * the message prefix.  Allocated with malloc, not in the arena: the parser
- * rolls the arena back over a duplicate annotation, which may hold a call. */
-/* Facts about one slot (a parameter or kwarg) of an op, for the binding
- * loop: whether an unbound one takes a default, and whether a bound value
- * needs any work (a value map, literal coercion or a kind check). */
-enum { SLOT_DEFAULT = 1, SLOT_WORK = 2 };
-
 /* How the calls of an op written one way bind to its slots: where each
  * value comes from, which slots need work (in slot order: a default may
  * name an earlier slot's final value), and which print whatever the
@@ -84,7 +72,6 @@ typedef struct OpInfo {
 	const OpsParam **param;
 	const char **pname;      /* their names and ... */
 	const char ***alias;     /* ... aliases, program-interned */
-	unsigned char *flags;    /* SLOT_* */
 	int clamp;               /* slot of the kwarg `clamp`, -1 */
 	CallPlan *plans;         /* the ways this op was called so far */
 	int nplans;
@@ -124,11 +111,10 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 	int ncases = s ? s->ncases : 0, np = op ? op->nparams : 0, n = op ? np + op->nkwargs : 0, nalias = 0;
 	for (int i = 0; i < n; i++)
 		nalias += (i < np ? &op->params[i] : &op->kwargs[i - np])->nalias;
-	/* one block: the struct, arrays of pointers, then the flags */
+	/* one block: the struct, then arrays of pointers */
 	size_t words = (size_t)ncases + 3 * (size_t)n + (size_t)nalias;
-	size_t size = sizeof *inf + words * sizeof(void *) + (size_t)n;
-	inf = xmalloc(size);
-	memset(inf, 0, size);
+	inf = xmalloc(sizeof *inf + words * sizeof(void *));
+	memset(inf, 0, sizeof *inf + words * sizeof(void *));
 	void **w = (void **)(inf + 1);
 	inf->name = name;
 	inf->sugar = s;
@@ -141,7 +127,6 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 	inf->pname = (const char **)(w + n);
 	inf->alias = (const char ***)(w + 2 * n);
 	const char **al = (const char **)(w + 3 * n);
-	inf->flags = (unsigned char *)(w + 3 * n + nalias);
 	inf->clamp = -1;
 	for (int i = 0; i < n; i++) {
 		const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
@@ -152,10 +137,6 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 			*al++ = intern_cstr(c->a, p->alias[a]);
 		if (i >= np && !strcmp(p->name, "clamp"))
 			inf->clamp = i;
-		if (p->def.kind != OC_NONE)
-			inf->flags[i] |= SLOT_DEFAULT;
-		if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || (i < np && p->kind != OPK_ANY))
-			inf->flags[i] |= SLOT_WORK;
 	}
 	pmap_put(&c->infos, name, inf);
 	return inf;
@@ -893,8 +874,12 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		const OpsParam *p = inf->param[i];
 		int step = -1;
 		if (given[i]) {
-			if (inf->flags[i] & SLOT_WORK)
-				step = p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 ? STEP_CHECK : STEP_KIND;
+			/* a bound value needs work for a value map, literal
+			 * coercion or a kind check (positional parameters only) */
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0)
+				step = STEP_CHECK;
+			else if (i < np && p->kind != OPK_ANY)
+				step = STEP_KIND;
 		} else {
 			pl->unbound[pl->nunbound++] = i;
 			if (p->def.kind != OC_NONE)
