@@ -24,6 +24,7 @@ typedef struct Loader {
 	yaml_document_t doc;
 	jmp_buf fail;
 	const char *file;
+	int line_shift;    /* added to libyaml's lines: a built-in entry parsed alone */
 } Loader;
 
 static void lerr(Loader *L, yaml_node_t *n, const char *fmt, ...)
@@ -35,7 +36,7 @@ static void lerr(Loader *L, yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	diag_error(L->d, n ? (int)n->start_mark.line + 1 : 0, n ? (int)n->start_mark.column + 1 : 0, "%s", buf);
+	diag_error(L->d, n ? (int)n->start_mark.line + 1 + L->line_shift : 0, n ? (int)n->start_mark.column + 1 : 0, "%s", buf);
 	longjmp(L->fail, 1);
 }
 
@@ -452,7 +453,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 	if (!strchr(op->name, '.'))
 		lerr(L, v, "field 'op': '%s' is not a canonical name (NAMESPACE.NAME, e.g. tensor.adds)", op->name);
 	op->file = L->file;
-	op->line = (int)n->start_mark.line + 1;
+	op->line = (int)n->start_mark.line + 1 + L->line_shift;
 	op->col = (int)n->start_mark.column + 1;
 	if ((v = get(L, n, "params")))
 		op->params = load_params(L, v, "params", &op->nparams);
@@ -523,14 +524,15 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 	pmap_put(&L->r->sugar, s->name, s);
 }
 
-bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len, Diag *d)
+/* ops_load_text for text that starts line_shift lines into the file. */
+static bool load_text_at(OpRegistry *r, const char *file, const char *text, size_t len, int line_shift, Diag *d)
 {
-	Loader L = { .r = r, .d = d, .file = intern_cstr(&r->arena, file) };
+	Loader L = { .r = r, .d = d, .file = intern_cstr(&r->arena, file), .line_shift = line_shift };
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &L.doc)) {
-		diag_error(d, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
+		diag_error(d, (int)parser.problem_mark.line + 1 + line_shift, (int)parser.problem_mark.column + 1,
 			   "invalid YAML: %s", parser.problem ? parser.problem : "syntax error");
 		yaml_parser_delete(&parser);
 		return false;
@@ -558,6 +560,11 @@ bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len
 	}
 	yaml_document_delete(&L.doc);
 	return ok;
+}
+
+bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len, Diag *d)
+{
+	return load_text_at(r, file, text, len, 0, d);
 }
 
 /* An op registry is some KB of YAML; far more is a wrong path. */
@@ -613,12 +620,14 @@ static void load_builtin_whole(OpRegistry *r)
 		abort(); /* a build with a broken registry; the unit test catches it first */
 }
 
-/* Parse one built-in item as a document of its own: its list header, then
- * blank lines so that positions are those of the whole file. */
+/* Parse one built-in item as a document of its own: its list header on
+ * the line before it, the lines then shifted to be those of the whole file
+ * (padding with the blank lines in between made libyaml scan them all). */
 static void load_builtin_entry(OpRegistry *r, const OpsBuiltinEntry *e)
 {
 	const char *head = e->sugar ? "sugar:" : "ops:";
-	size_t nh = strlen(head), pad = e->line > 1 ? e->line - 1 : 0;
+	size_t nh = strlen(head), pad = e->line > 1;
+	int shift = e->line > 1 ? (int)e->line - 2 : 0;
 	size_t n = nh + pad + e->len;
 	char *buf = xmalloc(n);
 	memcpy(buf, head, nh);
@@ -626,7 +635,7 @@ static void load_builtin_entry(OpRegistry *r, const OpsBuiltinEntry *e)
 	memcpy(buf + nh + pad, ops_builtin_yaml + e->offset, e->len);
 	Diag d;
 	diag_init(&d, "data/ops.yaml (built in)", ops_builtin_yaml, ops_builtin_yaml_len);
-	bool ok = ops_load_text(r, "data/ops.yaml", buf, n, &d);
+	bool ok = load_text_at(r, "data/ops.yaml", buf, n, shift, &d);
 	free(buf);
 	if (!ok)
 		abort();

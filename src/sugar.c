@@ -18,6 +18,43 @@
 
 /* ------------------------------------------------------------ per-op facts */
 
+/* How the calls of an op written one way bind to its slots: where each
+ * value comes from, which slots need work (in slot order: a default may
+ * name an earlier slot's final value), and which print whatever the
+ * values.  It depends only on the number of positional arguments and the
+ * keyword names in order, which almost every call shares with many others
+ * of its op, so it is worked out once per way of calling (call_plan) and a
+ * call only does the work its values need. */
+typedef struct PlanStep {
+	int slot, kind;          /* STEP_* */
+} PlanStep;
+enum {
+	STEP_CHECK,              /* a bound value: map, coerce and check it */
+	STEP_KIND,               /* a bound value whose kind is all there is to check */
+	STEP_DEFAULT,            /* an unbound slot with a default: fill it in */
+	STEP_MISSING,            /* a required slot nothing binds: the error */
+};
+
+typedef struct CallPlan {
+	struct CallPlan *next;   /* the op's other plans */
+	int nargs, nkw;          /* the key: positional count, ... */
+	const char **kw;         /* ... and keyword names (interned), in the call's order */
+	int *kwslot;             /* the slot of each keyword */
+	int *unbound, nunbound;  /* the slots no argument binds */
+	PlanStep *step; int nsteps;
+	int last;                /* the last positional slot that prints whatever the
+				  * values (bound and not omitted when default), -1 */
+	int *kwout, nkwout;      /* the kwarg slots that may print, in order */
+	unsigned char *prints;   /* per slot: PRINT_* */
+} CallPlan;
+
+/* When the value of a slot prints. */
+enum { PRINT_NEVER, PRINT_ALWAYS, PRINT_UNLESS_DEFAULT };
+
+/* Plans kept per op: more ways of calling one op than this (only crafted
+ * input has them) are planned per call rather than searched. */
+#define PLANS_PER_OP 8
+
 /* What a call of one spelling needs that does not depend on its arguments,
  * worked out on the first such call of the program instead of on every one:
  * the registry entries, the parameter names interned in the program's arena
@@ -36,6 +73,8 @@ typedef struct OpInfo {
 	const char **pname;      /* their names and ... */
 	const char ***alias;     /* ... aliases, program-interned */
 	int clamp;               /* slot of the kwarg `clamp`, -1 */
+	CallPlan *plans;         /* the ways this op was called so far */
+	int nplans;
 } OpInfo;
 
 void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg)
@@ -48,9 +87,16 @@ void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg)
 
 void sugar_release(SugarCtx *c)
 {
-	for (size_t i = 0; i < c->infos.cap; i++)
-		if (c->infos.keys[i])
-			free(c->infos.vals[i]);
+	for (size_t i = 0; i < c->infos.cap; i++) {
+		if (!c->infos.keys[i])
+			continue;
+		OpInfo *inf = c->infos.vals[i];
+		for (CallPlan *pl = inf->plans, *next; pl; pl = next) {
+			next = pl->next;
+			free(pl);
+		}
+		free(inf);
+	}
 	pmap_release(&c->infos);
 	pmap_release(&c->symbols);
 }
@@ -96,17 +142,23 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 	return inf;
 }
 
-static OpInfo *op_info(SugarCtx *c, const char *name)
+/* The OpInfo of a spelling not among the recent ones. */
+static __attribute__((noinline)) OpInfo *op_info_miss(SugarCtx *c, const char *name, size_t j)
 {
-	size_t j = ((uintptr_t)name >> 3) & (sizeof c->recent / sizeof c->recent[0] - 1);
-	if (c->recent[j].name == name)
-		return c->recent[j].info;
 	OpInfo *inf = pmap_get(&c->infos, name);
 	if (!inf)
 		inf = op_info_new(c, name);
 	c->recent[j].name = name;
 	c->recent[j].info = inf;
 	return inf;
+}
+
+static inline OpInfo *op_info(SugarCtx *c, const char *name)
+{
+	size_t j = ((uintptr_t)name >> 3) & (sizeof c->recent / sizeof c->recent[0] - 1);
+	if (c->recent[j].name == name)
+		return c->recent[j].info;
+	return op_info_miss(c, name, j);
 }
 
 const OpDef *sugar_op(SugarCtx *c, const char *name)
@@ -118,12 +170,20 @@ const OpDef *sugar_op(SugarCtx *c, const char *name)
  * data type, pl.Mem.Vec a memory space (-1 when not one). */
 static void symbol_meaning(SugarCtx *c, const char *s, int *dtype, int *mem)
 {
-	uintptr_t v = (uintptr_t)pmap_get(&c->symbols, s);
-	if (!v) {
-		int dt = strncmp(s, "pl.", 3) ? -1 : ir_dtype_parse(s + 3);
-		int ms = strncmp(s, "pl.Mem.", 7) ? -1 : ir_mem_parse(s + 7);
-		v = (uintptr_t)(dt + 1) | (uintptr_t)(ms + 1) << 8 | (uintptr_t)1 << 16;
-		pmap_put(&c->symbols, s, (void *)v);
+	size_t j = ((uintptr_t)s >> 3) & (sizeof c->recent_symbols / sizeof c->recent_symbols[0] - 1);
+	uintptr_t v;
+	if (c->recent_symbols[j].name == s) {
+		v = c->recent_symbols[j].meaning;
+	} else {
+		v = (uintptr_t)pmap_get(&c->symbols, s);
+		if (!v) {
+			int dt = strncmp(s, "pl.", 3) ? -1 : ir_dtype_parse(s + 3);
+			int ms = strncmp(s, "pl.Mem.", 7) ? -1 : ir_mem_parse(s + 7);
+			v = (uintptr_t)(dt + 1) | (uintptr_t)(ms + 1) << 8 | (uintptr_t)1 << 16;
+			pmap_put(&c->symbols, s, (void *)v);
+		}
+		c->recent_symbols[j].name = s;
+		c->recent_symbols[j].meaning = v;
 	}
 	if (dtype)
 		*dtype = (int)(v & 0xff) - 1;
@@ -180,19 +240,18 @@ static bool kind_matches(OpsKind want, Expr *e)
 
 /* May v be passed where a parameter of kind k is expected?  Values of
  * unknown type (results of unregistered ops) are let through. */
-static bool arg_ok(OpsKind k, Expr *v)
+static inline bool arg_ok(OpsKind k, Expr *v)
 {
-	if (k == OPK_ANY)
-		return true;
-	if (k == OPK_DTYPE)
-		return kind_matches(OPK_DTYPE, v);
-	OpsKind vk = kind_of(v);
 	switch (k) {
-	case OPK_LIST: return vk == OPK_LIST;
-	case OPK_SCALAR:
-		return vk == OPK_SCALAR || vk == OPK_ANY || v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
-	default: return vk == k || vk == OPK_ANY;
+	case OPK_ANY: return true;
+	case OPK_DTYPE: return kind_matches(OPK_DTYPE, v);
+	case OPK_LIST: return v->kind == EX_TUPLE; /* what kind_of calls a list */
+	default: break;
 	}
+	OpsKind vk = kind_of(v);
+	if (k == OPK_SCALAR)
+		return vk == OPK_SCALAR || vk == OPK_ANY || v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
+	return vk == k || vk == OPK_ANY;
 }
 
 /* ------------------------------------------------------------ values */
@@ -256,7 +315,7 @@ static bool equals_const(const Expr *e, const OpsConst *k, Expr **slots)
 	}
 }
 
-static int elem_dtype(Expr *e)
+static inline int elem_dtype(Expr *e)
 {
 	Type *t = e ? ir_expr_type(e) : NULL;
 	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR &&
@@ -269,6 +328,8 @@ static int elem_dtype(Expr *e)
  * signed, else the left operand. */
 static DType promote(DType a, DType b)
 {
+	if (a == b)
+		return a; /* what the rules below give, without the table lookups */
 	bool af = ir_dtype_is_float(a), bf = ir_dtype_is_float(b);
 	if (af != bf)
 		return af ? a : b;
@@ -315,14 +376,8 @@ static Type *copy_type(SugarCtx *c, const Type *t)
 	return n;
 }
 
-/* t as the result of a computation: a tensor loses its view and memref
- * (the op writes a new dense tensor); a tile lands in Vec unless placed. */
-static Type *fresh(SugarCtx *c, const Type *t)
+static __attribute__((noinline)) Type *fresh_copy(SugarCtx *c, const Type *t)
 {
-	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
-		return (Type *)t;
-	if (t->kind == TY_TENSOR ? !t->view && !t->memref : t->mem != MS_NONE)
-		return (Type *)t;
 	Type *n = copy_type(c, t);
 	if (n->kind == TY_TENSOR)
 		n->view = NULL, n->memref = NULL;
@@ -331,18 +386,35 @@ static Type *fresh(SugarCtx *c, const Type *t)
 	return n;
 }
 
+/* t as the result of a computation: a tensor loses its view and memref
+ * (the op writes a new dense tensor); a tile lands in Vec unless placed.
+ * (Inline: mostly t is that already.) */
+static inline Type *fresh(SugarCtx *c, const Type *t)
+{
+	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
+		return (Type *)t;
+	if (t->kind == TY_TENSOR ? !t->view && !t->memref : t->mem != MS_NONE)
+		return (Type *)t;
+	return fresh_copy(c, t);
+}
+
 /* t with element dtype dt and dims shape[0..ndim): t itself when nothing
  * differs (types are immutable, so like-arg above, a result equal to an
  * operand's type shares it), else a copy. */
-static Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
+static __attribute__((noinline)) Type *reshaped_copy(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
 {
-	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
-		return (Type *)t;
 	Type *n = copy_type(c, t);
 	n->dtype = dt;
 	n->shape = shape;
 	n->ndim = ndim;
 	return n;
+}
+
+static inline Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
+{
+	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
+		return (Type *)t;
+	return reshaped_copy(c, t, dt, shape, ndim);
 }
 
 static bool same_dims(const Expr *a, Expr **dims, int n)
@@ -543,7 +615,9 @@ static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **sl
 			ndim = t1->ndim;
 			shape1 = t1->shape;
 		}
-		if (t0->ndim == t1->ndim) {
+		/* (equal dims arrays have nothing to broadcast: annotations of
+		 * the same shape share theirs) */
+		if (t0->ndim == t1->ndim && t0->shape != t1->shape) {
 			Expr **dims = NULL;
 			for (int i = 0; i < ndim; i++)
 				if (ir_is_int_const(t0->shape[i], 1, DT_INDEX) && !ir_is_int_const(t1->shape[i], 1, DT_INDEX)) {
@@ -758,6 +832,224 @@ static int keyword_slot(const OpInfo *inf, const char *kn)
 	return -1;
 }
 
+/* The plan of calls written like `call` (its positional count and keyword
+ * names), made when new: reports an unknown or repeated keyword and
+ * returns NULL then.  The caller has checked the positional count. */
+static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
+{
+	int n = inf->n, np = inf->op->nparams, nkw = call->nkw;
+	/* one block: the struct, the keyword names, then the int arrays (kw
+	 * slots, unbound and kwarg-out slots), the steps and the print modes */
+	size_t size = sizeof(CallPlan) + (size_t)nkw * sizeof(const char *) + (size_t)(nkw + 2 * n) * sizeof(int) +
+		      (size_t)n * sizeof(PlanStep) + (size_t)n;
+	CallPlan *pl = xmalloc(size);
+	memset(pl, 0, size);
+	pl->nargs = call->nargs;
+	pl->nkw = nkw;
+	pl->kw = (const char **)(pl + 1);
+	pl->kwslot = (int *)(pl->kw + nkw);
+	pl->unbound = pl->kwslot + nkw;
+	pl->kwout = pl->unbound + n;
+	pl->step = (PlanStep *)(pl->kwout + n);
+	pl->prints = (unsigned char *)(pl->step + n);
+	bool givenbuf[16], nonnullbuf[16];
+	bool *given = n <= 16 ? givenbuf : arena_alloc(c->a, (size_t)n);
+	bool *nonnull = n <= 16 ? nonnullbuf : arena_alloc(c->a, (size_t)n);
+	for (int i = 0; i < n; i++)
+		given[i] = i < call->nargs;
+	for (int k = 0; k < nkw; k++) {
+		const char *kn = call->kw[k].name;
+		int j = keyword_slot(inf, kn);
+		if (j < 0)
+			FAIL("%s%s has no parameter '%s'", inf->prefix, inf->name, kn);
+		if (given[j])
+			FAIL("%s%s got multiple values for argument '%s'", inf->prefix, inf->name, kn);
+		given[j] = true;
+		pl->kw[k] = kn;
+		pl->kwslot[k] = j;
+	}
+	pl->last = -1;
+	bool missing = false;
+	for (int i = 0; i < n; i++) {
+		const OpsParam *p = inf->param[i];
+		int step = -1;
+		if (given[i]) {
+			/* a bound value needs work for a value map, literal
+			 * coercion or a kind check (positional parameters only) */
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0)
+				step = STEP_CHECK;
+			else if (i < np && p->kind != OPK_ANY)
+				step = STEP_KIND;
+		} else {
+			pl->unbound[pl->nunbound++] = i;
+			if (p->def.kind != OC_NONE)
+				step = STEP_DEFAULT;
+			else if (p->omit == OMIT_NEVER)
+				step = STEP_MISSING;
+		}
+		if (step >= 0 && !missing)
+			pl->step[pl->nsteps++] = (PlanStep){ i, step };
+		missing |= step == STEP_MISSING; /* the call stops there */
+		/* whether the slot has a value once defaults are filled in (a
+		 * default naming an earlier parameter has that one's) */
+		nonnull[i] = given[i] || (p->def.kind == OC_REF ? nonnull[p->def.i] : p->def.kind != OC_NONE);
+		/* a bound value prints unless the op drops it when equal to its
+		 * default; an unbound one prints when it has a value never omitted */
+		pl->prints[i] = given[i] ? (p->omit == OMIT_DEFAULT ? PRINT_UNLESS_DEFAULT : PRINT_ALWAYS)
+				: nonnull[i] && p->omit == OMIT_NEVER ? PRINT_ALWAYS : PRINT_NEVER;
+		if (i < np && pl->prints[i] == PRINT_ALWAYS)
+			pl->last = i;
+		if (i >= np && pl->prints[i] != PRINT_NEVER)
+			pl->kwout[pl->nkwout++] = i;
+	}
+	return pl;
+fail:
+	free(pl);
+	return NULL;
+}
+
+/* The plan for `call`: one made before for the same way of calling, else
+ * a new one (kept, unless the op has many already: then the caller frees
+ * it after use).  NULL after reporting an error. */
+static CallPlan *call_plan(SugarCtx *c, OpInfo *inf, const Expr *call, bool *temporary)
+{
+	*temporary = false;
+	for (CallPlan *pl = inf->plans; pl; pl = pl->next) {
+		if (pl->nargs != call->nargs || pl->nkw != call->nkw)
+			continue;
+		int k = 0;
+		while (k < pl->nkw && pl->kw[k] == call->kw[k].name)
+			k++;
+		if (k == pl->nkw)
+			return pl;
+	}
+	CallPlan *pl = plan_new(c, inf, call);
+	if (!pl)
+		return NULL;
+	if (inf->nplans < PLANS_PER_OP) {
+		pl->next = inf->plans;
+		inf->plans = pl;
+		inf->nplans++;
+	} else {
+		*temporary = true;
+	}
+	return pl;
+}
+
+/* Map, coerce and check the bound value of slot i; false after reporting
+ * an error. */
+static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr *call)
+{
+	const char *pf = inf->prefix, *name = inf->name;
+	const OpsParam *p = inf->param[i];
+	Expr *v = slots[i];
+	if (p->nvalues && (v->kind == EX_SYMBOL || v->kind == EX_STR)) {
+		/* a string value matches a key written in quotes: "'elem'" */
+		int m = -1;
+		size_t vl = strlen(v->str);
+		for (int k = 0; k < p->nvalues; k++) {
+			const char *key = p->values[k].symbol;
+			if (v->kind == EX_SYMBOL ? !strcmp(key, v->str)
+						 : key[0] == '\'' && strlen(key) == vl + 2 && !strncmp(key + 1, v->str, vl) &&
+							   key[vl + 1] == '\'')
+				m = k;
+		}
+		if (m < 0)
+			FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
+		slots[i] = v = int_const(c, p->values[m].value, DT_INDEX, v->pos);
+	}
+	/* an int literal (INDEX placeholder) takes the operand's dtype */
+	if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {
+		int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : elem_dtype(slots[p->coerce_elem_of]);
+		if (dt >= 0 && v->kind == EX_INT && v->dtype == DT_INDEX) {
+			slots[i] = v = ir_dtype_is_float((DType)dt) ? float_const(c, (double)v->ival, (DType)dt, v->pos)
+								    : int_const(c, v->ival, (DType)dt, v->pos);
+		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && elem_dtype(v) == DT_INDEX) {
+			FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
+			     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
+		}
+	}
+	if (i < inf->op->nparams && !arg_ok(p->kind, v)) {
+		char t[256];
+		describe(v, t, sizeof t);
+		FAIL("%s%s: argument '%s' must be %s, got %s", pf, name, p->name, kind_name(p->kind), t);
+	}
+	return true;
+fail:
+	return false;
+}
+
+/* Bind the call's arguments to the op's slots by its plan, check and
+ * coerce them, rewrite the call in canonical form (positional arguments
+ * through the last that prints, printed kwargs in declared order) and
+ * type it. */
+static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan, Expr *call)
+{
+	int np = inf->op->nparams, n = inf->n;
+	/* a bound slot holds its (non-NULL) value, an unbound one NULL; when
+	 * every slot is bound by position (most ops, written canonically), the
+	 * parsed array is the slot array */
+	bool in_place = n > 0 && call->nargs == n;
+	Expr *slotbuf[16];
+	Expr **slots = in_place ? call->args : n <= 16 ? slotbuf : arena_alloc(c->a, (size_t)n * sizeof *slots);
+	if (!in_place) {
+		for (int i = 0; i < call->nargs; i++)
+			slots[i] = call->args[i];
+		for (int k = 0; k < call->nkw; k++)
+			slots[plan->kwslot[k]] = call->kw[k].value;
+		for (int u = 0; u < plan->nunbound; u++)
+			slots[plan->unbound[u]] = NULL;
+	}
+	for (int s = 0; s < plan->nsteps; s++) {
+		int i = plan->step[s].slot;
+		const OpsParam *p = inf->param[i];
+		switch (plan->step[s].kind) {
+		case STEP_KIND:
+			if (arg_ok(p->kind, slots[i]))
+				break;
+			/* fall through - check_arg reports the error */
+		case STEP_CHECK:
+			if (!check_arg(c, inf, i, slots, call))
+				return NULL;
+			break;
+		case STEP_DEFAULT:
+			slots[i] = const_expr(c, &p->def, slots, call->pos);
+			break;
+		default:
+			FAIL("%s%s: missing required argument '%s'", inf->prefix, inf->name, p->name);
+		}
+	}
+	/* positional arguments: through the last one that prints; past the
+	 * plan's, only a bound argument equal to its default may be dropped */
+	int last = plan->last;
+	for (int i = last + 1; i < np; i++)
+		if (plan->prints[i] == PRINT_UNLESS_DEFAULT && !equals_const(slots[i], &inf->param[i]->def, slots))
+			last = i;
+	/* canonical text already has every argument: refill the parsed arrays
+	 * (slots holds the values) instead of allocating new ones */
+	Expr **args = last < call->nargs ? call->args : arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
+	for (int i = 0; i <= last && args != slots; i++) {
+		if (!slots[i])
+			slots[i] = empty_list(c, call->pos); /* filler before a later argument */
+		args[i] = slots[i];
+	}
+	int nk = 0;
+	Kwarg *kw = plan->nkwout <= call->nkw ? call->kw : arena_alloc(c->a, (size_t)(plan->nkwout + 1) * sizeof *kw);
+	for (int o = 0; o < plan->nkwout; o++) {
+		int i = plan->kwout[o];
+		if (plan->prints[i] == PRINT_ALWAYS || !equals_const(slots[i], &inf->param[i]->def, slots))
+			kw[nk++] = (Kwarg){ inf->pname[i], slots[i] };
+	}
+	call->args = args;
+	call->nargs = last + 1;
+	call->kw = kw;
+	call->nkw = nk;
+	call->type = infer(c, inf, &inf->op->result, slots);
+	return call;
+fail:
+	return NULL;
+}
+
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
 	OpInfo *inf = op_info(c, call->str);
@@ -777,106 +1069,19 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		inf = inf->cases[k];
 		call->str = inf->name;
 	}
-	const OpDef *op = inf->op;
-	if (!op)
+	if (!inf->op)
 		return call; /* unknown: printed as written, untyped */
-	const char *pf = inf->prefix, *name = inf->name;
-	int np = op->nparams, n = inf->n;
+	int n = inf->n;
 	if (call->nargs > n)
-		FAIL("%s%s takes at most %d argument%s (%d given)", pf, name, n, n == 1 ? "" : "s", call->nargs);
-	Expr *slotbuf[16];
-	Expr **slots = n <= 16 ? slotbuf : arena_alloc(c->a, (size_t)n * sizeof *slots);
-	bool givenbuf[16];
-	bool *given = n <= 16 ? givenbuf : arena_alloc(c->a, (size_t)n);
-	for (int i = 0; i < n; i++) {
-		given[i] = i < call->nargs;
-		slots[i] = given[i] ? call->args[i] : NULL;
-	}
-	for (int k = 0; k < call->nkw; k++) {
-		const char *kn = call->kw[k].name;
-		int j = keyword_slot(inf, kn);
-		if (j < 0)
-			FAIL("%s%s has no parameter '%s'", pf, name, kn);
-		if (given[j])
-			FAIL("%s%s got multiple values for argument '%s'", pf, name, kn);
-		slots[j] = call->kw[k].value;
-		given[j] = true;
-	}
-	for (int i = 0; i < n; i++) {
-		const OpsParam *p = inf->param[i];
-		if (!given[i]) {
-			if (p->def.kind != OC_NONE)
-				slots[i] = const_expr(c, &p->def, slots, call->pos);
-			else if (p->omit == OMIT_NEVER)
-				FAIL("%s%s: missing required argument '%s'", pf, name, p->name);
-			continue;
-		}
-		Expr *v = slots[i];
-		if (p->nvalues && (v->kind == EX_SYMBOL || v->kind == EX_STR)) {
-			/* a string value matches a key written in quotes: "'elem'" */
-			int m = -1;
-			size_t vl = strlen(v->str);
-			for (int k = 0; k < p->nvalues; k++) {
-				const char *key = p->values[k].symbol;
-				if (v->kind == EX_SYMBOL ? !strcmp(key, v->str)
-							 : key[0] == '\'' && strlen(key) == vl + 2 && !strncmp(key + 1, v->str, vl) &&
-								   key[vl + 1] == '\'')
-					m = k;
-			}
-			if (m < 0)
-				FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
-			slots[i] = v = int_const(c, p->values[m].value, DT_INDEX, v->pos);
-		}
-		/* an int literal (INDEX placeholder) takes the operand's dtype */
-		if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {
-			int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : elem_dtype(slots[p->coerce_elem_of]);
-			if (dt >= 0 && v->kind == EX_INT && v->dtype == DT_INDEX) {
-				slots[i] = v = ir_dtype_is_float((DType)dt) ? float_const(c, (double)v->ival, (DType)dt, v->pos)
-									    : int_const(c, v->ival, (DType)dt, v->pos);
-			} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && elem_dtype(v) == DT_INDEX) {
-				FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
-				     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
-			}
-		}
-		if (i < np && !arg_ok(p->kind, v)) {
-			char t[256];
-			describe(v, t, sizeof t);
-			FAIL("%s%s: argument '%s' must be %s, got %s", pf, name, p->name, kind_name(p->kind), t);
-		}
-	}
-	/* positional arguments: through the last one that prints */
-	int last = -1;
-	for (int i = 0; i < np; i++) {
-		const OpsParam *p = inf->param[i];
-		bool prints = given[i] ? !(p->omit == OMIT_DEFAULT && equals_const(slots[i], &p->def, slots))
-				       : (p->omit == OMIT_NEVER && slots[i]);
-		if (prints)
-			last = i;
-	}
-	/* canonical text already has every argument: refill the parsed arrays
-	 * (slots holds the values) instead of allocating new ones */
-	Expr **args = last < call->nargs ? call->args : arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
-	for (int i = 0; i <= last; i++) {
-		if (!slots[i])
-			slots[i] = empty_list(c, call->pos); /* filler before a later argument */
-		args[i] = slots[i];
-	}
-	int nk = 0;
-	Kwarg *kw = op->nkwargs <= call->nkw ? call->kw : arena_alloc(c->a, (size_t)(op->nkwargs + 1) * sizeof *kw);
-	for (int i = np; i < n; i++) {
-		const OpsParam *p = inf->param[i];
-		Expr *v = slots[i];
-		bool prints = given[i] ? !(p->omit == OMIT_DEFAULT && equals_const(v, &p->def, slots))
-				       : (p->omit == OMIT_NEVER && v);
-		if (prints)
-			kw[nk++] = (Kwarg){ inf->pname[i], v };
-	}
-	call->args = args;
-	call->nargs = last + 1;
-	call->kw = kw;
-	call->nkw = nk;
-	call->type = infer(c, inf, &op->result, slots);
-	return call;
+		FAIL("%s%s takes at most %d argument%s (%d given)", inf->prefix, inf->name, n, n == 1 ? "" : "s", call->nargs);
+	bool temporary;
+	CallPlan *plan = call_plan(c, inf, call, &temporary);
+	if (!plan)
+		return NULL;
+	Expr *r = lower_planned(c, inf, plan, call);
+	if (temporary)
+		free(plan);
+	return r;
 fail:
 	return NULL;
 }

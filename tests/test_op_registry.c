@@ -289,6 +289,58 @@ START_TEST(bad_calls_are_located_errors)
 }
 END_TEST
 
+/* sugar.c binds arguments by a plan per way of calling an op (positional
+ * count and keyword names in order), kept for a few ways per op: every
+ * spelling of one call must print the same canonical call, also past the
+ * kept ways, and errors keep their order (slot by slot) on a known way. */
+START_TEST(every_way_of_calling_binds_alike)
+{
+	static const char *const ways[] = {
+		"[64], dtype=pl.FP16, init_value=0, manual_dep=True",
+		"[64], dtype=pl.FP16, manual_dep=True, init_value=0",
+		"[64], manual_dep=True, init_value=0, dtype=pl.FP16",
+		"shape=[64], dtype=pl.FP16, init_value=0, manual_dep=True",
+		"[64], pl.FP16, init_value=0, manual_dep=True",
+		"[64], pl.FP16, pl.TensorLayout.ND, 0, True",
+		"[64], pl.FP16, pl.TensorLayout.ND, 0, manual_dep=True",
+		"[64], pl.FP16, layout=pl.TensorLayout.ND, manual_dep=True, init_value=0",
+		"init_value=0, shape=[64], manual_dep=True, dtype=pl.FP16",
+		"[64], init_value=0, dtype=pl.FP16, layout=pl.TensorLayout.ND, manual_dep=True",
+		"[64], dtype=pl.FP16, init_value=0, manual_dep=True",
+	};
+	char src[4096];
+	int n = snprintf(src, sizeof src, HDR "    def f(self, x: pl.Tensor[[64], pl.FP32]):\n");
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++)
+		n += snprintf(src + n, sizeof src - (size_t)n, "        a%zu = pl.tensor.create(%s)\n", i, ways[i]);
+	char *out = roundtrip(src);
+	ck_assert_msg(out, "%s", ERR);
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+		char want[256];
+		snprintf(want, sizeof want, "        a%zu: pl.Tensor[[64], pl.FP16] = pl.tensor.create([64], dtype=pl.FP16, "
+			 "layout=pl.TensorLayout.ND, init_value=0, manual_dep=True)\n", i);
+		ck_assert_msg(strstr(out, want), "way %zu: %s", i, out);
+	}
+	free(out);
+	static const struct { const char *body, *msg; } bad[] = {
+		{ "        y = pl.tensor.create([64], dtype=pl.FP16, init_value=0, manual_dep=True, bogus=1)\n",
+		  "t.pto:8:13: error: pl.tensor.create has no parameter 'bogus'" },
+		/* a kind error in an earlier slot comes before a missing later one */
+		{ "        y = pl.tensor.slice(1, [8])\n",
+		  "t.pto:8:13: error: pl.tensor.slice: argument 'tensor' must be a Tensor, got pl.Scalar[pl.INDEX]" },
+		{ "        y = pl.tensor.slice(x, 1)\n", "t.pto:8:13: error: pl.tensor.slice: argument 'shape' must be a list" },
+		{ "        y = pl.tensor.slice(x, [8])\n", "t.pto:8:13: error: pl.tensor.slice: missing required argument 'offset'" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		/* the same op called correctly first: its way of calling is known */
+		snprintf(src, sizeof src, HDR "    def f(self, x: pl.Tensor[[64], pl.FP32]):\n"
+			 "        z = pl.tensor.slice(x, [8], [0])\n%s", bad[i].body);
+		out = roundtrip(src);
+		ck_assert_msg(!out, "case %zu parsed", i);
+		ck_assert_msg(strstr(ERR, bad[i].msg), "case %zu: got %s", i, ERR);
+	}
+}
+END_TEST
+
 static Suite *registry_suite(void)
 {
 	Suite *s = suite_create("op_registry");
@@ -301,6 +353,7 @@ static Suite *registry_suite(void)
 	tcase_add_test(tc, malformed_entries_are_located);
 	tcase_add_test(tc, sugar_lowers_with_defaults_and_types);
 	tcase_add_test(tc, bad_calls_are_located_errors);
+	tcase_add_test(tc, every_way_of_calling_binds_alike);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,6 +28,8 @@ typedef struct SugarCtx {
 	/* the infos entries met lately, direct-mapped by name pointer: most
 	 * calls find theirs here without a map lookup */
 	struct { const char *name; struct OpInfo *info; } recent[64];
+	/* likewise for symbols: the dtypes and memory spaces of recent calls */
+	struct { const char *name; uintptr_t meaning; } recent_symbols[16];
 } SugarCtx;
 
 void sugar_init(SugarCtx *c, Arena *a, Diag *d, OpRegistry *reg);
