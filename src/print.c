@@ -33,6 +33,19 @@ typedef struct LenSlot {
 	size_t len;
 } LenSlot;
 
+/* The text of a recent list expression.  Equal lists are one shared node
+ * (the parser builds each once: offsets, shapes, `[row, 0]`), printed again
+ * and again: direct-mapped by address, the text is copied instead of
+ * printing each element.  A list with a Var inside prints the Var's name in
+ * the function being printed, so its text holds for that function only. */
+#define LIST_CACHE_SIZE 512
+typedef struct ListText {
+	const Expr *e;   /* NULL: empty */
+	unsigned epoch;  /* 0: constants only, good for the whole print; else Printer.epoch */
+	uint8_t len;
+	char text[51];
+} ListText;
+
 /* A slot of the type text cache (see print_type_p). */
 typedef struct TypeTextSlot {
 	const Type *t;  /* the first type printed with this text; NULL: empty */
@@ -63,6 +76,7 @@ typedef struct Printer {
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	FloatText floats[FLOAT_CACHE_SIZE];
 	LenSlot lens[LEN_CACHE_SIZE];
+	ListText *lists;   /* LIST_CACHE_SIZE of them, NULL when not caching (print_type) */
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 	const struct Walk *walk; /* what the pre-walk found */
 	struct NameSlot *name_slots; /* names_all_distinct's table */
@@ -230,6 +244,35 @@ static bool pure_const_int_tree(const Expr *e)
 
 static void print_list(Printer *pr, Expr *const *xs, int n);
 
+/* An EX_TUPLE in an expression: [a, b, ...] */
+static void print_tuple(Printer *pr, const Expr *e)
+{
+	StrBuf *b = &pr->out;
+	/* composite dims print otherwise (typed constants, raw names): no cache there */
+	ListText *c = NULL;
+	if (pr->lists && !pr->typed_consts && !pr->raw_names) {
+		c = &pr->lists[((uintptr_t)e * 0x9e3779b97f4a7c15ull >> 40) % LIST_CACHE_SIZE];
+		if (c->e == e && (c->epoch == 0 || c->epoch == pr->epoch)) {
+			sb_add(b, c->text, c->len);
+			return;
+		}
+	}
+	size_t start = b->flushed + b->len;
+	sb_addc(b, '[');
+	print_list(pr, e->args, e->nargs);
+	sb_addc(b, ']');
+	size_t len = b->flushed + b->len - start;
+	if (!c || len > b->len || len > sizeof c->text)
+		return; /* not cached, or part of it went to the sink already, or too long */
+	bool constants = true;
+	for (int i = 0; i < e->nargs && constants; i++)
+		constants = e->args[i]->kind >= EX_INT && e->args[i]->kind <= EX_SYMBOL;
+	c->e = e;
+	c->epoch = constants ? 0 : pr->epoch;
+	c->len = (uint8_t)len;
+	memcpy(c->text, b->data + b->len - len, len);
+}
+
 /* print_expr, the commonest operands (variables, INDEX constants, lists)
  * without its call */
 static inline void print_operand(Printer *pr, const Expr *e)
@@ -239,9 +282,7 @@ static inline void print_operand(Printer *pr, const Expr *e)
 	} else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts) {
 		sb_add_int(&pr->out, e->ival);
 	} else if (e->kind == EX_TUPLE) {
-		sb_addc(&pr->out, '[');
-		print_list(pr, e->args, e->nargs);
-		sb_addc(&pr->out, ']');
+		print_tuple(pr, e);
 	} else {
 		print_expr(pr, e);
 	}
@@ -439,9 +480,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		return;
 	case EX_TUPLE:
-		sb_addc(b, '[');
-		print_list(pr, e->args, e->nargs);
-		sb_addc(b, ']');
+		print_tuple(pr, e);
 		return;
 	case EX_GETITEM:
 		print_child(pr, e->lhs, 15, false);
@@ -1710,6 +1749,8 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pr.prog = p;
 	pr.a = p->arena;
 	pr.in_program = p->name != NULL;
+	pr.lists = xmalloc(LIST_CACHE_SIZE * sizeof *pr.lists);
+	memset(pr.lists, 0, LIST_CACHE_SIZE * sizeof *pr.lists);
 	/* Var.mark and Type.mark values left by an earlier print of the same
 	 * program (dumps after each pass, golden comparisons) must not look
 	 * current: every print takes fresh epochs */
@@ -1754,6 +1795,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	vec_release(&w.dyn);
 	pmap_release(&w.dyn_seen);
 	free(pr.name_slots);
+	free(pr.lists);
 	pmap_release(&pr.dyn_names);
 	free(pr.type_slots);
 	free(pr.type_spans);
