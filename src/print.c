@@ -1181,7 +1181,7 @@ static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int
  * its variables' types mention (the header).  One walk per function gathers
  * all three; the renaming is decided when the function is printed. */
 
-enum { W_NAMES = 1, W_DYN = 2, W_CALLS = 4 };
+enum { W_NAMES = 1, W_DYN = 2, W_CALLS = 4, W_ALL = W_NAMES | W_DYN | W_CALLS };
 
 typedef struct FnFacts {
 	size_t vars_at;      /* its Vars: Walk.vars[vars_at .. vars_at + nvars) */
@@ -1402,17 +1402,47 @@ static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
 #undef WHO
 }
 
+/* An assignment with none of the other parts: most statements.  walk_stmt
+ * reads it as it reads any statement; this is the same walk without
+ * working out who reads each absent part. */
+static inline bool plain_assign(const Stmt *s)
+{
+	return s->kind == ST_ASSIGN && !s->nrets && !s->niter && !s->nvalues && !s->start && !s->stop &&
+	       !s->step && !s->stage && !s->scope && !s->body.n && !s->orelse.n;
+}
+
 static void walk_block(Walk *w, const Block *b, unsigned what)
 {
 	if (!what)
 		return;
-	for (int i = 0; i < b->n; i++)
-		walk_stmt(w, b->stmts[i], what);
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (what == W_ALL && plain_assign(s)) {
+			/* walk_stmt's WHO(P_VAR) and WHO(P_VALUE) for an assignment */
+			note_var(w, s->var, W_NAMES | W_DYN);
+			if (s->value)
+				walk_expr(w, s->value, W_ALL);
+		} else {
+			walk_stmt(w, s, what);
+		}
+	}
 }
 
 static int cmp_fn_name(const void *a, const void *b)
 {
 	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
+}
+
+/* Sort functions by name.  Programs usually list them in name order
+ * already (every print of ours does), and one pass that finds each name
+ * greater than the one before costs far less than qsort's comparisons. */
+static void sort_fns_by_name(Function **fs, size_t n)
+{
+	size_t i = 1;
+	while (i < n && strcmp(fs[i - 1]->name, fs[i]->name) < 0)
+		i++;
+	if (i < n)
+		qsort(fs, n, sizeof *fs, cmp_fn_name);
 }
 
 static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
@@ -1426,7 +1456,7 @@ static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
 		note_var(w, f->params[i].var, W_NAMES | W_DYN);
 	for (int i = 0; i < f->nrets; i++)
 		note_type(w, f->rets[i]);
-	walk_block(w, &f->body, W_NAMES | W_DYN | W_CALLS);
+	walk_block(w, &f->body, W_ALL);
 	/* uses of Vars defined nowhere in the function: free */
 	int nfree = 0;
 	for (size_t i = 0; i < w->uses.len; i++) {
@@ -1442,7 +1472,7 @@ static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
 	facts->nfree = nfree;
 	facts->ncalls = (int)(w->calls.len - facts->calls_at);
 	if (facts->ncalls > 1)
-		qsort(w->calls.items + facts->calls_at, (size_t)facts->ncalls, sizeof *w->calls.items, cmp_fn_name);
+		sort_fns_by_name((Function **)w->calls.items + facts->calls_at, (size_t)facts->ncalls);
 }
 
 /* ------------------------------------------------------------ renaming */
@@ -1759,7 +1789,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	Function **sorted = xmalloc((size_t)(n + 1) * sizeof *sorted);
 	if (n)
 		memcpy(sorted, p->funcs, (size_t)n * sizeof *sorted);
-	qsort(sorted, (size_t)n, sizeof *sorted, cmp_fn_name);
+	sort_fns_by_name(sorted, (size_t)n);
 	Walk w = { 0 };
 	w.p = p;
 	w.type_epoch = last_epoch;
