@@ -46,6 +46,14 @@ typedef struct ListText {
 	char text[51];
 } ListText;
 
+/* An op call's text up to its first argument (see put_op_head). */
+#define OP_HEAD_CACHE_SIZE 128
+typedef struct OpHead {
+	const char *name; /* NULL: empty */
+	uint8_t len;
+	char text[55];
+} OpHead;
+
 /* A slot of the type text cache (see print_type_p). */
 typedef struct TypeTextSlot {
 	const Type *t;  /* the first type printed with this text; NULL: empty */
@@ -76,6 +84,7 @@ typedef struct Printer {
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	FloatText floats[FLOAT_CACHE_SIZE];
 	LenSlot lens[LEN_CACHE_SIZE];
+	OpHead heads[OP_HEAD_CACHE_SIZE];
 	ListText *lists;   /* LIST_CACHE_SIZE of them, NULL when not caching (print_type) */
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 	const struct Walk *walk; /* what the pre-walk found */
@@ -118,6 +127,31 @@ static inline void put_ir_str(Printer *pr, const char *s)
 		c->len = strlen(s);
 	}
 	sb_add(&pr->out, s, c->len);
+}
+
+/* `pl.NAME(` for an op call (`pld.NAME(` as written).  A program calls a
+ * few dozen ops over and over: their texts are kept by name address. */
+static void put_op_head(Printer *pr, const char *name)
+{
+	OpHead *c = &pr->heads[((uintptr_t)name >> 3) % OP_HEAD_CACHE_SIZE];
+	if (c->name != name) {
+		bool pld = name[0] == 'p' && name[1] == 'l' && name[2] == 'd' && name[3] == '.';
+		size_t n = strlen(name);
+		if (n + 4 > sizeof c->text) { /* not for a real op; just in case */
+			if (!pld)
+				sb_adds(&pr->out, "pl.");
+			sb_add(&pr->out, name, n);
+			sb_addc(&pr->out, '(');
+			return;
+		}
+		size_t at = pld ? 0 : 3;
+		memcpy(c->text, "pl.", at);
+		memcpy(c->text + at, name, n);
+		c->text[at + n] = '(';
+		c->len = (uint8_t)(at + n + 1);
+		c->name = name;
+	}
+	sb_add(&pr->out, c->text, c->len);
 }
 
 /* The Vars of the function being printed carry Var.mark == epoch and their
@@ -494,10 +528,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		if (e->nargs >= 2 && (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT) &&
 		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
-		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
-			sb_adds(b, "pl.");
-		put_ir_str(pr, name);
-		sb_addc(b, '(');
+		put_op_head(pr, name);
 		print_call_rest(pr, e, false);
 		return;
 	}
