@@ -533,30 +533,45 @@ static void pmap_table_free(void **block, size_t cap)
 		xfree_big(block, cap * 2 * sizeof(void *));
 }
 
+/* Move the entries into a table of ncap slots (a power of two, larger). */
+static void pmap_resize(PtrMap *m, size_t ncap)
+{
+	mem_take(ncap * (sizeof *m->keys + sizeof *m->vals));
+	void **block = pmap_table(ncap);
+	const void **nk = (const void **)block;
+	void **nv = block + ncap;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
+		while (nk[j])
+			j = (j + 1) & (ncap - 1);
+		nk[j] = m->keys[i];
+		nv[j] = m->vals[i];
+	}
+	if (m->cap)
+		pmap_table_free((void **)m->keys, m->cap);
+	mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+}
+
+void pmap_reserve(PtrMap *m, size_t n)
+{
+	if (!n)
+		return;
+	size_t cap = m->cap ? m->cap : PMAP_FIRST_CAP;
+	while (n * 2 > cap)
+		cap *= 2;
+	if (cap > m->cap)
+		pmap_resize(m, cap);
+}
+
 void pmap_put(PtrMap *m, const void *key, void *val)
 {
-	if ((m->len + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : PMAP_FIRST_CAP;
-		mem_take(ncap * (sizeof *m->keys + sizeof *m->vals));
-		void **block = pmap_table(ncap);
-		const void **nk = (const void **)block;
-		void **nv = block + ncap;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
-			while (nk[j])
-				j = (j + 1) & (ncap - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		if (m->cap)
-			pmap_table_free((void **)m->keys, m->cap);
-		mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = ncap;
-	}
+	if ((m->len + 1) * 2 > m->cap)
+		pmap_resize(m, m->cap ? m->cap * 2 : PMAP_FIRST_CAP);
 	size_t j = hash_ptr(key) & (m->cap - 1);
 	while (m->keys[j]) {
 		if (m->keys[j] == key) {

@@ -176,6 +176,8 @@ Function *ir_find_function(Program *p, const char *name)
 	/* The same array grown at its end (outline_run_publish appends in
 	 * place): index only the new entries, so publishing after every
 	 * function stays linear. */
+	if (p->nindexed < p->nfuncs)
+		pmap_reserve(&p->fn_index, (size_t)p->nfuncs);
 	for (; p->nindexed < p->nfuncs; p->nindexed++)
 		pmap_put(&p->fn_index, p->funcs[p->nindexed]->name, p->funcs[p->nindexed]);
 	return pmap_get(&p->fn_index, name);

@@ -1758,6 +1758,7 @@ static int *function_order(const Walk *w, Function **sorted, int n, const FnFact
 		int fn, next; /* next: the next of its callees to visit */
 	} Frame;
 	PtrMap index = { 0 }; /* Function -> index+1 */
+	pmap_reserve(&index, (size_t)n);
 	for (int i = 0; i < n; i++)
 		pmap_put(&index, sorted[i], (void *)(uintptr_t)(i + 1));
 	int *state = xmalloc((size_t)(n + 1) * sizeof *state); /* 0 new, 1 on the stack, 2 done */
