@@ -1451,8 +1451,16 @@ static void walk_block(Walk *w, const Block *b, unsigned what)
 		if (what == W_ALL && plain_assign(s)) {
 			/* walk_stmt's WHO(P_VAR) and WHO(P_VALUE) for an assignment */
 			note_var(w, s->var, W_NAMES | W_DYN);
-			if (s->value)
-				walk_expr(w, s->value, W_ALL);
+			const Expr *v = s->value;
+			if (v && v->kind == EX_OP_CALL && !v->lhs && !v->rhs && !v->attrs) {
+				/* walk_expr of the commonest value, an op call, without the call */
+				for (int j = 0; j < v->nargs; j++)
+					walk_child(w, v->args[j], W_ALL);
+				for (int j = 0; j < v->nkw; j++)
+					walk_child(w, v->kw[j].value, W_ALL);
+			} else if (v) {
+				walk_expr(w, v, W_ALL);
+			}
 		} else {
 			walk_stmt(w, s, what);
 		}
