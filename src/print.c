@@ -301,6 +301,8 @@ static void print_tuple(Printer *pr, const Expr *e)
 	bool constants = true;
 	for (int i = 0; i < e->nargs && constants; i++)
 		constants = e->args[i]->kind >= EX_INT && e->args[i]->kind <= EX_SYMBOL;
+	if (!constants && !pr->epoch)
+		return; /* outside a function: no epoch to tie the names to */
 	c->e = e;
 	c->epoch = constants ? 0 : pr->epoch;
 	c->len = (uint8_t)len;
