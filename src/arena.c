@@ -352,6 +352,14 @@ uint64_t hash_bytes(const char *s, size_t n)
 }
 
 
+/* The table slot of a string's hash.  Names differ in a byte or two
+ * (x_tile4, x_tile5, ...) and their hashes' low bits alone cluster under
+ * linear probing: a multiply spreads all 32 bits over the ones used. */
+static size_t intern_slot(uint32_t h, size_t cap)
+{
+	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
 const char *intern(Arena *a, const char *s, size_t n)
 {
 	if (a->nstrs * 2 >= a->capstrs) {
@@ -361,7 +369,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 		for (size_t i = 0; i < a->capstrs; i++) {
 			if (!a->strs[i].s)
 				continue;
-			size_t j = a->strs[i].hash & (ncap - 1);
+			size_t j = intern_slot(a->strs[i].hash, ncap);
 			while (ns[j].s)
 				j = (j + 1) & (ncap - 1);
 			ns[j] = a->strs[i];
@@ -372,7 +380,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 		a->capstrs = ncap;
 	}
 	uint32_t h = (uint32_t)hash_bytes(s, n);
-	size_t j = h & (a->capstrs - 1);
+	size_t j = intern_slot(h, a->capstrs);
 	while (a->strs[j].s) {
 		struct InternSlot *e = &a->strs[j];
 		if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
