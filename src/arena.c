@@ -232,28 +232,34 @@ void arena_free(Arena *a)
 	memset(a, 0, sizeof *a);
 }
 
-static void *pool_alloc(Pool *p, size_t n)
+/* Start a new block with room for n bytes (n a multiple of 8). */
+static void pool_grow(Pool *p, size_t n)
+{
+	/* Blocks grow with the pool so a 100 MB program needs few mallocs. */
+	size_t size = p->head ? p->head->size * 2 : 64 * 1024;
+	/* after the first block, straight to huge pages: 4 KB pages cost a
+	 * fault each, which on a virtual machine is ~10 us */
+	if (p->head && size < HUGE_BLOCK - sizeof(ArenaBlock))
+		size = HUGE_BLOCK - sizeof(ArenaBlock);
+	if (size > 64u << 20)
+		size = 64u << 20;
+	if (size < n)
+		size = n;
+	ArenaBlock *b = block_new(size);
+	if (!b)
+		oom();
+	b->next = p->head;
+	p->head = b;
+	p->cur = (char *)b->data;
+	p->end = p->cur + b->size;
+}
+
+/* Inline: interned strings and finished vectors come here by the ten thousand. */
+static inline void *pool_alloc(Pool *p, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
-	if ((size_t)(p->end - p->cur) < n) {
-		/* Blocks grow with the pool so a 100 MB program needs few mallocs. */
-		size_t size = p->head ? p->head->size * 2 : 64 * 1024;
-		/* after the first block, straight to huge pages: 4 KB pages cost a
-		 * fault each, which on a virtual machine is ~10 us */
-		if (p->head && size < HUGE_BLOCK - sizeof(ArenaBlock))
-			size = HUGE_BLOCK - sizeof(ArenaBlock);
-		if (size > 64u << 20)
-			size = 64u << 20;
-		if (size < n)
-			size = n;
-		ArenaBlock *b = block_new(size);
-		if (!b)
-			oom();
-		b->next = p->head;
-		p->head = b;
-		p->cur = (char *)b->data;
-		p->end = p->cur + b->size;
-	}
+	if ((size_t)(p->end - p->cur) < n)
+		pool_grow(p, n);
 	void *r = p->cur;
 	p->cur += n;
 	return r;
