@@ -232,28 +232,34 @@ void arena_free(Arena *a)
 	memset(a, 0, sizeof *a);
 }
 
-static void *pool_alloc(Pool *p, size_t n)
+/* Start a new block with room for n bytes (n a multiple of 8). */
+static void pool_grow(Pool *p, size_t n)
+{
+	/* Blocks grow with the pool so a 100 MB program needs few mallocs. */
+	size_t size = p->head ? p->head->size * 2 : 64 * 1024;
+	/* after the first block, straight to huge pages: 4 KB pages cost a
+	 * fault each, which on a virtual machine is ~10 us */
+	if (p->head && size < HUGE_BLOCK - sizeof(ArenaBlock))
+		size = HUGE_BLOCK - sizeof(ArenaBlock);
+	if (size > 64u << 20)
+		size = 64u << 20;
+	if (size < n)
+		size = n;
+	ArenaBlock *b = block_new(size);
+	if (!b)
+		oom();
+	b->next = p->head;
+	p->head = b;
+	p->cur = (char *)b->data;
+	p->end = p->cur + b->size;
+}
+
+/* Inline: interned strings and finished vectors come here by the ten thousand. */
+static inline void *pool_alloc(Pool *p, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
-	if ((size_t)(p->end - p->cur) < n) {
-		/* Blocks grow with the pool so a 100 MB program needs few mallocs. */
-		size_t size = p->head ? p->head->size * 2 : 64 * 1024;
-		/* after the first block, straight to huge pages: 4 KB pages cost a
-		 * fault each, which on a virtual machine is ~10 us */
-		if (p->head && size < HUGE_BLOCK - sizeof(ArenaBlock))
-			size = HUGE_BLOCK - sizeof(ArenaBlock);
-		if (size > 64u << 20)
-			size = 64u << 20;
-		if (size < n)
-			size = n;
-		ArenaBlock *b = block_new(size);
-		if (!b)
-			oom();
-		b->next = p->head;
-		p->head = b;
-		p->cur = (char *)b->data;
-		p->end = p->cur + b->size;
-	}
+	if ((size_t)(p->end - p->cur) < n)
+		pool_grow(p, n);
 	void *r = p->cur;
 	p->cur += n;
 	return r;
@@ -352,6 +358,14 @@ uint64_t hash_bytes(const char *s, size_t n)
 }
 
 
+/* The table slot of a string's hash.  Names differ in a byte or two
+ * (x_tile4, x_tile5, ...) and their hashes' low bits alone cluster under
+ * linear probing: a multiply spreads all 32 bits over the ones used. */
+static size_t intern_slot(uint32_t h, size_t cap)
+{
+	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
 const char *intern(Arena *a, const char *s, size_t n)
 {
 	if (a->nstrs * 2 >= a->capstrs) {
@@ -361,7 +375,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 		for (size_t i = 0; i < a->capstrs; i++) {
 			if (!a->strs[i].s)
 				continue;
-			size_t j = a->strs[i].hash & (ncap - 1);
+			size_t j = intern_slot(a->strs[i].hash, ncap);
 			while (ns[j].s)
 				j = (j + 1) & (ncap - 1);
 			ns[j] = a->strs[i];
@@ -372,7 +386,7 @@ const char *intern(Arena *a, const char *s, size_t n)
 		a->capstrs = ncap;
 	}
 	uint32_t h = (uint32_t)hash_bytes(s, n);
-	size_t j = h & (a->capstrs - 1);
+	size_t j = intern_slot(h, a->capstrs);
 	while (a->strs[j].s) {
 		struct InternSlot *e = &a->strs[j];
 		if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
@@ -533,30 +547,45 @@ static void pmap_table_free(void **block, size_t cap)
 		xfree_big(block, cap * 2 * sizeof(void *));
 }
 
+/* Move the entries into a table of ncap slots (a power of two, larger). */
+static void pmap_resize(PtrMap *m, size_t ncap)
+{
+	mem_take(ncap * (sizeof *m->keys + sizeof *m->vals));
+	void **block = pmap_table(ncap);
+	const void **nk = (const void **)block;
+	void **nv = block + ncap;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
+		while (nk[j])
+			j = (j + 1) & (ncap - 1);
+		nk[j] = m->keys[i];
+		nv[j] = m->vals[i];
+	}
+	if (m->cap)
+		pmap_table_free((void **)m->keys, m->cap);
+	mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+}
+
+void pmap_reserve(PtrMap *m, size_t n)
+{
+	if (!n)
+		return;
+	size_t cap = m->cap ? m->cap : PMAP_FIRST_CAP;
+	while (n * 2 > cap)
+		cap *= 2;
+	if (cap > m->cap)
+		pmap_resize(m, cap);
+}
+
 void pmap_put(PtrMap *m, const void *key, void *val)
 {
-	if ((m->len + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : PMAP_FIRST_CAP;
-		mem_take(ncap * (sizeof *m->keys + sizeof *m->vals));
-		void **block = pmap_table(ncap);
-		const void **nk = (const void **)block;
-		void **nv = block + ncap;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
-			while (nk[j])
-				j = (j + 1) & (ncap - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		if (m->cap)
-			pmap_table_free((void **)m->keys, m->cap);
-		mem_release(m->cap * (sizeof *m->keys + sizeof *m->vals));
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = ncap;
-	}
+	if ((m->len + 1) * 2 > m->cap)
+		pmap_resize(m, m->cap ? m->cap * 2 : PMAP_FIRST_CAP);
 	size_t j = hash_ptr(key) & (m->cap - 1);
 	while (m->keys[j]) {
 		if (m->keys[j] == key) {

@@ -33,6 +33,27 @@ typedef struct LenSlot {
 	size_t len;
 } LenSlot;
 
+/* The text of a recent list expression.  Equal lists are one shared node
+ * (the parser builds each once: offsets, shapes, `[row, 0]`), printed again
+ * and again: direct-mapped by address, the text is copied instead of
+ * printing each element.  A list with a Var inside prints the Var's name in
+ * the function being printed, so its text holds for that function only. */
+#define LIST_CACHE_SIZE 512
+typedef struct ListText {
+	const Expr *e;   /* NULL: empty */
+	unsigned epoch;  /* 0: constants only, good for the whole print; else Printer.epoch */
+	uint8_t len;
+	char text[51];
+} ListText;
+
+/* An op call's text up to its first argument (see put_op_head). */
+#define OP_HEAD_CACHE_SIZE 128
+typedef struct OpHead {
+	const char *name; /* NULL: empty */
+	uint8_t len;
+	char text[55];
+} OpHead;
+
 /* A slot of the type text cache (see print_type_p). */
 typedef struct TypeTextSlot {
 	const Type *t;  /* the first type printed with this text; NULL: empty */
@@ -63,6 +84,8 @@ typedef struct Printer {
 	StrBuf type_texts; /* malloc'd, not arena: the cache dies with the print */
 	FloatText floats[FLOAT_CACHE_SIZE];
 	LenSlot lens[LEN_CACHE_SIZE];
+	OpHead heads[OP_HEAD_CACHE_SIZE];
+	ListText *lists;   /* LIST_CACHE_SIZE of them, NULL when not caching (print_type) */
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 	const struct Walk *walk; /* what the pre-walk found */
 	struct NameSlot *name_slots; /* names_all_distinct's table */
@@ -104,6 +127,31 @@ static inline void put_ir_str(Printer *pr, const char *s)
 		c->len = strlen(s);
 	}
 	sb_add(&pr->out, s, c->len);
+}
+
+/* `pl.NAME(` for an op call (`pld.NAME(` as written).  A program calls a
+ * few dozen ops over and over: their texts are kept by name address. */
+static void put_op_head(Printer *pr, const char *name)
+{
+	OpHead *c = &pr->heads[((uintptr_t)name >> 3) % OP_HEAD_CACHE_SIZE];
+	if (c->name != name) {
+		bool pld = name[0] == 'p' && name[1] == 'l' && name[2] == 'd' && name[3] == '.';
+		size_t n = strlen(name);
+		if (n + 4 > sizeof c->text) { /* not for a real op; just in case */
+			if (!pld)
+				sb_adds(&pr->out, "pl.");
+			sb_add(&pr->out, name, n);
+			sb_addc(&pr->out, '(');
+			return;
+		}
+		size_t at = pld ? 0 : 3;
+		memcpy(c->text, "pl.", at);
+		memcpy(c->text + at, name, n);
+		c->text[at + n] = '(';
+		c->len = (uint8_t)(at + n + 1);
+		c->name = name;
+	}
+	sb_add(&pr->out, c->text, c->len);
 }
 
 /* The Vars of the function being printed carry Var.mark == epoch and their
@@ -230,6 +278,37 @@ static bool pure_const_int_tree(const Expr *e)
 
 static void print_list(Printer *pr, Expr *const *xs, int n);
 
+/* An EX_TUPLE in an expression: [a, b, ...] */
+static void print_tuple(Printer *pr, const Expr *e)
+{
+	StrBuf *b = &pr->out;
+	/* composite dims print otherwise (typed constants, raw names): no cache there */
+	ListText *c = NULL;
+	if (pr->lists && !pr->typed_consts && !pr->raw_names) {
+		c = &pr->lists[((uintptr_t)e * 0x9e3779b97f4a7c15ull >> 40) % LIST_CACHE_SIZE];
+		if (c->e == e && (c->epoch == 0 || c->epoch == pr->epoch)) {
+			sb_add(b, c->text, c->len);
+			return;
+		}
+	}
+	size_t start = b->flushed + b->len;
+	sb_addc(b, '[');
+	print_list(pr, e->args, e->nargs);
+	sb_addc(b, ']');
+	size_t len = b->flushed + b->len - start;
+	if (!c || len > b->len || len > sizeof c->text)
+		return; /* not cached, or part of it went to the sink already, or too long */
+	bool constants = true;
+	for (int i = 0; i < e->nargs && constants; i++)
+		constants = e->args[i]->kind >= EX_INT && e->args[i]->kind <= EX_SYMBOL;
+	if (!constants && !pr->epoch)
+		return; /* outside a function: no epoch to tie the names to */
+	c->e = e;
+	c->epoch = constants ? 0 : pr->epoch;
+	c->len = (uint8_t)len;
+	memcpy(c->text, b->data + b->len - len, len);
+}
+
 /* print_expr, the commonest operands (variables, INDEX constants, lists)
  * without its call */
 static inline void print_operand(Printer *pr, const Expr *e)
@@ -239,9 +318,7 @@ static inline void print_operand(Printer *pr, const Expr *e)
 	} else if (e->kind == EX_INT && e->dtype == DT_INDEX && !pr->typed_consts) {
 		sb_add_int(&pr->out, e->ival);
 	} else if (e->kind == EX_TUPLE) {
-		sb_addc(&pr->out, '[');
-		print_list(pr, e->args, e->nargs);
-		sb_addc(&pr->out, ']');
+		print_tuple(pr, e);
 	} else {
 		print_expr(pr, e);
 	}
@@ -439,9 +516,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		put3(b, ", pl.", ir_dtype_name(e->dtype), ")");
 		return;
 	case EX_TUPLE:
-		sb_addc(b, '[');
-		print_list(pr, e->args, e->nargs);
-		sb_addc(b, ']');
+		print_tuple(pr, e);
 		return;
 	case EX_GETITEM:
 		print_child(pr, e->lhs, 15, false);
@@ -455,10 +530,7 @@ static void print_expr(Printer *pr, const Expr *e)
 		if (e->nargs >= 2 && (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT) &&
 		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
-		if (!(name[0] == 'p' && strncmp(name, "pld.", 4) == 0))
-			sb_adds(b, "pl.");
-		put_ir_str(pr, name);
-		sb_addc(b, '(');
+		put_op_head(pr, name);
 		print_call_rest(pr, e, false);
 		return;
 	}
@@ -1142,7 +1214,7 @@ static void print_block(Printer *pr, const Block *b, int indent, Var **rets, int
  * its variables' types mention (the header).  One walk per function gathers
  * all three; the renaming is decided when the function is printed. */
 
-enum { W_NAMES = 1, W_DYN = 2, W_CALLS = 4 };
+enum { W_NAMES = 1, W_DYN = 2, W_CALLS = 4, W_ALL = W_NAMES | W_DYN | W_CALLS };
 
 typedef struct FnFacts {
 	size_t vars_at;      /* its Vars: Walk.vars[vars_at .. vars_at + nvars) */
@@ -1363,17 +1435,55 @@ static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
 #undef WHO
 }
 
+/* An assignment with none of the other parts: most statements.  walk_stmt
+ * reads it as it reads any statement; this is the same walk without
+ * working out who reads each absent part. */
+static inline bool plain_assign(const Stmt *s)
+{
+	return s->kind == ST_ASSIGN && !s->nrets && !s->niter && !s->nvalues && !s->start && !s->stop &&
+	       !s->step && !s->stage && !s->scope && !s->body.n && !s->orelse.n;
+}
+
 static void walk_block(Walk *w, const Block *b, unsigned what)
 {
 	if (!what)
 		return;
-	for (int i = 0; i < b->n; i++)
-		walk_stmt(w, b->stmts[i], what);
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (what == W_ALL && plain_assign(s)) {
+			/* walk_stmt's WHO(P_VAR) and WHO(P_VALUE) for an assignment */
+			note_var(w, s->var, W_NAMES | W_DYN);
+			const Expr *v = s->value;
+			if (v && v->kind == EX_OP_CALL && !v->lhs && !v->rhs && !v->attrs) {
+				/* walk_expr of the commonest value, an op call, without the call */
+				for (int j = 0; j < v->nargs; j++)
+					walk_child(w, v->args[j], W_ALL);
+				for (int j = 0; j < v->nkw; j++)
+					walk_child(w, v->kw[j].value, W_ALL);
+			} else if (v) {
+				walk_expr(w, v, W_ALL);
+			}
+		} else {
+			walk_stmt(w, s, what);
+		}
+	}
 }
 
 static int cmp_fn_name(const void *a, const void *b)
 {
 	return strcmp((*(Function *const *)a)->name, (*(Function *const *)b)->name);
+}
+
+/* Sort functions by name.  Programs usually list them in name order
+ * already (every print of ours does), and one pass that finds each name
+ * greater than the one before costs far less than qsort's comparisons. */
+static void sort_fns_by_name(Function **fs, size_t n)
+{
+	size_t i = 1;
+	while (i < n && strcmp(fs[i - 1]->name, fs[i]->name) < 0)
+		i++;
+	if (i < n)
+		qsort(fs, n, sizeof *fs, cmp_fn_name);
 }
 
 static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
@@ -1387,7 +1497,7 @@ static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
 		note_var(w, f->params[i].var, W_NAMES | W_DYN);
 	for (int i = 0; i < f->nrets; i++)
 		note_type(w, f->rets[i]);
-	walk_block(w, &f->body, W_NAMES | W_DYN | W_CALLS);
+	walk_block(w, &f->body, W_ALL);
 	/* uses of Vars defined nowhere in the function: free */
 	int nfree = 0;
 	for (size_t i = 0; i < w->uses.len; i++) {
@@ -1403,7 +1513,7 @@ static void walk_function(Walk *w, Function *f, FnFacts *facts, unsigned epoch)
 	facts->nfree = nfree;
 	facts->ncalls = (int)(w->calls.len - facts->calls_at);
 	if (facts->ncalls > 1)
-		qsort(w->calls.items + facts->calls_at, (size_t)facts->ncalls, sizeof *w->calls.items, cmp_fn_name);
+		sort_fns_by_name((Function **)w->calls.items + facts->calls_at, (size_t)facts->ncalls);
 }
 
 /* ------------------------------------------------------------ renaming */
@@ -1658,6 +1768,7 @@ static int *function_order(const Walk *w, Function **sorted, int n, const FnFact
 		int fn, next; /* next: the next of its callees to visit */
 	} Frame;
 	PtrMap index = { 0 }; /* Function -> index+1 */
+	pmap_reserve(&index, (size_t)n);
 	for (int i = 0; i < n; i++)
 		pmap_put(&index, sorted[i], (void *)(uintptr_t)(i + 1));
 	int *state = xmalloc((size_t)(n + 1) * sizeof *state); /* 0 new, 1 on the stack, 2 done */
@@ -1710,6 +1821,8 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	pr.prog = p;
 	pr.a = p->arena;
 	pr.in_program = p->name != NULL;
+	pr.lists = xmalloc(LIST_CACHE_SIZE * sizeof *pr.lists);
+	memset(pr.lists, 0, LIST_CACHE_SIZE * sizeof *pr.lists);
 	/* Var.mark and Type.mark values left by an earlier print of the same
 	 * program (dumps after each pass, golden comparisons) must not look
 	 * current: every print takes fresh epochs */
@@ -1718,7 +1831,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	Function **sorted = xmalloc((size_t)(n + 1) * sizeof *sorted);
 	if (n)
 		memcpy(sorted, p->funcs, (size_t)n * sizeof *sorted);
-	qsort(sorted, (size_t)n, sizeof *sorted, cmp_fn_name);
+	sort_fns_by_name(sorted, (size_t)n);
 	Walk w = { 0 };
 	w.p = p;
 	w.type_epoch = last_epoch;
@@ -1754,6 +1867,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	vec_release(&w.dyn);
 	pmap_release(&w.dyn_seen);
 	free(pr.name_slots);
+	free(pr.lists);
 	pmap_release(&pr.dyn_names);
 	free(pr.type_slots);
 	free(pr.type_spans);

@@ -105,6 +105,8 @@ typedef struct PtrMap {
 } PtrMap;
 void *pmap_get(const PtrMap *m, const void *key);
 void pmap_put(PtrMap *m, const void *key, void *val);
+/* Make room for n entries at once (no regrowth while they are added). */
+void pmap_reserve(PtrMap *m, size_t n);
 void pmap_clear(PtrMap *m);
 void pmap_release(PtrMap *m);
 

@@ -252,8 +252,8 @@ typedef struct Scope {
 	Var *aiv_var;           /* SC_SPLIT_AIV: the loop variable */
 } Scope;
 
-/* Fields are ordered to leave no padding (a 10 MB program has 100 000
- * statements): 168 bytes. */
+/* Fields are ordered to leave no padding but Block's (a 10 MB program has
+ * 100 000 statements): 168 bytes on 64-bit targets (ir.c checks). */
 struct Stmt {
 	StmtKind kind;
 	SrcPos pos;
@@ -266,15 +266,16 @@ struct Stmt {
 	bool placeholder;      /* hidden `tid = pl.system.task_invalid()` before an `as tid` scope */
 	bool has_else;
 	bool while_ssa;          /* ST_WHILE printed as `for (..) in pl.while_(...)` */
+	uint8_t for_kind;        /* ForKind of an ST_FOR (a byte: it shares the flags' word) */
 
 	Block body, orelse;    /* orelse only for ST_IF */
 
 	/* ST_FOR / ST_WHILE (SSA form) / ST_IF with phis */
-	ForKind for_kind;
 	int niter;
+	int nrets;               /* return vars (yield LHS): rets[0 .. nrets) */
 	Expr *start, *stop, *step, *stage;
 	Var **iter_args; Expr **inits;
-	Var **rets; int nrets;   /* return vars (yield LHS) */
+	Var **rets;
 	Expr *attrs;             /* EX_DICT, NULL when absent */
 
 	Scope *scope;            /* ST_SCOPE */
