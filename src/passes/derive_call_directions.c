@@ -78,7 +78,8 @@ static bool raise_from_expr(Dcd *c, Function *w, const Expr *e)
 {
 	if (!e)
 		return false;
-	bool changed = raise_from_expr(c, w, e->lhs) | raise_from_expr(c, w, e->rhs);
+	bool changed = raise_from_expr(c, w, e->lhs);
+	changed |= raise_from_expr(c, w, e->rhs);
 	for (int i = 0; i < e->nargs; i++)
 		changed |= raise_from_expr(c, w, e->args[i]);
 	Function *f = callee_of(c, e);
