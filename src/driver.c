@@ -75,10 +75,8 @@ static char *read_input(const char *path, size_t *len)
 /* ------------------------------------------------------------ writing */
 
 /* The temporary output file while it exists: running out of memory while
- * printing exits from inside oom(), and an input file that shrinks while
- * mapped exits from a signal handler (file_read.h); neither may leave it
- * behind. */
-static const char *volatile tmp_output;
+ * printing exits from inside oom(), which must not leave it behind. */
+static const char *tmp_output;
 
 static void remove_tmp_output(void)
 {
@@ -312,7 +310,6 @@ static int process(DriverConfig *c, const char *path)
 	}
 
 	size_t len = 0;
-	file_set_truncation_cleanup(remove_tmp_output);
 	char *src = read_input(path, &len);
 	if (!src) {
 		sb_release(&dest_buf);

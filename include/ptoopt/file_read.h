@@ -13,18 +13,12 @@
 
 /* All of f, NUL-terminated, its length in *len; release it with file_free.
  * NULL on failure: *too_big when the text exceeds limit bytes, otherwise
- * errno says why.  Large inputs land in huge pages (see xzalloc_huge). */
+ * errno says why.  Large inputs land in huge pages (see xzalloc_big). */
 char *file_read_stream(FILE *f, size_t limit, size_t *len, bool *too_big);
 
 /* All of the file at path, as file_read_stream; a directory fails with
- * errno EISDIR.  A regular file from 256 KB on is mapped rather than copied
- * (its text is then read-only).  Should it shrink while mapped, touching
- * the lost part prints "cannot read" and exits with 1. */
+ * errno EISDIR. */
 char *file_read(const char *path, size_t limit, size_t *len, bool *too_big);
-
-/* Called (from a signal handler: it must be async-signal-safe) just before
- * that exit, to remove what must not be left behind. */
-void file_set_truncation_cleanup(void (*cleanup)(void));
 
 /* Release what file_read / file_read_stream returned (NULL is fine). */
 void file_free(char *text);
