@@ -573,6 +573,13 @@ static __attribute__((noreturn)) void too_deep(Lexer *lx, int line, int col)
 	lex_error(lx, line, col, "brackets nested too deeply (limit %d)", LEX_MAX_DEPTH);
 }
 
+/* An opening bracket at q, in the middle of the current line. */
+static inline void count_open(Lexer *lx, const char *q)
+{
+	if (++lx->depth > LEX_MAX_DEPTH)
+		too_deep(lx, lx->line, col_of(lx, q));
+}
+
 static inline void track_bracket(Lexer *lx, int line, int col, char c)
 {
 	if (c == '(' || c == '[' || c == '{') {
@@ -781,8 +788,7 @@ static __attribute__((noinline)) void op1_fast(Lexer *lx, const char *q, Token *
 
 static __attribute__((noinline)) void open_fast(Lexer *lx, const char *q, Token *t)
 {
-	if (++lx->depth > LEX_MAX_DEPTH)
-		too_deep(lx, lx->line, col_of(lx, q));
+	count_open(lx, q);
 	op1_fast(lx, q, t);
 }
 
@@ -1089,8 +1095,7 @@ bool lex_take_open_paren(Lexer *lx)
 	const char *q = lx->p;
 	if (lx->nla || lx->slow || q >= lx->end || *q != '(')
 		return false;
-	if (++lx->depth > LEX_MAX_DEPTH)
-		too_deep(lx, lx->line, col_of(lx, q));
+	count_open(lx, q);
 	lx->p = q + 1;
 	return true;
 }
