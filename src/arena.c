@@ -7,6 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef ARENA_POISON_TAILS
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct ArenaBlock {
 	ArenaBlock *next;
@@ -137,6 +140,9 @@ static ArenaBlock *block_new(size_t size)
 static void block_free(ArenaBlock *b)
 {
 	mem_release(b->size + sizeof(ArenaBlock));
+#ifdef ARENA_POISON_TAILS
+	ASAN_UNPOISON_MEMORY_REGION(b->data, b->size); /* the memory may be mapped again */
+#endif
 	if (b->mapped)
 		munmap(b, b->size + sizeof(ArenaBlock));
 	else
@@ -291,8 +297,22 @@ void arena_reset(Arena *a, ArenaMark m)
 				link = (void ***)&(*link)[0];
 		}
 	}
+#ifdef ARENA_POISON_TAILS
+	ASAN_UNPOISON_MEMORY_REGION(m.cur, (size_t)(a->main.cur - m.cur)); /* allocated again */
+#endif
 	a->main.cur = m.cur;
 }
+
+#ifdef ARENA_POISON_TAILS
+void *arena_alloc_part(Arena *a, size_t full, size_t used)
+{
+	char *p = arena_alloc(a, full);
+	size_t start = (used + 7) & ~(size_t)7; /* poisoning works on 8-byte granules */
+	if (start < full)
+		ASAN_POISON_MEMORY_REGION(p + start, full - start);
+	return p;
+}
+#endif
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {

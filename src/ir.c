@@ -4,7 +4,9 @@
 #include <string.h>
 
 /* A 10 MB program has 100 000 statements: keep the layout ir.h describes. */
-_Static_assert(sizeof(void *) != 8 || sizeof(Stmt) == 168, "Stmt has padding");
+_Static_assert(sizeof(void *) != 8 || (sizeof(Stmt) == 168 && STMT_SIMPLE_SIZE == 56), "Stmt has padding");
+_Static_assert(sizeof(void *) != 8 || (sizeof(Expr) == 96 && EXPR_VAR_SIZE == 32),
+	       "Expr has padding");
 
 static const char *const dtype_names[DT_COUNT] = {
 	"BOOL", "INT4", "INT8", "INT16", "INT32", "INDEX", "INT64",
@@ -106,12 +108,22 @@ Var *ir_var_new(Program *p, const char *name, Type *t, VarKind kind)
 	return v;
 }
 
+size_t ir_expr_size(ExprKind k) { return k == EX_VAR ? EXPR_VAR_SIZE : sizeof(Expr); }
+
 Expr *ir_expr_new(Arena *a, ExprKind k, SrcPos pos)
 {
-	Expr *e = arena_alloc(a, sizeof *e);
+	Expr *e = arena_alloc_part(a, sizeof *e, ir_expr_size(k));
 	e->kind = k;
 	e->pos = pos;
 	return e;
+}
+
+Expr *ir_expr_copy(Arena *a, const Expr *e)
+{
+	size_t n = ir_expr_size((ExprKind)e->kind);
+	Expr *c = arena_alloc_part(a, sizeof *c, n);
+	memcpy(c, e, n);
+	return c;
 }
 
 Expr *ir_int(Arena *a, int64_t v, DType dt)
@@ -133,12 +145,22 @@ Expr *ir_var_ref(Arena *a, Var *v)
 	return v->ref;
 }
 
+static size_t stmt_size(StmtKind k) { return ir_stmt_is_simple(k) ? STMT_SIMPLE_SIZE : sizeof(Stmt); }
+
 Stmt *ir_stmt_new(Arena *a, StmtKind k, SrcPos pos)
 {
-	Stmt *s = arena_alloc(a, sizeof *s);
+	Stmt *s = arena_alloc_part(a, sizeof *s, stmt_size(k));
 	s->kind = k;
 	s->pos = pos;
 	return s;
+}
+
+Stmt *ir_stmt_copy(Arena *a, const Stmt *s)
+{
+	size_t n = stmt_size(s->kind);
+	Stmt *c = arena_alloc_part(a, sizeof *c, n);
+	memcpy(c, s, n);
+	return c;
 }
 
 Type *ir_type_new(Arena *a, TypeKind k)

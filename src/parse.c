@@ -696,8 +696,7 @@ static Expr *share(Parser *p, const Expr *e)
 	Expr *old = htab_find(&p->leaves, h, shallow_eq, e);
 	if (old)
 		return old;
-	Expr *n = ir_expr_new(p->a, (ExprKind)e->kind, e->pos);
-	*n = *e;
+	Expr *n = ir_expr_copy(p->a, e);
 	htab_add(&p->leaves, h, n);
 	return n;
 }
@@ -717,8 +716,7 @@ static Expr *share_tuple(Parser *p, const Expr *e)
 		items = arena_alloc(p->a, (size_t)e->nargs * sizeof *items);
 		memcpy(items, e->args, (size_t)e->nargs * sizeof *items);
 	}
-	Expr *n = ir_expr_new(p->a, EX_TUPLE, e->pos);
-	*n = *e;
+	Expr *n = ir_expr_copy(p->a, e);
 	n->args = items;
 	htab_add(&p->leaves, h, n);
 	return n;
@@ -1729,8 +1727,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		skip(p);
 		Token f = expect_name(p, "a function name");
 		e->str = f.text;
-		e->lhs = new_expr(p, EX_VAR, &f); /* position of the callee, for errors */
-		e->lhs->kind = EX_SYMBOL;
+		e->lhs = new_expr(p, EX_SYMBOL, &f); /* position of the callee, for errors */
 		e->lhs->str = f.text;
 		if (accept_op(p, ",")) {
 			parse_call_tail(p, e);
@@ -3329,6 +3326,8 @@ static bool has_split_aiv(const Block *b)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *st = b->stmts[i];
+		if (ir_stmt_is_simple(st->kind))
+			continue;
 		if ((st->kind == ST_SCOPE && st->scope->kind == SC_SPLIT_AIV) || has_split_aiv(&st->body) ||
 		    has_split_aiv(&st->orelse))
 			return true;
@@ -3443,7 +3442,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 
 static bool expr_reads_block_idx(Expr *e)
 {
-	if (!e)
+	if (!e || e->kind == EX_VAR)
 		return false;
 	if (e->kind == EX_OP_CALL && strcmp(e->str, "tile.get_block_idx") == 0)
 		return true;
@@ -3467,7 +3466,7 @@ static bool block_reads_block_idx(Block *b)
 		for (int j = 0; j < s->nvalues; j++)
 			if (expr_reads_block_idx(s->values[j]))
 				return true;
-		if (block_reads_block_idx(&s->body) || block_reads_block_idx(&s->orelse))
+		if (!ir_stmt_is_simple(s->kind) && (block_reads_block_idx(&s->body) || block_reads_block_idx(&s->orelse)))
 			return true;
 	}
 	return false;

@@ -1403,11 +1403,12 @@ static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
 	unsigned dyn = what & W_DYN ? DYN_PARTS : 0, calls = what & W_CALLS ? CALL_PARTS : 0;
 #define WHO(part) ((names & (part) ? W_NAMES : 0) | (dyn & (part) ? W_DYN : 0) | (calls & (part) ? W_CALLS : 0))
 	/* most parts are absent from most statements: test before working out who reads them */
+	bool simple = ir_stmt_is_simple(s->kind);
 	if (s->var)
 		note_var(w, s->var, WHO(P_VAR));
-	for (int i = 0; i < s->nrets; i++)
+	for (int i = 0; !simple && i < s->nrets; i++)
 		note_var(w, s->rets[i], WHO(P_RETS));
-	for (int i = 0; i < s->niter; i++) {
+	for (int i = 0; !simple && i < s->niter; i++) {
 		note_var(w, s->iter_args[i], WHO(P_ITER)); /* the iter_args name no callee */
 		walk_opt(w, s->inits[i], WHO(P_ITER));
 	}
@@ -1415,6 +1416,8 @@ static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
 		walk_expr(w, s->value, WHO(P_VALUE));
 	for (int i = 0; i < s->nvalues; i++)
 		walk_opt(w, s->values[i], WHO(P_VALUES));
+	if (simple)
+		return; /* it has none of the parts below */
 	if (s->start || s->stop || s->step) {
 		walk_opt(w, s->start, WHO(P_BOUNDS));
 		walk_opt(w, s->stop, WHO(P_BOUNDS));
@@ -1440,8 +1443,7 @@ static void walk_stmt(Walk *w, const Stmt *s, unsigned what)
  * working out who reads each absent part. */
 static inline bool plain_assign(const Stmt *s)
 {
-	return s->kind == ST_ASSIGN && !s->nrets && !s->niter && !s->nvalues && !s->start && !s->stop &&
-	       !s->step && !s->stage && !s->scope && !s->body.n && !s->orelse.n;
+	return s->kind == ST_ASSIGN && !s->nvalues; /* a simple statement: it has no other parts */
 }
 
 static void walk_block(Walk *w, const Block *b, unsigned what)

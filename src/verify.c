@@ -208,6 +208,8 @@ static const Stmt *find_scope(const Block *b, ScopeKind kind)
 		const Stmt *s = b->stmts[i];
 		if (s->kind == ST_SCOPE && s->scope->kind == kind)
 			return s;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		const Stmt *in = find_scope(&s->body, kind);
 		if (!in)
 			in = find_scope(&s->orelse, kind);

@@ -52,6 +52,27 @@ static inline void *arena_alloc(Arena *a, size_t n)
 	a->main.cur += m;
 	return memset(r, 0, n);
 }
+/* A node of which only the first `used` of its type's `full` bytes exist
+ * (ir.h's short statements and expressions).  In AddressSanitizer builds
+ * the missing tail is allocated but poisoned, so that any read or write of
+ * a field a short node does not have is reported by the tests and fuzzers
+ * instead of touching the next node. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_POISON_TAILS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_POISON_TAILS 1
+#endif
+#endif
+#ifdef ARENA_POISON_TAILS
+void *arena_alloc_part(Arena *a, size_t full, size_t used);
+#else
+static inline void *arena_alloc_part(Arena *a, size_t full, size_t used)
+{
+	(void)full;
+	return arena_alloc(a, used);
+}
+#endif
 char *arena_strndup(Arena *a, const char *s, size_t n); /* in the text pool */
 char *arena_printf(Arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

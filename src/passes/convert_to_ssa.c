@@ -411,9 +411,7 @@ static Block convert_block(Ssa *s, const Block *b);
 
 static Stmt *copy_stmt(Ssa *s, const Stmt *st)
 {
-	Stmt *n = arena_alloc(s->a, sizeof *n);
-	*n = *st;
-	return n;
+	return ir_stmt_copy(s->a, st);
 }
 
 static bool is_shaped(const Type *t)
@@ -921,6 +919,8 @@ static bool validate_block(Ssa *s, const Block *b)
 		}
 		if (st->kind == ST_ASSIGN && !name_ok(s, st->var))
 			return false;
+		if (ir_stmt_is_simple(st->kind))
+			continue;
 		if (st->kind == ST_FOR && st->var && !name_ok(s, st->var))
 			return false;
 		if (st->kind == ST_IF)

@@ -483,8 +483,7 @@ static Expr *derive_call(Dcd *c, Expr *e)
 			if (ov->args[i]->kind == EX_INT && ov->args[i]->ival >= 0 && ov->args[i]->ival < e->nargs)
 				dirs->args[ov->args[i]->ival] = symbol(c, "pl.adir.no_dep");
 	/* a new call node with arg_directions appended to its attrs */
-	Expr *n = ir_expr_new(c->a, (ExprKind)e->kind, e->pos);
-	*n = *e;
+	Expr *n = ir_expr_copy(c->a, e);
 	Expr *attrs = ir_expr_new(c->a, EX_DICT, e->pos);
 	int old = e->attrs ? e->attrs->nkw : 0;
 	attrs->nkw = old + 1;
@@ -517,8 +516,7 @@ static Expr *derive_expr(Dcd *c, Expr *e)
 	}
 	Expr *base = e;
 	if (changed) {
-		base = ir_expr_new(c->a, (ExprKind)e->kind, e->pos);
-		*base = *e;
+		base = ir_expr_copy(c->a, e);
 		base->args = args;
 		/* keep first-writer facts attached to the rebuilt node */
 		void *fw = pmap_get(&c->first, e);

@@ -420,8 +420,7 @@ Expr *outline_subst(const OutlineSubst *sb, Expr *e)
 	}
 	if (!changed)
 		return e;
-	Expr *n = ir_expr_new(sb->a, (ExprKind)e->kind, e->pos);
-	*n = *e;
+	Expr *n = ir_expr_copy(sb->a, e);
 	n->lhs = lhs;
 	n->rhs = rhs;
 	n->attrs = attrs;
