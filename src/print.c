@@ -883,7 +883,7 @@ static bool block_calls(const Block *b, const char *op);
 
 static bool expr_calls(const Expr *e, const char *op)
 {
-	if (!e)
+	if (!e || e->kind == EX_VAR)
 		return false;
 	if (is_call_to(e, op))
 		return true;
@@ -907,7 +907,7 @@ static bool block_calls(const Block *b, const char *op)
 		for (int j = 0; j < s->nvalues; j++)
 			if (expr_calls(s->values[j], op))
 				return true;
-		if (block_calls(&s->body, op) || block_calls(&s->orelse, op))
+		if (!ir_stmt_is_simple(s->kind) && (block_calls(&s->body, op) || block_calls(&s->orelse, op)))
 			return true;
 	}
 	return false;

@@ -249,7 +249,7 @@ bool verify_no_nested_incore(Program *p, Diag *d)
 				const Stmt *s = b->stmts[j];
 				if (s->kind == ST_SCOPE && s->scope->kind == SC_INCORE)
 					bad = find_scope(&s->body, SC_INCORE);
-				else {
+				else if (!ir_stmt_is_simple(s->kind)) {
 					vec_push(&todo, (void *)&s->body);
 					vec_push(&todo, (void *)&s->orelse);
 				}
@@ -340,7 +340,7 @@ static void call_fail(CallCheck *c, const Expr *e, const char *fmt, ...)
 
 static void check_call_expr(CallCheck *c, const Expr *e)
 {
-	if (!e || c->failed)
+	if (!e || e->kind == EX_VAR || c->failed)
 		return;
 	check_call_expr(c, e->lhs);
 	check_call_expr(c, e->rhs);
@@ -395,6 +395,8 @@ static void check_call_block(CallCheck *c, const Block *b)
 		check_call_expr(c, s->value);
 		for (int j = 0; j < s->nvalues; j++)
 			check_call_expr(c, s->values[j]);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		check_call_block(c, &s->body);
 		check_call_block(c, &s->orelse);
 	}
