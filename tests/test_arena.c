@@ -1,4 +1,5 @@
-/* test_arena.c - arena allocation, interning, PtrVec, PtrMap, HashTab, StrBuf. */
+/* test_arena.c - arena allocation, interning, PtrVec, PtrMap, HashTab, StrBuf,
+ * and the IR nodes allocated short (ir.h). */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -6,7 +7,11 @@
 #include <string.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/ir.h"
 #include "ptoopt/strbuf.h"
+#ifdef ARENA_POISON_TAILS
+#include <sanitizer/asan_interface.h>
+#endif
 
 /* ------------------------------------------------------------ arena_alloc */
 
@@ -537,6 +542,130 @@ START_TEST(strbuf_put_int_and_flushed)
 }
 END_TEST
 
+/* ------------------------------------------------------------ short IR nodes */
+
+START_TEST(short_stmt_kinds)
+{
+	/* the kinds without body and the fields after it */
+	ck_assert(ir_stmt_is_simple(ST_ASSIGN));
+	ck_assert(ir_stmt_is_simple(ST_EVAL));
+	ck_assert(ir_stmt_is_simple(ST_RETURN));
+	ck_assert(ir_stmt_is_simple(ST_YIELD));
+	ck_assert(ir_stmt_is_simple(ST_BREAK));
+	ck_assert(ir_stmt_is_simple(ST_CONTINUE));
+	ck_assert(!ir_stmt_is_simple(ST_IF));
+	ck_assert(!ir_stmt_is_simple(ST_FOR));
+	ck_assert(!ir_stmt_is_simple(ST_WHILE));
+	ck_assert(!ir_stmt_is_simple(ST_SCOPE));
+	ck_assert_uint_eq(ir_expr_size(EX_VAR), EXPR_VAR_SIZE);
+	ck_assert_uint_eq(ir_expr_size(EX_OP_CALL), sizeof(Expr));
+	ck_assert_uint_lt(STMT_SIMPLE_SIZE, sizeof(Stmt));
+	ck_assert_uint_lt(EXPR_VAR_SIZE, sizeof(Expr));
+}
+END_TEST
+
+/* Consecutive nodes are as far apart as their kind's size; in sanitizer
+ * builds the full node is allocated and the missing fields are poisoned. */
+START_TEST(short_nodes_take_less_memory)
+{
+	Arena a;
+	arena_init(&a);
+	SrcPos at = { 3, 5 };
+	Stmt *s1 = ir_stmt_new(&a, ST_ASSIGN, at), *s2 = ir_stmt_new(&a, ST_FOR, at), *s3 = ir_stmt_new(&a, ST_EVAL, at);
+	Expr *e1 = ir_expr_new(&a, EX_VAR, at), *e2 = ir_expr_new(&a, EX_OP_CALL, at), *e3 = ir_expr_new(&a, EX_INT, at);
+	ck_assert_int_eq(s1->kind, ST_ASSIGN);
+	ck_assert_int_eq(s1->pos.line, 3);
+	ck_assert_int_eq(s3->pos.col, 5);
+	ck_assert_int_eq(e1->kind, EX_VAR);
+	ck_assert_int_eq(e3->kind, EX_INT);
+	/* every field of a long node and the prefix of a short one can be written */
+	s1->for_kind = 1;
+	s2->scope = NULL;
+	s2->body.n = 0;
+	e1->var = NULL;
+	e2->rhs = NULL;
+#ifdef ARENA_POISON_TAILS
+	ck_assert_uint_eq((size_t)((char *)s2 - (char *)s1), sizeof(Stmt));
+	ck_assert_uint_eq((size_t)((char *)e2 - (char *)e1), sizeof(Expr));
+	ck_assert(__asan_address_is_poisoned(&s1->body));
+	ck_assert(__asan_address_is_poisoned(&s3->scope));
+	ck_assert(!__asan_address_is_poisoned(&s1->for_kind));
+	ck_assert_ptr_null(__asan_region_is_poisoned(s2, sizeof(Stmt)));
+	ck_assert(__asan_address_is_poisoned(&e1->str));
+	ck_assert(!__asan_address_is_poisoned(&e1->var));
+	ck_assert_ptr_null(__asan_region_is_poisoned(e2, sizeof(Expr)));
+#else
+	ck_assert_uint_eq((size_t)((char *)s2 - (char *)s1), STMT_SIMPLE_SIZE);
+	ck_assert_uint_eq((size_t)((char *)s3 - (char *)s2), sizeof(Stmt));
+	ck_assert_uint_eq((size_t)((char *)e2 - (char *)e1), EXPR_VAR_SIZE);
+	ck_assert_uint_eq((size_t)((char *)e3 - (char *)e2), sizeof(Expr));
+#endif
+	arena_free(&a);
+}
+END_TEST
+
+/* Memory given back by arena_reset holds long nodes again: no stale poison. */
+START_TEST(short_nodes_reset_then_long)
+{
+	Arena a;
+	arena_init(&a);
+	arena_alloc(&a, 8); /* a mark is reset to only within its block: have one */
+	ArenaMark m = arena_mark(&a);
+	Stmt *first = ir_stmt_new(&a, ST_ASSIGN, (SrcPos){ 1, 1 });
+	for (int i = 1; i < 100; i++)
+		ir_stmt_new(&a, ST_ASSIGN, (SrcPos){ 1, 1 });
+	arena_reset(&a, m);
+	ck_assert_ptr_eq(ir_stmt_new(&a, ST_WHILE, (SrcPos){ 1, 1 }), first); /* the same memory */
+	for (int i = 0; i < 40; i++) {
+		Stmt *s = ir_stmt_new(&a, ST_IF, (SrcPos){ 1, 1 });
+		ck_assert_ptr_null(s->scope); /* zeroed and readable to the end */
+		s->scope = NULL;
+		s->attrs = NULL;
+	}
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(short_nodes_copy)
+{
+	Arena a;
+	arena_init(&a);
+	Var v = { .name = "x" };
+	Stmt *s = ir_stmt_new(&a, ST_ASSIGN, (SrcPos){ 7, 9 });
+	Expr *val = ir_expr_new(&a, EX_OP_CALL, (SrcPos){ 7, 13 });
+	val->str = "tile.add";
+	val->nargs = 2;
+	s->var = &v;
+	s->value = val;
+	s->ncomments = 1;
+	Stmt *c = ir_stmt_copy(&a, s);
+	ck_assert_ptr_ne(c, s);
+	ck_assert_int_eq(c->kind, ST_ASSIGN);
+	ck_assert_int_eq(c->pos.line, 7);
+	ck_assert_int_eq(c->pos.col, 9);
+	ck_assert_int_eq(c->ncomments, 1);
+	ck_assert_ptr_eq(c->var, &v);
+	ck_assert_ptr_eq(c->value, val);
+	Expr *vc = ir_expr_copy(&a, val);
+	ck_assert_str_eq(vc->str, "tile.add");
+	ck_assert_int_eq(vc->nargs, 2);
+	ck_assert_int_eq(vc->pos.col, 13);
+	Expr *r = ir_var_ref(&a, &v);
+	Expr *rc = ir_expr_copy(&a, r);
+	ck_assert_int_eq(rc->kind, EX_VAR);
+	ck_assert_ptr_eq(rc->var, &v);
+	Stmt *loop = ir_stmt_new(&a, ST_FOR, (SrcPos){ 2, 1 });
+	loop->body.n = 4;
+	loop->niter = 2;
+	loop->scope = (Scope *)&v; /* any pointer: only compared */
+	Stmt *lc = ir_stmt_copy(&a, loop);
+	ck_assert_int_eq(lc->body.n, 4);
+	ck_assert_int_eq(lc->niter, 2);
+	ck_assert_ptr_eq(lc->scope, (Scope *)&v);
+	arena_free(&a);
+}
+END_TEST
+
 static Suite *arena_suite(void)
 {
 	Suite *s = suite_create("arena");
@@ -569,6 +698,12 @@ static Suite *arena_suite(void)
 	tcase_add_test(tc, strbuf_ops);
 	tcase_add_test(tc, strbuf_sink);
 	tcase_add_test(tc, strbuf_put_int_and_flushed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("short_nodes");
+	tcase_add_test(tc, short_stmt_kinds);
+	tcase_add_test(tc, short_nodes_take_less_memory);
+	tcase_add_test(tc, short_nodes_reset_then_long);
+	tcase_add_test(tc, short_nodes_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }
