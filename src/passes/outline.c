@@ -181,6 +181,8 @@ static void stmt_vars(const Stmt *s, VarFn fn, void *ctx)
 	expr_vars(s->value, fn, ctx);
 	for (int i = 0; i < s->nvalues; i++)
 		expr_vars(s->values[i], fn, ctx);
+	if (ir_stmt_is_simple(s->kind))
+		return;
 	expr_vars(s->start, fn, ctx);
 	expr_vars(s->stop, fn, ctx);
 	expr_vars(s->step, fn, ctx);
@@ -220,6 +222,8 @@ static void defs_stmt(const Stmt *s, PtrVec *out)
 	default:
 		break;
 	}
+	if (ir_stmt_is_simple(s->kind))
+		return;
 	defs_block(&s->body, out);
 	defs_block(&s->orelse, out);
 }
@@ -253,6 +257,8 @@ static void stores_block(const Block *b, PtrVec *list, PtrMap *set)
 		stores_expr(s->value, list, set);
 		for (int j = 0; j < s->nvalues; j++)
 			stores_expr(s->values[j], list, set);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		stores_block(&s->body, list, set);
 		stores_block(&s->orelse, list, set);
 	}
@@ -466,6 +472,8 @@ static void subst_header(Ol *o, const PtrMap *m, Stmt *s)
 			vs[i] = subst(o, m, s->values[i]);
 		s->values = vs;
 	}
+	if (ir_stmt_is_simple(s->kind))
+		return;
 	s->start = subst(o, m, s->start);
 	s->stop = subst(o, m, s->stop);
 	s->step = subst(o, m, s->step);
@@ -490,9 +498,12 @@ static void subst_header(Ol *o, const PtrMap *m, Stmt *s)
 static void subst_block(Ol *o, const PtrMap *m, Block *b)
 {
 	for (int i = 0; i < b->n; i++) {
-		subst_header(o, m, b->stmts[i]);
-		subst_block(o, m, &b->stmts[i]->body);
-		subst_block(o, m, &b->stmts[i]->orelse);
+		Stmt *s = b->stmts[i];
+		subst_header(o, m, s);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		subst_block(o, m, &s->body);
+		subst_block(o, m, &s->orelse);
 	}
 }
 
@@ -599,6 +610,8 @@ static void lin_index(Lineage *l, const Block *b)
 		const Stmt *s = b->stmts[i];
 		if (s->kind == ST_ASSIGN)
 			pmap_put(&l->def, s->var, (void *)s);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		if (s->kind == ST_FOR || s->kind == ST_WHILE)
 			for (int k = 0; k < s->niter; k++) {
 				if (s->inits[k]->kind != EX_VAR)
@@ -702,6 +715,8 @@ static const Stmt *first_return(const Block *b)
 		const Stmt *s = b->stmts[i];
 		if (s->kind == ST_RETURN)
 			return s;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		const Stmt *r = first_return(&s->body);
 		if (!r)
 			r = first_return(&s->orelse);
@@ -770,6 +785,8 @@ static const Expr *returning_call(Program *p, const Function *f, const Block *b,
 				found = e;
 			}
 		}
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		found = returning_call(p, f, &s->body, found, ambiguous);
 		found = returning_call(p, f, &s->orelse, found, ambiguous);
 	}
@@ -862,8 +879,10 @@ static void bind_block(StoreBind *sb, Block *b)
 	bool changed = false;
 	for (int i = 0; i < b->n; i++) {
 		Stmt *s = b->stmts[i];
-		bind_block(sb, &s->body);
-		bind_block(sb, &s->orelse);
+		if (!ir_stmt_is_simple(s->kind)) {
+			bind_block(sb, &s->body);
+			bind_block(sb, &s->orelse);
+		}
 		Var *t = (s->kind == ST_EVAL || s->kind == ST_ASSIGN) ? store_target(s->value) : NULL;
 		if (!t || !pmap_get(&sb->decl, t)) {
 			vec_push(&out, s);
@@ -989,6 +1008,8 @@ static void split_regions(const Block *b, SplitSum *s)
 			}
 			continue;
 		}
+		if (ir_stmt_is_simple(st->kind))
+			continue;
 		split_regions(&st->body, s);
 		split_regions(&st->orelse, s);
 	}
@@ -1200,6 +1221,8 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 				Var *t = x->kind == ST_ASSIGN ? store_target(x->value) : NULL;
 				if (t)
 					pmap_put(&alias, x->var, t);
+				if (ir_stmt_is_simple(x->kind))
+					continue;
 				if (x->body.n)
 					vec_push(&st, &x->body);
 				if (x->orelse.n)
@@ -1752,6 +1775,8 @@ static bool block_has_target(const Block *b, ScopeKind k)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *s = b->stmts[i];
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		if ((s->kind == ST_SCOPE && s->scope->kind == k) || block_has_target(&s->body, k) ||
 		    block_has_target(&s->orelse, k))
 			return true;
