@@ -315,6 +315,8 @@ static void assign_defs_stmt(PtrMap *out, const Stmt *st)
 {
 	if (st->kind == ST_ASSIGN)
 		set_add(out, st->var);
+	if (ir_stmt_is_simple(st->kind))
+		return;
 	assign_defs(out, &st->body);
 	assign_defs(out, &st->orelse);
 }
@@ -388,13 +390,21 @@ static void live_in_block(PtrMap *out, const Block *b)
 	pmap_release(&defs);
 }
 
+static bool has_loop(const Block *b);
+
+/* Whether st is a loop or holds one. */
+static bool stmt_has_loop(const Stmt *st)
+{
+	if (st->kind == ST_FOR || st->kind == ST_WHILE)
+		return true;
+	return !ir_stmt_is_simple(st->kind) && (has_loop(&st->body) || has_loop(&st->orelse));
+}
+
 static bool has_loop(const Block *b)
 {
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *st = b->stmts[i];
-		if (st->kind == ST_FOR || st->kind == ST_WHILE || has_loop(&st->body) || has_loop(&st->orelse))
+	for (int i = 0; i < b->n; i++)
+		if (stmt_has_loop(b->stmts[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -525,6 +535,8 @@ static Type *last_assign_type(const Block *b, const Var *k)
 		const Stmt *st = b->stmts[i];
 		if (st->kind == ST_ASSIGN && st->var == k)
 			t = authoritative_type(st);
+		if (ir_stmt_is_simple(st->kind))
+			continue;
 		Type *in = last_assign_type(&st->body, k);
 		if (in)
 			t = in;
@@ -820,36 +832,44 @@ static Stmt *convert_scope(Ssa *s, Stmt *n, const Stmt *st)
 }
 
 /* Statements are rewritten in place: the function's old body is dropped
- * anyway, and copying every node doubled the pass's memory.  The converters
- * read the statement's old fields from the snapshot `st` and write the node
- * `n`, so no field is read after it was rewritten. */
+ * anyway, and copying every node doubled the pass's memory.  A simple
+ * statement rewrites each field from its own old value; the compound
+ * converters read the old fields from the snapshot `st` and write the node
+ * `n`, so no field is read after it was rewritten.  (Only a compound node is
+ * snapshotted whole: a simple one has no fields past STMT_SIMPLE_SIZE.) */
 static Stmt *convert_stmt(Ssa *s, Stmt *n)
 {
-	const Stmt old = *n, *st = &old;
-	switch (st->kind) {
+	switch (n->kind) {
 	case ST_ASSIGN: {
-		n->value = subst(s, st->value);
-		Type *t = subst_type(s, authoritative_type(n));
-		n->var = new_version(s, st->var, "ssa", t, VK_VAR);
-		cur_set(s, st->var, n->var);
+		Var *target = n->var;
+		n->value = subst(s, n->value);
+		Type *t = subst_type(s, authoritative_type(n)); /* n->var is still the old target */
+		n->var = new_version(s, target, "ssa", t, VK_VAR);
+		cur_set(s, target, n->var);
 		return n;
 	}
 	case ST_EVAL:
-		n->value = subst(s, st->value);
+		n->value = subst(s, n->value);
 		return n;
 	case ST_RETURN: case ST_YIELD:
-		n->values = subst_list(s, st->values, st->nvalues);
+		n->values = subst_list(s, n->values, n->nvalues);
 		return n;
+	case ST_BREAK: case ST_CONTINUE:
+		return n;
+	default:
+		break;
+	}
+	const Stmt old = *n, *st = &old;
+	switch (st->kind) {
 	case ST_FOR: case ST_WHILE:
 		return convert_loop(s, n, st);
 	case ST_IF:
 		return convert_if(s, n, st);
 	case ST_SCOPE:
 		return convert_scope(s, n, st);
-	case ST_BREAK: case ST_CONTINUE:
+	default:
 		return n;
 	}
-	return n;
 }
 
 /* A body of two or more statements is a sequence: each child sees as
@@ -868,8 +888,7 @@ static Block convert_block(Ssa *s, const Block *b)
 	PtrMap run = { 0 };
 	for (int j = b->n - 1; j >= 0; j--) {
 		const Stmt *st = b->stmts[j];
-		bool loops = st->kind == ST_FOR || st->kind == ST_WHILE || has_loop(&st->body) || has_loop(&st->orelse);
-		if (loops) {
+		if (stmt_has_loop(st)) {
 			needs[j] = arena_alloc(s->a, sizeof(PtrMap));
 			set_copy(needs[j], &run);
 		}

@@ -45,8 +45,11 @@ bool dw_block_has_defer_wait(const Block *b)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *s = b->stmts[i];
-		if (expr_has_defer_wait(s->value) || dw_block_has_defer_wait(&s->body) ||
-		    dw_block_has_defer_wait(&s->orelse))
+		if (expr_has_defer_wait(s->value))
+			return true;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		if (dw_block_has_defer_wait(&s->body) || dw_block_has_defer_wait(&s->orelse))
 			return true;
 	}
 	return false;

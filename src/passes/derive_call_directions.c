@@ -67,6 +67,8 @@ static bool raise_from_block(Dcd *c, Function *w, const Block *b)
 		changed |= raise_from_expr(c, w, s->value);
 		for (int j = 0; j < s->nvalues; j++)
 			changed |= raise_from_expr(c, w, s->values[j]);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		changed |= raise_from_block(c, w, &s->body);
 		changed |= raise_from_block(c, w, &s->orelse);
 	}
@@ -76,7 +78,7 @@ static bool raise_from_block(Dcd *c, Function *w, const Block *b)
 /* Promote w's parameters passed to inner kernels to the kernels' directions. */
 static bool raise_from_expr(Dcd *c, Function *w, const Expr *e)
 {
-	if (!e)
+	if (!e || e->kind == EX_VAR) /* a leaf, and no call */
 		return false;
 	bool changed = raise_from_expr(c, w, e->lhs);
 	changed |= raise_from_expr(c, w, e->rhs);
@@ -326,7 +328,7 @@ static void roots_block(Dcd *c, const Block *b)
 
 static void written_roots_expr(Dcd *c, const Expr *e, PtrMap *seen)
 {
-	if (!e)
+	if (!e || e->kind == EX_VAR) /* a leaf, and no call */
 		return;
 	written_roots_expr(c, e->lhs, seen);
 	written_roots_expr(c, e->rhs, seen);
@@ -350,6 +352,8 @@ static void written_roots_block(Dcd *c, const Block *b, PtrMap *seen)
 		written_roots_expr(c, s->value, seen);
 		for (int j = 0; j < s->nvalues; j++)
 			written_roots_expr(c, s->values[j], seen);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		written_roots_block(c, &s->body, seen);
 		written_roots_block(c, &s->orelse, seen);
 	}
@@ -533,6 +537,8 @@ static void derive_block(Dcd *c, Block *b)
 		s->value = derive_expr(c, s->value);
 		for (int j = 0; j < s->nvalues; j++)
 			s->values[j] = derive_expr(c, s->values[j]);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		bool seq = (s->kind == ST_FOR && s->for_kind != FOR_PARALLEL) || s->kind == ST_WHILE;
 		c->seq_depth += seq;
 		derive_block(c, &s->body);

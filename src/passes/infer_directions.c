@@ -42,7 +42,7 @@ static void visit_fn(Idir *s, Function *f);
 
 static void visit_expr(Idir *s, const Expr *e)
 {
-	if (!e)
+	if (!e || e->kind == EX_VAR) /* a leaf, and no call */
 		return;
 	if (e->kind == EX_FN_CALL || e->kind == EX_SUBMIT) {
 		Function *g = ir_find_function(s->p, e->str);
@@ -64,6 +64,8 @@ static void visit_block(Idir *s, const Block *b)
 		visit_expr(s, st->value);
 		for (int j = 0; j < st->nvalues; j++)
 			visit_expr(s, st->values[j]);
+		if (ir_stmt_is_simple(st->kind))
+			continue;
 		visit_block(s, &st->body);
 		visit_block(s, &st->orelse);
 	}

@@ -35,8 +35,10 @@ static void unwrap_block(Unwrap *u, Block *b)
 	for (int i = 0; i < b->n && !u->failed; i++) {
 		Stmt *s = b->stmts[i];
 		if (s->kind != ST_SCOPE || s->scope->kind != SC_SPMD) {
-			unwrap_block(u, &s->body);
-			unwrap_block(u, &s->orelse);
+			if (!ir_stmt_is_simple(s->kind)) {
+				unwrap_block(u, &s->body);
+				unwrap_block(u, &s->orelse);
+			}
 			vec_push(&out, s);
 			continue;
 		}

@@ -17,6 +17,8 @@ static bool has_incore(const Block *b)
 		const Stmt *s = b->stmts[i];
 		if (s->kind == ST_SCOPE && s->scope->kind == SC_INCORE)
 			return true;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
 		if (has_incore(&s->body) || has_incore(&s->orelse))
 			return true;
 	}
@@ -70,6 +72,38 @@ static void fold_var(Fold *f, Var *v)
 		v->type = fold_type(f, v->type);
 }
 
+static void fold_block(Fold *f, Block *b);
+
+/* The fields only a compound statement has: loop bounds and carries, return
+ * vars, the launch spec of a scope, the nested bodies. */
+static void fold_compound(Fold *f, Stmt *s)
+{
+	s->start = fold_expr(f, s->start);
+	s->stop = fold_expr(f, s->stop);
+	s->step = fold_expr(f, s->step);
+	if (s->niter) {
+		Expr **is = arena_alloc(f->a, (size_t)s->niter * sizeof *is);
+		memcpy(is, s->inits, (size_t)s->niter * sizeof *is);
+		fold_exprs(f, is, s->niter);
+		s->inits = is;
+		for (int j = 0; j < s->niter; j++) {
+			fold_var(f, s->iter_args[j]);
+			s->iter_args[j]->init = s->inits[j];
+		}
+	}
+	for (int j = 0; j < s->nrets; j++)
+		fold_var(f, s->rets[j]);
+	if (s->scope && (s->scope->core_num || s->scope->predicate)) {
+		Scope *sc = arena_alloc(f->a, sizeof *sc);
+		*sc = *s->scope;
+		sc->core_num = fold_expr(f, sc->core_num);
+		sc->predicate = fold_expr(f, sc->predicate);
+		s->scope = sc;
+	}
+	fold_block(f, &s->body);
+	fold_block(f, &s->orelse);
+}
+
 static void fold_block(Fold *f, Block *b)
 {
 	int k = 0;
@@ -97,30 +131,8 @@ static void fold_block(Fold *f, Block *b)
 			fold_exprs(f, vs, s->nvalues);
 			s->values = vs;
 		}
-		s->start = fold_expr(f, s->start);
-		s->stop = fold_expr(f, s->stop);
-		s->step = fold_expr(f, s->step);
-		if (s->niter) {
-			Expr **is = arena_alloc(f->a, (size_t)s->niter * sizeof *is);
-			memcpy(is, s->inits, (size_t)s->niter * sizeof *is);
-			fold_exprs(f, is, s->niter);
-			s->inits = is;
-			for (int j = 0; j < s->niter; j++) {
-				fold_var(f, s->iter_args[j]);
-				s->iter_args[j]->init = s->inits[j];
-			}
-		}
-		for (int j = 0; j < s->nrets; j++)
-			fold_var(f, s->rets[j]);
-		if (s->scope && (s->scope->core_num || s->scope->predicate)) {
-			Scope *sc = arena_alloc(f->a, sizeof *sc);
-			*sc = *s->scope;
-			sc->core_num = fold_expr(f, sc->core_num);
-			sc->predicate = fold_expr(f, sc->predicate);
-			s->scope = sc;
-		}
-		fold_block(f, &s->body);
-		fold_block(f, &s->orelse);
+		if (!ir_stmt_is_simple(s->kind))
+			fold_compound(f, s);
 		b->stmts[k++] = s;
 	}
 	b->n = k;
