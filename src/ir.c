@@ -1,4 +1,4 @@
-/* ir.c - enum spellings and node constructors for the IR (ir.h). */
+/* ir.c - enum spellings, node constructors and searches for the IR (ir.h). */
 #include "ptoopt/ir.h"
 
 #include <string.h>
@@ -186,6 +186,55 @@ Type *ir_scalar_type(Arena *a, DType dt)
 bool ir_is_int_const(const Expr *e, int64_t v, DType dt)
 {
 	return e && e->kind == EX_INT && e->ival == v && e->dtype == dt;
+}
+
+const Stmt *ir_find_scope(const Block *b, ScopeKind k)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		if (s->kind == ST_SCOPE && s->scope->kind == k)
+			return s;
+		const Stmt *in = ir_find_scope(&s->body, k);
+		if (!in)
+			in = ir_find_scope(&s->orelse, k);
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
+static bool expr_calls(const Expr *e, const char *op)
+{
+	if (!e || e->kind == EX_VAR)
+		return false;
+	if (e->kind == EX_OP_CALL && strcmp(e->str, op) == 0)
+		return true;
+	if (expr_calls(e->lhs, op) || expr_calls(e->rhs, op))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_calls(e->args[i], op))
+			return true;
+	for (int i = 0; i < e->nkw; i++)
+		if (expr_calls(e->kw[i].value, op))
+			return true;
+	return false;
+}
+
+bool ir_block_calls(const Block *b, const char *op)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (expr_calls(s->value, op))
+			return true;
+		for (int j = 0; j < s->nvalues; j++)
+			if (expr_calls(s->values[j], op))
+				return true;
+		if (!ir_stmt_is_simple(s->kind) && (ir_block_calls(&s->body, op) || ir_block_calls(&s->orelse, op)))
+			return true;
+	}
+	return false;
 }
 
 Function *ir_find_function(Program *p, const char *name)

@@ -2942,8 +2942,6 @@ static void split_spmd_hint(Parser *p, Scope *spmd, Scope *incore)
 	}
 }
 
-static bool block_reads_block_idx(Block *b);
-
 /* A loop with init_values binds its results through the yield's LHS, so a
  * bare `pl.yield_(...)` statement (in the body, its ifs and scopes; nested
  * loops have their own yields) leaves them nameless: the reference rejects it. */
@@ -3322,19 +3320,6 @@ static void parse_while(Parser *p, PtrVec *out, PtrVec *cm)
 	vec_push(out, s);
 }
 
-static bool has_split_aiv(const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *st = b->stmts[i];
-		if (ir_stmt_is_simple(st->kind))
-			continue;
-		if ((st->kind == ST_SCOPE && st->scope->kind == SC_SPLIT_AIV) || has_split_aiv(&st->body) ||
-		    has_split_aiv(&st->orelse))
-			return true;
-	}
-	return false;
-}
-
 static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token wt = next(p);
@@ -3414,14 +3399,14 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	p->incore_depth += incore;
 	parse_block(p, &s->body, 0);
 	p->incore_depth -= incore;
-	if (split_written && s->scope->kind == SC_INCORE && has_split_aiv(&s->body))
+	if (split_written && s->scope->kind == SC_INCORE && ir_find_scope(&s->body, SC_SPLIT_AIV))
 		PERR_AT(p, &ct, "optimizations=[pl.split(...)] and pl.split_aiv regions are mutually exclusive AIV-split "
 			"mechanisms; remove one of them (pl.cross_core_slot(slot_num=N) pins a slot count without splitting)");
 	if (s->scope->kind == SC_SPMD) {
 		/* with-form: the parser synthesises an InCore carrier only for a
 		 * body that reads the per-block index or carries optimizations= */
 		Scope *sc = s->scope;
-		if (block_reads_block_idx(&s->body) || sc->split != SPLIT_NONE || sc->slot_num) {
+		if (ir_block_calls(&s->body, "tile.get_block_idx") || sc->split != SPLIT_NONE || sc->slot_num) {
 			Stmt *inner = scope_stmt(p, SC_INCORE, &wt);
 			inner->scope->level = LV_CORE_GROUP;
 			inner->scope->split = sc->split;
@@ -3438,38 +3423,6 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 	if (placeholder)
 		vec_push(out, placeholder);
 	vec_push(out, s);
-}
-
-static bool expr_reads_block_idx(Expr *e)
-{
-	if (!e || e->kind == EX_VAR)
-		return false;
-	if (e->kind == EX_OP_CALL && strcmp(e->str, "tile.get_block_idx") == 0)
-		return true;
-	if (expr_reads_block_idx(e->lhs) || expr_reads_block_idx(e->rhs))
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (expr_reads_block_idx(e->args[i]))
-			return true;
-	for (int i = 0; i < e->nkw; i++)
-		if (expr_reads_block_idx(e->kw[i].value))
-			return true;
-	return false;
-}
-
-static bool block_reads_block_idx(Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		Stmt *s = b->stmts[i];
-		if (expr_reads_block_idx(s->value))
-			return true;
-		for (int j = 0; j < s->nvalues; j++)
-			if (expr_reads_block_idx(s->values[j]))
-				return true;
-		if (!ir_stmt_is_simple(s->kind) && (block_reads_block_idx(&s->body) || block_reads_block_idx(&s->orelse)))
-			return true;
-	}
-	return false;
 }
 
 static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)

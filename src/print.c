@@ -879,40 +879,6 @@ static const Stmt *incore_child(const Stmt *s)
 	return NULL;
 }
 
-static bool block_calls(const Block *b, const char *op);
-
-static bool expr_calls(const Expr *e, const char *op)
-{
-	if (!e || e->kind == EX_VAR)
-		return false;
-	if (is_call_to(e, op))
-		return true;
-	if (expr_calls(e->lhs, op) || expr_calls(e->rhs, op))
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (expr_calls(e->args[i], op))
-			return true;
-	for (int i = 0; i < e->nkw; i++)
-		if (expr_calls(e->kw[i].value, op))
-			return true;
-	return false;
-}
-
-static bool block_calls(const Block *b, const char *op)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (expr_calls(s->value, op))
-			return true;
-		for (int j = 0; j < s->nvalues; j++)
-			if (expr_calls(s->values[j], op))
-				return true;
-		if (!ir_stmt_is_simple(s->kind) && (block_calls(&s->body, op) || block_calls(&s->orelse, op)))
-			return true;
-	}
-	return false;
-}
-
 static void print_spmd_kwargs(Printer *pr, const Scope *sc, const Scope *incore, bool with_opts, bool with_deps)
 {
 	StrBuf *b = &pr->out;
@@ -991,7 +957,7 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 			sb_adds(b, "with pl.spmd(");
 			print_spmd_kwargs(pr, sc, isc, true, true);
 			sb_printf(b, ") as %s:\n", var_name(pr, sc->tid));
-			if (isc && (isc->split != SPLIT_NONE || isc->slot_num || block_calls(&inner->body, "tile.get_block_idx")))
+			if (isc && (isc->split != SPLIT_NONE || isc->slot_num || ir_block_calls(&inner->body, "tile.get_block_idx")))
 				print_stmts_from(pr, &inner->body, 0, indent + 4, NULL, 0, false);
 			else
 				print_stmts_from(pr, &s->body, 0, indent + 4, NULL, 0, false);

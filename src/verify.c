@@ -202,30 +202,13 @@ bool verify_ssa_ref(Program *p, Diag *d, const char *after_pass) { return check_
 
 /* ------------------------------------------------------------ outlined scopes */
 
-static const Stmt *find_scope(const Block *b, ScopeKind kind)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (s->kind == ST_SCOPE && s->scope->kind == kind)
-			return s;
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		const Stmt *in = find_scope(&s->body, kind);
-		if (!in)
-			in = find_scope(&s->orelse, kind);
-		if (in)
-			return in;
-	}
-	return NULL;
-}
-
 bool verify_incore_outlined(Program *p, Diag *d)
 {
 	for (int i = 0; i < p->nfuncs; i++) {
 		const Function *f = p->funcs[i];
 		if (f->type == FT_INCORE)
 			continue;
-		const Stmt *s = find_scope(&f->body, SC_INCORE);
+		const Stmt *s = ir_find_scope(&f->body, SC_INCORE);
 		if (s) {
 			diag_error(d, s->pos.line, s->pos.col,
 				   "InCore ScopeStmt found in non-InCore function (should have been outlined): function '%s'",
@@ -248,7 +231,7 @@ bool verify_no_nested_incore(Program *p, Diag *d)
 			for (int j = 0; j < b->n && !bad; j++) {
 				const Stmt *s = b->stmts[j];
 				if (s->kind == ST_SCOPE && s->scope->kind == SC_INCORE)
-					bad = find_scope(&s->body, SC_INCORE);
+					bad = ir_find_scope(&s->body, SC_INCORE);
 				else if (!ir_stmt_is_simple(s->kind)) {
 					vec_push(&todo, (void *)&s->body);
 					vec_push(&todo, (void *)&s->orelse);
@@ -272,10 +255,10 @@ bool verify_clusters_outlined(Program *p, Diag *d)
 		const Function *f = p->funcs[i];
 		if (f->type == FT_GROUP || f->type == FT_SPMD)
 			continue;
-		const Stmt *s = find_scope(&f->body, SC_CLUSTER);
+		const Stmt *s = ir_find_scope(&f->body, SC_CLUSTER);
 		const char *what = "Cluster";
 		if (!s) {
-			s = find_scope(&f->body, SC_SPMD);
+			s = ir_find_scope(&f->body, SC_SPMD);
 			what = "Spmd";
 		}
 		if (s) {

@@ -354,6 +354,13 @@ Type *ir_scalar_type(Arena *a, DType dt);
 static inline Type *ir_expr_type(Expr *e) { return e->kind == EX_VAR ? e->var->type : e->type; }
 bool ir_is_int_const(const Expr *e, int64_t v, DType dt);
 
+/* Searches of a block and every block nested in it, in source order: the
+ * first scope statement of kind k (NULL when none), and whether an
+ * expression of a statement (its value or values, through operands,
+ * arguments and keyword values) calls the op named op ("tile.get_block_idx"). */
+const Stmt *ir_find_scope(const Block *b, ScopeKind k);
+bool ir_block_calls(const Block *b, const char *op);
+
 /* Level / role the reference derives from a function type (LV_NONE / RL_NONE
  * when the type derives nothing). */
 Level ir_default_level(FuncType t);

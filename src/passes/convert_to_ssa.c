@@ -419,11 +419,6 @@ static void set_copy(PtrMap *dst, const PtrMap *src)
 
 static Block convert_block(Ssa *s, const Block *b);
 
-static Stmt *copy_stmt(Ssa *s, const Stmt *st)
-{
-	return ir_stmt_copy(s->a, st);
-}
-
 static bool is_shaped(const Type *t)
 {
 	return t && (t->kind == TY_TENSOR || t->kind == TY_TILE || t->kind == TY_DIST_TENSOR || t->kind == TY_TUPLE);
@@ -511,7 +506,7 @@ static void set_yield(Ssa *s, Block *body, Expr **extra, int nextra, bool keep_e
 	for (int i = 0; i < nextra; i++)
 		vals[nold + i] = extra[i];
 	if (slot) {
-		Stmt *y = copy_stmt(s, *slot);
+		Stmt *y = ir_stmt_copy(s->a, *slot);
 		y->values = vals;
 		y->nvalues = n;
 		*slot = y;

@@ -1771,24 +1771,11 @@ static void thread_loop(Ol *o, Stmt *s, size_t m)
 
 static void visit_stmt(Ol *o, Stmt *s);
 
-static bool block_has_target(const Block *b, ScopeKind k)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		if ((s->kind == ST_SCOPE && s->scope->kind == k) || block_has_target(&s->body, k) ||
-		    block_has_target(&s->orelse, k))
-			return true;
-	}
-	return false;
-}
-
 static void visit_block_frames(Ol *o, Block *b)
 {
 	/* Without a target scope below, nothing asks what is used after a
 	 * statement: only earlier outlinings' renames are applied. */
-	if (o->no_target_below || !block_has_target(b, o->cfg->target)) {
+	if (o->no_target_below || !ir_find_scope(b, o->cfg->target)) {
 		bool saved = o->no_target_below;
 		o->no_target_below = true;
 		for (int i = 0; i < b->n && !o->failed; i++)
@@ -1927,7 +1914,7 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 		     int *count, Diag *d)
 {
 	*count = 0;
-	if (!block_has_target(&f->body, cfg->target))
+	if (!ir_find_scope(&f->body, cfg->target))
 		return 0; /* nothing to outline, nothing renamed */
 	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .func_name = f->name, .reserved = reserved, .out = out };
 	for (int i = 0; i < f->nparams; i++)

@@ -11,20 +11,6 @@
 #include "ptoopt/outline.h"
 #include "ptoopt/passes.h"
 
-static bool has_incore(const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (s->kind == ST_SCOPE && s->scope->kind == SC_INCORE)
-			return true;
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		if (has_incore(&s->body) || has_incore(&s->orelse))
-			return true;
-	}
-	return false;
-}
-
 /* ------------------------------------------------------------ tensor.dim folding (§4.3) */
 
 typedef struct Fold {
@@ -169,7 +155,7 @@ int outline_incore_program(Program *p, Diag *d)
 	int rc = 0;
 	for (int i = 0; i < run.norder && !rc; i++) {
 		Function *f = run.order[i];
-		if (f->type == FT_OPAQUE && has_incore(&f->body))
+		if (f->type == FT_OPAQUE && ir_find_scope(&f->body, SC_INCORE))
 			fold_param_dims(p, f);
 		int n = outline_run_function(&run, p, f, &cfg, d);
 		rc = n < 0;
