@@ -6,6 +6,7 @@
  * indices and names without re-checking.
  */
 #include "ptoopt/op_registry.h"
+#include "ptoopt/typerule.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -303,15 +304,26 @@ static const char *kw_name(Loader *L, yaml_node_t *n, const char *field, const O
 	lerr(L, n, "field '%s': '%s' is not a kwarg of %s", field, s, op->name);
 }
 
+/* Does the comma-separated list `needs` name `field`? */
+static bool needs_field(const char *needs, const char *field)
+{
+	size_t n = strlen(field);
+	for (const char *p = needs; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && !strncmp(p, field, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
 static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *res)
 {
 	static const char *const keys[] = { "rule", "arg", "args", "scalar", "promote", "shape", "valid-shape",
 					    "dtype", "dtype-of", "layout", "mem", "pad", "column-blayout", "elems", "length",
-					    "window-source", "window-offsets", "shape-of", "when", NULL };
+					    "window-source", "window-offsets", "shape-of", "when", "opts", NULL };
 	check_keys(L, n, "a result rule", keys);
-	static const char *const rules[] = { "unknown", "none", "same-as-arg", "like-arg", "elementwise", "scalar-op",
-					     "tensor-from-shape", "tile-from-shape", "reshaped", "reduce-last",
-					     "retype", "scalar", "tuple", "array", "moved", NULL };
 	memset(res, 0, sizeof *res);
 	res->arg = res->arg2 = res->shape = res->valid_shape = res->dtype_arg = res->dtype_of = res->dtype = res->mem = -1;
 	res->window_source = res->window_offsets = res->shape_of = -1;
@@ -319,21 +331,23 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 	if (!v)
 		lerr(L, n, "result without 'rule'");
 	const char *rs = scalar(L, v, "rule");
-	int ri = -1;
-	for (int i = 0; rules[i]; i++)
-		if (!strcmp(rs, rules[i]))
-			ri = i;
-	if (ri < 0)
+	const RuleKind *rk = typerule_find(rs);
+	if (!rk)
 		lerr(L, v, "field 'rule': unknown result rule '%s'", rs);
-	res->rule = (OpsRule)ri;
+	res->kind = rk;
+	bool scalar_rule = !strcmp(rk->name, "scalar");
 	if ((v = get(L, n, "arg")))
 		res->arg = arg_index(L, v, "arg", op);
 	if ((v = get(L, n, "args"))) {
 		need_seq(L, v, "args");
-		if (seq_len(v) != 2)
-			lerr(L, v, "field 'args' must list two argument indices");
-		res->arg = arg_index(L, seq_at(L, v, 0), "args", op);
-		res->arg2 = arg_index(L, seq_at(L, v, 1), "args", op);
+		res->nargs = seq_len(v);
+		if (res->nargs < 1 || res->nargs > 8)
+			lerr(L, v, "field 'args' must list one to eight argument indices");
+		for (int i = 0; i < res->nargs; i++)
+			res->args[i] = arg_index(L, seq_at(L, v, i), "args", op);
+		res->arg = res->args[0];
+		if (res->nargs > 1)
+			res->arg2 = res->args[1];
 	}
 	if ((v = get(L, n, "scalar")))
 		res->arg2 = arg_index(L, v, "scalar", op);
@@ -362,7 +376,7 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 		res->shape = arg_index(L, v, "length", op);
 	if ((v = get(L, n, "dtype"))) {
 		const char *s = scalar(L, v, "dtype");
-		if (res->rule == RULE_SCALAR)
+		if (scalar_rule || (s[0] >= 'A' && s[0] <= 'Z'))
 			res->dtype = to_dtype(L, v, "dtype");
 		else if (s[0] >= '0' && s[0] <= '9')
 			res->dtype_arg = arg_index(L, v, "dtype", op);
@@ -392,29 +406,42 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 		for (int i = 0; i < res->nelems; i++)
 			load_result(L, seq_at(L, v, i), op, &res->elems[i]);
 	}
-	/* each rule's required operands */
-	bool bad = false;
-	const char *need = "";
-	switch (res->rule) {
-	case RULE_SAME_AS_ARG: case RULE_LIKE_ARG: case RULE_REDUCE_LAST: bad = res->arg < 0; need = "arg"; break;
-	case RULE_ELEMENTWISE: bad = res->arg < 0 || res->arg2 < 0; need = "args: [N, M]"; break;
-	case RULE_SCALAR_OP: bad = res->arg < 0 || res->arg2 < 0; need = "arg and scalar"; break;
-	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE:
-		bad = (res->shape < 0 && res->shape_of < 0) || (!res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0) ||
-		      (res->window_source >= 0) != (res->window_offsets >= 0) ||
-		      (res->window_source >= 0 && res->valid_shape < 0);
-		need = "shape (or shape-of) and dtype (or dtype-of); window-source, window-offsets and valid-shape together";
-		break;
-	case RULE_RESHAPED: bad = res->arg < 0 || res->shape < 0; need = "arg and shape"; break;
-	case RULE_RETYPE: bad = res->arg < 0 || !res->dtype_kw; need = "arg and dtype"; break;
-	case RULE_SCALAR: bad = res->dtype < 0 && res->dtype_of < 0; need = "dtype or dtype-of"; break;
-	case RULE_TUPLE: bad = res->nelems == 0; need = "elems"; break;
-	case RULE_MOVED: bad = res->arg < 0 || !res->mem_kw; need = "arg and mem: KWARG"; break;
-	case RULE_ARRAY: bad = res->shape < 0 || (!res->dtype_kw && res->dtype_arg < 0); need = "length and dtype"; break;
-	default: break;
+	if ((v = get(L, n, "opts"))) {
+		if (v->type != YAML_MAPPING_NODE)
+			lerr(L, v, "field 'opts' must be a mapping");
+		yaml_node_pair_t *p0 = v->data.mapping.pairs.start, *p1 = v->data.mapping.pairs.top;
+		res->nopts = (int)(p1 - p0);
+		res->opts = arena_alloc(&L->r->arena, (size_t)(res->nopts + 1) * sizeof *res->opts);
+		for (int i = 0; i < res->nopts; i++) {
+			yaml_node_t *k = node(L, p0[i].key), *val = node(L, p0[i].value);
+			const char *ks = scalar(L, k, "opts");
+			bool known = false;
+			for (int j = 0; rk->opts && rk->opts[j]; j++)
+				known |= !strcmp(rk->opts[j], ks);
+			if (!known)
+				lerr(L, k, "field 'opts': rule '%s' has no setting '%s'", rs, ks);
+			res->opts[i] = (OpsOpt){ istr(L, ks), istr(L, scalar(L, val, ks)) };
+		}
 	}
+	/* the kind's required operands */
+	const char *need = rk->needs;
+	bool bad = (needs_field(need, "arg") && res->arg < 0) || (needs_field(need, "arg2") && res->arg2 < 0) ||
+		   (needs_field(need, "args") && res->nargs == 0) ||
+		   ((needs_field(need, "shape") || needs_field(need, "length")) && res->shape < 0 && res->shape_of < 0) ||
+		   (needs_field(need, "dtype") && !res->dtype_kw && res->dtype_arg < 0 && res->dtype_of < 0 && res->dtype < 0) ||
+		   (needs_field(need, "mem") && !res->mem_kw && res->mem < 0) ||
+		   (needs_field(need, "elems") && res->nelems == 0) ||
+		   (res->window_source >= 0) != (res->window_offsets >= 0) ||
+		   (res->window_source >= 0 && res->valid_shape < 0);
+	char needs[128] = "";
+	for (const char *p = need; *p; p++)
+		if (*p != ',')
+			snprintf(needs + strlen(needs), sizeof needs - strlen(needs), "%c", *p);
+		else
+			snprintf(needs + strlen(needs), sizeof needs - strlen(needs), "%s", strchr(p + 1, ',') ? ", " : " and ");
 	if (bad)
-		lerr(L, n, "result rule '%s' needs %s", rs, need);
+		lerr(L, n, "result rule '%s' needs %s%s", rs, needs,
+		     res->window_source >= 0 || res->window_offsets >= 0 ? "; window-source, window-offsets and valid-shape together" : "");
 }
 
 /* Resolve @PARAM defaults and check coerce indices once all params exist. */

@@ -21,6 +21,7 @@
 #include "ptoopt/lex.h"
 #include "ptoopt/op_registry.h"
 #include "ptoopt/sugar.h"
+#include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
 
 #define MAX_EXPR_DEPTH 200
@@ -2236,7 +2237,7 @@ static void untyped_reason(Parser *p, Expr *v, char *buf, size_t n)
 		const OpDef *op = sugar_op(&p->sugar, v->str);
 		if (!op)
 			snprintf(buf, n, "%s%s is not in the op registry (data/ops.yaml; add it with --ops FILE.yaml)", pf, v->str);
-		else if (op->result.rule == RULE_NONE)
+		else if (op->result.kind->none)
 			snprintf(buf, n, "%s%s produces no value", pf, v->str);
 		else
 			snprintf(buf, n, "the registry cannot derive the result type of %s%s from these arguments", pf, v->str);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
 
 /* ------------------------------------------------------------ per-op facts */
@@ -72,7 +73,6 @@ typedef struct OpInfo {
 	const OpsParam **param;
 	const char **pname;      /* their names and ... */
 	const char ***alias;     /* ... aliases, program-interned */
-	int clamp;               /* slot of the kwarg `clamp`, -1 */
 	CallPlan *plans;         /* the ways this op was called so far */
 	int nplans;
 } OpInfo;
@@ -127,7 +127,6 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 	inf->pname = (const char **)(w + n);
 	inf->alias = (const char ***)(w + 2 * n);
 	const char **al = (const char **)(w + 3 * n);
-	inf->clamp = -1;
 	for (int i = 0; i < n; i++) {
 		const OpsParam *p = i < np ? &op->params[i] : &op->kwargs[i - np];
 		inf->param[i] = p;
@@ -135,8 +134,6 @@ static __attribute__((noinline)) OpInfo *op_info_new(SugarCtx *c, const char *na
 		inf->alias[i] = al;
 		for (int a = 0; a < p->nalias; a++)
 			*al++ = intern_cstr(c->a, p->alias[a]);
-		if (i >= np && !strcmp(p->name, "clamp"))
-			inf->clamp = i;
 	}
 	pmap_put(&c->infos, name, inf);
 	return inf;
@@ -256,45 +253,17 @@ static inline bool arg_ok(OpsKind k, Expr *v)
 
 /* ------------------------------------------------------------ values */
 
-static Expr *leaf(SugarCtx *c, ExprKind k, SrcPos pos)
-{
-	return ir_expr_new(c->a, k, pos);
-}
-
-static Expr *empty_list(SugarCtx *c, SrcPos pos)
-{
-	return leaf(c, EX_TUPLE, pos);
-}
-
-static Expr *int_const(SugarCtx *c, int64_t v, DType dt, SrcPos pos)
-{
-	Expr *e = leaf(c, dt == DT_BOOL ? EX_BOOL : EX_INT, pos);
-	e->ival = v;
-	e->dtype = (uint8_t)dt;
-	e->type = ir_scalar_type(c->a, dt);
-	return e;
-}
-
-static Expr *float_const(SugarCtx *c, double v, DType dt, SrcPos pos)
-{
-	Expr *e = leaf(c, EX_FLOAT, pos);
-	e->fval = v;
-	e->dtype = (uint8_t)dt;
-	e->type = ir_scalar_type(c->a, dt);
-	return e;
-}
-
 static Expr *const_expr(SugarCtx *c, const OpsConst *k, Expr **slots, SrcPos pos)
 {
 	Expr *e;
 	switch (k->kind) {
-	case OC_INT: return int_const(c, k->i, DT_INDEX, pos);
-	case OC_FLOAT: return float_const(c, k->f, DT_FP32, pos);
-	case OC_BOOL: return int_const(c, k->i, DT_BOOL, pos);
-	case OC_EMPTY_LIST: return empty_list(c, pos);
+	case OC_INT: return tr_int(c, k->i, DT_INDEX, pos);
+	case OC_FLOAT: return tr_float(c, k->f, DT_FP32, pos);
+	case OC_BOOL: return tr_int(c, k->i, DT_BOOL, pos);
+	case OC_EMPTY_LIST: return tr_list(c, NULL, 0, pos);
 	case OC_REF: return slots[k->i];
 	case OC_SYMBOL: case OC_STR:
-		e = leaf(c, k->kind == OC_SYMBOL ? EX_SYMBOL : EX_STR, pos);
+		e = ir_expr_new(c->a, k->kind == OC_SYMBOL ? EX_SYMBOL : EX_STR, pos);
 		e->str = intern_cstr(c->a, k->s);
 		return e;
 	default: return NULL;
@@ -315,36 +284,9 @@ static bool equals_const(const Expr *e, const OpsConst *k, Expr **slots)
 	}
 }
 
-static inline int elem_dtype(Expr *e)
-{
-	Type *t = e ? ir_expr_type(e) : NULL;
-	if (!t || (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_SCALAR && t->kind != TY_DIST_TENSOR &&
-		   t->kind != TY_ARRAY))
-		return -1;
-	return t->dtype;
-}
+/* ------------------------------------------------------------ symbols */
 
-/* PromoteDataTypes: float beats int, wider bits win, equal bits prefer
- * signed, else the left operand. */
-static DType promote(DType a, DType b)
-{
-	if (a == b)
-		return a; /* what the rules below give, without the table lookups */
-	bool af = ir_dtype_is_float(a), bf = ir_dtype_is_float(b);
-	if (af != bf)
-		return af ? a : b;
-	int ab = ir_dtype_bits(a), bb = ir_dtype_bits(b);
-	if (ab != bb)
-		return ab > bb ? a : b;
-	bool au = a >= DT_UINT4 && a <= DT_UINT64, bu = b >= DT_UINT4 && b <= DT_UINT64;
-	if (au && !bu)
-		return b;
-	return a;
-}
-
-/* ------------------------------------------------------------ result types */
-
-static int dtype_symbol(SugarCtx *c, const Expr *e)
+int tr_dtype_symbol(SugarCtx *c, const Expr *e)
 {
 	int dt = -1;
 	if (e && e->kind == EX_SYMBOL)
@@ -352,432 +294,12 @@ static int dtype_symbol(SugarCtx *c, const Expr *e)
 	return dt;
 }
 
-/* The memory space a pl.Mem.X symbol names, -1 for anything else. */
-static int mem_symbol(SugarCtx *c, const Expr *e)
+int tr_mem_symbol(SugarCtx *c, const Expr *e)
 {
 	int ms = -1;
 	if (e && e->kind == EX_SYMBOL)
 		symbol_meaning(c, e->str, NULL, &ms);
 	return ms;
-}
-
-static Expr *kwarg_value(const OpDef *op, Expr **slots, const char *kw)
-{
-	for (int i = 0; i < op->nkwargs; i++)
-		if (op->kwargs[i].name == kw)
-			return slots[op->nparams + i];
-	return NULL;
-}
-
-static Type *copy_type(SugarCtx *c, const Type *t)
-{
-	Type *n = ir_type_new(c->a, t->kind);
-	*n = *t;
-	return n;
-}
-
-static __attribute__((noinline)) Type *fresh_copy(SugarCtx *c, const Type *t)
-{
-	Type *n = copy_type(c, t);
-	if (n->kind == TY_TENSOR)
-		n->view = NULL, n->memref = NULL;
-	else
-		n->mem = MS_VEC;
-	return n;
-}
-
-/* t as the result of a computation: a tensor loses its view and memref
- * (the op writes a new dense tensor); a tile lands in Vec unless placed.
- * (Inline: mostly t is that already.) */
-static inline Type *fresh(SugarCtx *c, const Type *t)
-{
-	if (t->kind != TY_TENSOR && t->kind != TY_TILE)
-		return (Type *)t;
-	if (t->kind == TY_TENSOR ? !t->view && !t->memref : t->mem != MS_NONE)
-		return (Type *)t;
-	return fresh_copy(c, t);
-}
-
-/* t with element dtype dt and dims shape[0..ndim): t itself when nothing
- * differs (types are immutable, so like-arg above, a result equal to an
- * operand's type shares it), else a copy. */
-static __attribute__((noinline)) Type *reshaped_copy(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
-{
-	Type *n = copy_type(c, t);
-	n->dtype = dt;
-	n->shape = shape;
-	n->ndim = ndim;
-	return n;
-}
-
-static inline Type *reshaped_as(SugarCtx *c, const Type *t, DType dt, Expr **shape, int ndim)
-{
-	if (t->dtype == dt && t->shape == shape && t->ndim == ndim)
-		return (Type *)t;
-	return reshaped_copy(c, t, dt, shape, ndim);
-}
-
-static bool same_dims(const Expr *a, Expr **dims, int n)
-{
-	if (a->nargs != n)
-		return false;
-	for (int i = 0; i < n; i++)
-		if (!expr_equal(a->args[i], dims[i]))
-			return false;
-	return true;
-}
-
-static ViewSpec *view_of(SugarCtx *c, const char **names, Expr **vals, int n)
-{
-	ViewSpec *vs = arena_alloc(c->a, sizeof *vs);
-	vs->kw = arena_alloc(c->a, (size_t)(n + 1) * sizeof *vs->kw);
-	for (int i = 0; i < n; i++)
-		vs->kw[i] = (Kwarg){ intern_cstr(c->a, names[i]), vals[i] };
-	vs->nkw = n;
-	return vs;
-}
-
-static Expr *symbol(SugarCtx *c, const char *s)
-{
-	Expr *e = leaf(c, EX_SYMBOL, (SrcPos){ 0, 0 });
-	e->str = intern_cstr(c->a, s);
-	return e;
-}
-
-/* pl.TensorView(valid_shape=V?, stride=[], layout=L, pad=P?) */
-static ViewSpec *tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad)
-{
-	const char *names[4];
-	Expr *vals[4];
-	int n = 0;
-	if (valid) {
-		names[n] = "valid_shape";
-		vals[n++] = valid;
-	}
-	names[n] = "stride";
-	vals[n++] = empty_list(c, (SrcPos){ 0, 0 });
-	names[n] = "layout";
-	vals[n++] = symbol(c, layout);
-	if (pad) {
-		names[n] = "pad";
-		vals[n++] = pad;
-	}
-	return view_of(c, names, vals, n);
-}
-
-static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **slots);
-
-/* The block and scatter layouts of tile type t: its view's, else the
- * implicit ones of its shape and memory space (Mat: col_major / row_major;
- * otherwise row_major, or col_major for an [N, 1] tile, / none_box). */
-static void tile_layouts(const Type *t, const char *out[2])
-{
-	bool mat = t->mem == MS_MAT;
-	out[0] = mat || (t->ndim == 2 && ir_is_int_const(t->shape[1], 1, DT_INDEX) && t->mem == MS_VEC) ? "col_major" : "row_major";
-	out[1] = mat ? "row_major" : "none_box";
-	for (int i = 0; t->view && i < t->view->nkw; i++) {
-		const Expr *v = t->view->kw[i].value;
-		int slot = !strcmp(t->view->kw[i].name, "blayout") ? 0 : !strcmp(t->view->kw[i].name, "slayout") ? 1 : -1;
-		if (slot >= 0 && v->kind == EX_SYMBOL && !strncmp(v->str, "pl.TileLayout.", 14))
-			out[slot] = v->str + 14;
-	}
-}
-
-/* ---------------------------------------------- window reads (tile.load) */
-
-/* The valid_shape list of a tensor type's view, or NULL. */
-static Expr *view_valid_shape(const Type *t)
-{
-	if (!t || !t->view)
-		return NULL;
-	for (int i = 0; i < t->view->nkw; i++)
-		if (!strcmp(t->view->kw[i].name, "valid_shape") && t->view->kw[i].value->kind == EX_TUPLE)
-			return t->view->kw[i].value;
-	return NULL;
-}
-
-/* a <= b, provably: equal, constants compared, or through min / max. */
-static bool extent_le(const Expr *a, const Expr *b)
-{
-	if (expr_equal(a, b))
-		return true;
-	if (a->kind == EX_INT && b->kind == EX_INT)
-		return a->ival <= b->ival;
-	if (a->kind == EX_BINARY && a->op == OP_MIN && (extent_le(a->lhs, b) || extent_le(a->rhs, b)))
-		return true;
-	if (b->kind == EX_BINARY && b->op == OP_MAX && (extent_le(a, b->lhs) || extent_le(a, b->rhs)))
-		return true;
-	return false;
-}
-
-/* min(a, b), settled when one side is provably the smaller. */
-static Expr *extent_min(SugarCtx *c, Expr *a, Expr *b)
-{
-	if (extent_le(a, b))
-		return a;
-	if (extent_le(b, a))
-		return b;
-	return type_make_binary(c->a, OP_MIN, a, b, a->pos, c->d);
-}
-
-/* The valid extent of each dimension of a window `window` read at `offs`
- * from tensor type src, given the requested extent `req`: the part of src's
- * valid region under the window (all of the window where src is wholly
- * valid and the read does not clamp), narrowed from the request only when
- * provably smaller.  NULL when src has no valid region of its own or the
- * ranks differ (a reinterpreting read keeps its request). */
-static Expr *window_read_valid(SugarCtx *c, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp)
-{
-	Expr *sv = view_valid_shape(src);
-	if ((!sv && !clamp) || offs->kind != EX_TUPLE || window->kind != EX_TUPLE || req->kind != EX_TUPLE ||
-	    window->nargs != src->ndim || offs->nargs != src->ndim || req->nargs != src->ndim || (sv && sv->nargs != src->ndim))
-		return NULL;
-	Expr *out = leaf(c, EX_TUPLE, req->pos);
-	out->nargs = req->nargs;
-	out->args = arena_alloc(c->a, (size_t)(out->nargs + 1) * sizeof *out->args);
-	for (int i = 0; i < src->ndim; i++) {
-		Expr *valid = sv ? sv->args[i] : src->shape[i], *off = offs->args[i], *win = window->args[i];
-		Expr *avail = win;
-		if (clamp || !expr_equal(valid, src->shape[i])) {
-			Expr *rest = valid;
-			if (!(off->kind == EX_INT && off->ival == 0)) {
-				if (valid->kind == EX_INT && off->kind == EX_INT)
-					rest = int_const(c, valid->ival > off->ival ? valid->ival - off->ival : 0, DT_INDEX, off->pos);
-				else if (!(rest = type_make_binary(c->a, OP_MAX, valid, off, off->pos, c->d)) ||
-					 !(rest = type_make_binary(c->a, OP_SUB, rest, off, off->pos, c->d)))
-					return NULL;
-			}
-			if (!(avail = extent_min(c, rest, win)))
-				return NULL;
-		}
-		Expr *want = req->args[i];
-		out->args[i] = !expr_equal(avail, win) && extent_le(avail, want) ? avail : want;
-	}
-	return out;
-}
-
-static Type *shaped(SugarCtx *c, TypeKind k, Expr *shape, DType dt)
-{
-	Type *t = ir_type_new(c->a, k);
-	t->dtype = dt;
-	t->shape = shape->args;
-	t->ndim = shape->nargs;
-	return t;
-}
-
-static Type *infer(SugarCtx *c, const OpInfo *inf, const OpsResult *r, Expr **slots)
-{
-	const OpDef *op = inf->op;
-	Expr *a0 = r->arg >= 0 ? slots[r->arg] : NULL;
-	Type *t0 = a0 ? ir_expr_type(a0) : NULL;
-	if (t0 && t0->kind == TY_UNKNOWN)
-		t0 = NULL;
-	if (r->when_kw) {
-		Expr *w = kwarg_value(op, slots, r->when_kw);
-		if (!w || w->kind != EX_INT || w->ival != r->when_equals)
-			return NULL;
-	}
-	Expr *shape = r->shape >= 0 ? slots[r->shape] : NULL;
-	if (r->shape_of >= 0) {
-		Type *st = ir_expr_type(slots[r->shape_of]);
-		if (!st || (st->kind != TY_TENSOR && st->kind != TY_TILE && st->kind != TY_DIST_TENSOR))
-			return NULL;
-		shape = leaf(c, EX_TUPLE, slots[r->shape_of]->pos);
-		shape->args = st->shape;
-		shape->nargs = st->ndim;
-	}
-	if (shape && shape->kind != EX_TUPLE && r->rule != RULE_ARRAY)
-		return NULL;
-	switch (r->rule) {
-	case RULE_UNKNOWN: case RULE_NONE:
-		return NULL;
-	case RULE_SAME_AS_ARG:
-		return t0;
-	case RULE_LIKE_ARG:
-		return t0 ? fresh(c, t0) : NULL;
-	case RULE_ELEMENTWISE: case RULE_SCALAR_OP: {
-		Type *t1 = ir_expr_type(slots[r->arg2]);
-		if (!t0 || !t1 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE))
-			return NULL;
-		const Type *f = fresh(c, t0);
-		if (r->rule == RULE_SCALAR_OP) {
-			DType dt = r->promote && t1->kind == TY_SCALAR ? promote(t0->dtype, t1->dtype) : f->dtype;
-			return reshaped_as(c, f, dt, f->shape, f->ndim);
-		}
-		if (t1->kind == TY_SCALAR)
-			return (Type *)f; /* maximum(x, 10.0): a scalar operand broadcasts */
-		if (t1->kind != t0->kind)
-			return NULL;
-		/* broadcast, right-aligned: a dim of 1 takes the other operand's */
-		Expr **shape1 = f->shape;
-		int ndim = f->ndim;
-		if (t1->ndim > t0->ndim) {
-			ndim = t1->ndim;
-			shape1 = t1->shape;
-		}
-		/* (equal dims arrays have nothing to broadcast: annotations of
-		 * the same shape share theirs) */
-		if (t0->ndim == t1->ndim && t0->shape != t1->shape) {
-			Expr **dims = NULL;
-			for (int i = 0; i < ndim; i++)
-				if (ir_is_int_const(t0->shape[i], 1, DT_INDEX) && !ir_is_int_const(t1->shape[i], 1, DT_INDEX)) {
-					if (!dims) {
-						dims = arena_alloc(c->a, (size_t)(ndim + 1) * sizeof *dims);
-						memcpy(dims, t0->shape, (size_t)ndim * sizeof *dims);
-					}
-					dims[i] = t1->shape[i];
-				}
-			if (dims)
-				shape1 = dims;
-		}
-		return reshaped_as(c, f, promote(t0->dtype, t1->dtype), shape1, ndim);
-	}
-	case RULE_TENSOR_FROM_SHAPE: case RULE_TILE_FROM_SHAPE: {
-		int dt = r->dtype_kw ? dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw))
-			 : r->dtype_arg >= 0 ? dtype_symbol(c, slots[r->dtype_arg])
-			 : elem_dtype(slots[r->dtype_of]);
-		if (dt < 0)
-			return NULL;
-		Type *t = shaped(c, r->rule == RULE_TILE_FROM_SHAPE ? TY_TILE : TY_TENSOR, shape, (DType)dt);
-		if (r->rule == RULE_TENSOR_FROM_SHAPE) {
-			Expr *l = r->layout_kw ? kwarg_value(op, slots, r->layout_kw) : NULL;
-			if (l && l->kind == EX_SYMBOL && strcmp(l->str, "pl.TensorLayout.ND") != 0)
-				t->view = tensor_view(c, NULL, l->str, NULL);
-			return t;
-		}
-		t->mem = MS_VEC;
-		if (r->mem_kw) {
-			Expr *m = kwarg_value(op, slots, r->mem_kw);
-			int ms = !m ? MS_VEC /* an absent target_memory is Vec */ : mem_symbol(c, m);
-			if (ms < 0)
-				return NULL;
-			t->mem = (MemSpace)ms;
-		} else if (r->mem >= 0) {
-			t->mem = (MemSpace)r->mem;
-		}
-		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
-		if (valid && r->window_source >= 0) {
-			Type *st = ir_expr_type(slots[r->window_source]);
-			Expr *ck = inf->clamp >= 0 ? slots[inf->clamp] : NULL;
-			bool clamp = ck && ck->kind == EX_BOOL && ck->ival;
-			Expr *w = st && (st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR)
-				  ? window_read_valid(c, st, slots[r->window_offsets], shape, valid, clamp) : NULL;
-			if (w)
-				valid = w;
-		}
-		if (valid && valid->kind == EX_TUPLE && valid->nargs && !same_dims(valid, t->shape, t->ndim)) {
-			const char *n = "valid_shape";
-			t->view = view_of(c, &n, &valid, 1);
-		} else if (r->column_blayout && t->ndim == 2 && ir_is_int_const(t->shape[1], 1, DT_INDEX)) {
-			const char *n = "blayout";
-			char buf[96];
-			snprintf(buf, sizeof buf, "pl.TileLayout.%s", r->column_blayout);
-			Expr *v = symbol(c, buf);
-			t->view = view_of(c, &n, &v, 1);
-		}
-		return t;
-	}
-	case RULE_RESHAPED: {
-		if (!t0 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE && t0->kind != TY_DIST_TENSOR))
-			return NULL;
-		Type *t = shaped(c, t0->kind, shape, t0->dtype);
-		Expr *valid = r->valid_shape >= 0 ? slots[r->valid_shape] : NULL;
-		if (valid && (valid->kind != EX_TUPLE || !valid->nargs || same_dims(valid, t->shape, t->ndim)))
-			valid = NULL;
-		if (t->kind == TY_TILE) {
-			t->mem = t0->mem == MS_NONE ? MS_VEC : t0->mem;
-			if (valid) {
-				const char *n = "valid_shape";
-				t->view = view_of(c, &n, &valid, 1);
-			}
-			return t;
-		}
-		Expr *pad = r->pad_kw ? kwarg_value(op, slots, r->pad_kw) : NULL;
-		if (valid || pad)
-			t->view = tensor_view(c, valid, "pl.TensorLayout.ND", pad);
-		return t;
-	}
-	case RULE_REDUCE_LAST: {
-		if (!t0 || (t0->kind != TY_TENSOR && t0->kind != TY_TILE) || t0->ndim == 0)
-			return NULL;
-		Type *t = copy_type(c, t0);
-		t->view = NULL;
-		t->memref = NULL;
-		t->shape = arena_alloc(c->a, (size_t)(t0->ndim + 1) * sizeof *t->shape);
-		if (t0->ndim)
-			memcpy(t->shape, t0->shape, (size_t)t0->ndim * sizeof *t->shape);
-		t->shape[t->ndim - 1] = int_const(c, 1, DT_INDEX, (SrcPos){ 0, 0 });
-		return t;
-	}
-	case RULE_RETYPE: {
-		int dt = dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw));
-		if (!t0 || dt < 0)
-			return NULL;
-		const Type *f = fresh(c, t0);
-		return reshaped_as(c, f, (DType)dt, f->shape, f->ndim);
-	}
-	case RULE_SCALAR: {
-		int dt = r->dtype >= 0 ? r->dtype : elem_dtype(slots[r->dtype_of]);
-		return dt < 0 ? NULL : ir_scalar_type(c->a, (DType)dt);
-	}
-	case RULE_ARRAY: {
-		/* pl.Array[LENGTH, DTYPE]: the length must be an integer literal */
-		Expr *len = slots[r->shape];
-		int dt = r->dtype_kw ? dtype_symbol(c, kwarg_value(op, slots, r->dtype_kw)) : dtype_symbol(c, slots[r->dtype_arg]);
-		if (!len || len->kind != EX_INT || dt < 0)
-			return NULL;
-		Type *t = ir_type_new(c->a, TY_ARRAY);
-		t->dtype = (DType)dt;
-		t->shape = arena_alloc(c->a, sizeof *t->shape);
-		t->shape[0] = len;
-		t->ndim = 1;
-		return t;
-	}
-	case RULE_MOVED: {
-		/* arg N in memory space KW.  Vec and Mat keep the source's block /
-		 * scatter layouts, written out where they differ from the target's
-		 * implicit ones; other spaces have fixed layouts (no view) */
-		Expr *m = kwarg_value(op, slots, r->mem_kw);
-		int ms = mem_symbol(c, m);
-		if (!t0 || t0->kind != TY_TILE || ms < 0)
-			return NULL;
-		Type *t = copy_type(c, t0);
-		t->mem = (MemSpace)ms;
-		t->view = NULL;
-		t->memref = NULL;
-		if (ms != MS_VEC && ms != MS_MAT)
-			return t;
-		const char *lay[2];
-		tile_layouts(t0, lay);
-		Type probe = *t;
-		const char *imp[2];
-		tile_layouts(&probe, imp);
-		const char *names[2];
-		Expr *vals[2];
-		int n = 0;
-		static const char *const kw[2] = { "blayout", "slayout" };
-		for (int i = 0; i < 2; i++)
-			if (strcmp(lay[i], imp[i]) != 0) {
-				char buf[64];
-				snprintf(buf, sizeof buf, "pl.TileLayout.%s", lay[i]);
-				names[n] = kw[i];
-				vals[n++] = symbol(c, buf);
-			}
-		if (n)
-			t->view = view_of(c, names, vals, n);
-		return t;
-	}
-	case RULE_TUPLE: {
-		Type *t = ir_type_new(c->a, TY_TUPLE);
-		t->elems = arena_alloc(c->a, (size_t)(r->nelems + 1) * sizeof *t->elems);
-		t->nelems = r->nelems;
-		for (int i = 0; i < r->nelems; i++)
-			if (!(t->elems[i] = infer(c, inf, &r->elems[i], slots)))
-				return NULL;
-		return t;
-	}
-	}
-	return NULL;
 }
 
 /* ------------------------------------------------------------ lowering */
@@ -956,15 +478,15 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 		}
 		if (m < 0)
 			FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
-		slots[i] = v = int_const(c, p->values[m].value, DT_INDEX, v->pos);
+		slots[i] = v = tr_int(c, p->values[m].value, DT_INDEX, v->pos);
 	}
 	/* an int literal (INDEX placeholder) takes the operand's dtype */
 	if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {
-		int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : elem_dtype(slots[p->coerce_elem_of]);
+		int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : tr_elem_dtype(slots[p->coerce_elem_of]);
 		if (dt >= 0 && v->kind == EX_INT && v->dtype == DT_INDEX) {
-			slots[i] = v = ir_dtype_is_float((DType)dt) ? float_const(c, (double)v->ival, (DType)dt, v->pos)
-								    : int_const(c, v->ival, (DType)dt, v->pos);
-		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && elem_dtype(v) == DT_INDEX) {
+			slots[i] = v = ir_dtype_is_float((DType)dt) ? tr_float(c, (double)v->ival, (DType)dt, v->pos)
+								    : tr_int(c, v->ival, (DType)dt, v->pos);
+		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && tr_elem_dtype(v) == DT_INDEX) {
 			FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
 			     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
 		}
@@ -1030,7 +552,7 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	Expr **args = last < call->nargs ? call->args : arena_alloc(c->a, (size_t)(last + 2) * sizeof *args);
 	for (int i = 0; i <= last && args != slots; i++) {
 		if (!slots[i])
-			slots[i] = empty_list(c, call->pos); /* filler before a later argument */
+			slots[i] = tr_list(c, NULL, 0, call->pos); /* filler before a later argument */
 		args[i] = slots[i];
 	}
 	int nk = 0;
@@ -1044,7 +566,10 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	call->nargs = last + 1;
 	call->kw = kw;
 	call->nkw = nk;
-	call->type = infer(c, inf, &inf->op->result, slots);
+	RuleCtx rc = { c, inf->op, &inf->op->result, slots, call, false };
+	call->type = typerule_infer(&rc, &inf->op->result);
+	if (rc.failed)
+		return NULL;
 	return call;
 fail:
 	return NULL;

@@ -140,7 +140,7 @@ START_TEST(lazy_builtin_matches_whole_load)
 		ck_assert_int_eq(a->nkwargs, b->nkwargs);
 		same_params(a->params, b->params, a->nparams);
 		same_params(a->kwargs, b->kwargs, a->nkwargs);
-		ck_assert_int_eq(a->result.rule, b->result.rule);
+		ck_assert_ptr_eq(a->result.kind, b->result.kind);
 		ck_assert_int_eq(a->result.arg, b->result.arg);
 		ck_assert_int_eq(a->result.nelems, b->result.nelems);
 	}

@@ -53,15 +53,17 @@ typedef struct OpsParam {
 	OpsValueMap *values; int nvalues;
 } OpsParam;
 
-typedef enum OpsRule {
-	RULE_UNKNOWN, RULE_NONE, RULE_SAME_AS_ARG, RULE_LIKE_ARG, RULE_ELEMENTWISE, RULE_SCALAR_OP,
-	RULE_TENSOR_FROM_SHAPE, RULE_TILE_FROM_SHAPE, RULE_RESHAPED, RULE_REDUCE_LAST,
-	RULE_RETYPE, RULE_SCALAR, RULE_TUPLE, RULE_ARRAY, RULE_MOVED
-} OpsRule;
+struct RuleKind;
+
+/* An `opts:` setting of a result rule (typerule.h), as written. */
+typedef struct OpsOpt {
+	const char *key, *value;
+} OpsOpt;
 
 typedef struct OpsResult {
-	OpsRule rule;
+	const struct RuleKind *kind; /* the rule (typerule.h) */
 	int arg, arg2;          /* the operand(s); arg2: elementwise rhs / scalar-op scalar */
+	int args[8]; int nargs; /* `args:` as given (arg, arg2 are its first two) */
 	bool promote;
 	int shape, valid_shape; /* argument indices, -1 when absent (array: shape = the length) */
 	const char *dtype_kw;   /* dtype from this kwarg ... */
@@ -77,6 +79,7 @@ typedef struct OpsResult {
 	const char *when_kw;    /* the rule applies only when this kwarg ... */
 	int64_t when_equals;    /* ... equals this integer; else the type is unknown */
 	struct OpsResult *elems; int nelems;
+	OpsOpt *opts; int nopts; /* the kind's own settings */
 } OpsResult;
 
 typedef struct OpDef {
