@@ -14,7 +14,8 @@
 
 #include "ptoopt/types.h"
 
-static const RuleKind *const families[] = { typerule_core, typerule_elementwise, typerule_layout, typerule_system };
+static const RuleKind *const families[] = { typerule_core, typerule_elementwise, typerule_broadcast, typerule_layout,
+						    typerule_system };
 
 const RuleKind *typerule_find(const char *name)
 {

@@ -7,7 +7,7 @@
  * per op and its operands (arg, args, shape, dtype, ... and `opts:` for the
  * kind's own settings); a new op of an existing family needs only an entry.
  * The kinds live in families, one file each under src/rules/ (core,
- * elementwise, layout, system), each exporting a table; typerule.c joins them.
+ * elementwise, broadcast, layout, system), each exporting a table; typerule.c joins them.
  */
 #ifndef PTOOPT_TYPERULE_H
 #define PTOOPT_TYPERULE_H
@@ -45,7 +45,8 @@ typedef struct RuleKind {
 } RuleKind;
 
 /* Each family's table, ended by a {NULL} entry (src/rules/\*.c). */
-extern const RuleKind typerule_core[], typerule_elementwise[], typerule_layout[], typerule_system[];
+extern const RuleKind typerule_core[], typerule_elementwise[], typerule_broadcast[], typerule_layout[],
+	typerule_system[];
 
 /* The kind of this name, or NULL. */
 const RuleKind *typerule_find(const char *name);
