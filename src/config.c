@@ -235,7 +235,8 @@ static bool load_ops(Loader *L, const yaml_node_t *v)
 	return true;
 }
 
-#define TOP_KEYS "passes, output, verify-each, print-after-all, print-changed, time-passes, dump-dir, ops"
+#define TOP_KEYS \
+	"passes, output, verify-each, print-after-all, print-changed, time-passes, dump-dir, ops, allow-unregistered-ops"
 
 static bool load_top(Loader *L, const yaml_node_t *root)
 {
@@ -274,6 +275,8 @@ static bool load_top(Loader *L, const yaml_node_t *root)
 			ok = get_string(L, key, v, &c->dump_dir);
 		else if (strcmp(key, "ops") == 0)
 			ok = load_ops(L, v);
+		else if (strcmp(key, "allow-unregistered-ops") == 0)
+			ok = get_bool(L, key, v, &ops_default()->allow_unregistered);
 		else {
 			err_at(L, k, "unknown key %s%s%s (valid: " TOP_KEYS ")", *key ? "'" : "", *key ? key : node_kind(k),
 			       *key ? "'" : "");
@@ -381,6 +384,7 @@ void config_print(StrBuf *b, const DriverConfig *c)
 	sb_printf(b, "print-after-all: %s\n", c->print_after_all ? "true" : "false");
 	sb_printf(b, "print-changed: %s\n", c->print_changed ? "true" : "false");
 	sb_printf(b, "time-passes: %s\n", c->time_passes ? "true" : "false");
+	sb_printf(b, "allow-unregistered-ops: %s\n", ops_default()->allow_unregistered ? "true" : "false");
 	if (c->dump_dir) {
 		sb_puts(b, "dump-dir: ");
 		put_quoted(b, c->dump_dir);

@@ -76,3 +76,11 @@ void diag_note(Diag *d, int line, int col, const char *fmt, ...)
 	report(d, "note", line, col, fmt, ap);
 	va_end(ap);
 }
+
+void diag_warning(Diag *d, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, "warning", line, col, fmt, ap);
+	va_end(ap);
+}

@@ -15,6 +15,7 @@
 #include "ptoopt/config.h"
 #include "ptoopt/diag.h"
 #include "ptoopt/driver.h"
+#include "ptoopt/op_registry.h"
 #include "ptoopt/pipeline.h"
 #include "ptoopt/strbuf.h"
 
@@ -39,6 +40,9 @@ static void usage(FILE *f)
 	      "  --print-pipeline     print the resolved pipeline as YAML (--config reads it)\n"
 	      "                       and exit\n"
 	      "  --ops=FILE.yaml      add or override op registry entries (repeatable)\n"
+	      "  --allow-unregistered-ops\n"
+	      "                       let calls of ops the registry does not know through,\n"
+	      "                       as written (one warning per op); else they are errors\n"
 	      "  --verify-each        run the IR verifiers after every pass\n"
 	      "  --list-passes        list the known passes and exit\n"
 	      "\n"
@@ -81,13 +85,14 @@ int main(int argc, char **argv)
 	enum {
 		OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS, OPT_CONFIG,
 		OPT_PRINT_PIPELINE, OPT_DIFF, OPT_COLOR, OPT_PRINT_AFTER_ALL, OPT_PRINT_CHANGED, OPT_DUMP_DIR,
-		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE,
+		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE, OPT_ALLOW_UNREGISTERED,
 	};
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "in-place", no_argument, NULL, 'i' },
 		{ "ops", required_argument, NULL, OPT_OPS },
+		{ "allow-unregistered-ops", no_argument, NULL, OPT_ALLOW_UNREGISTERED },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "print-pipeline", no_argument, NULL, OPT_PRINT_PIPELINE },
 		{ "list-passes", no_argument, NULL, OPT_LIST },
@@ -129,6 +134,7 @@ int main(int argc, char **argv)
 				goto done;
 			}
 			break;
+		case OPT_ALLOW_UNREGISTERED: ops_default()->allow_unregistered = true; break;
 		case OPT_CONFIG:
 			if (!config_load(&c, optarg))
 				goto usage_error;

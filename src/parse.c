@@ -149,6 +149,8 @@ typedef struct Parser {
 	size_t nundo, cundo;
 	PtrVec carried;       /* comment lines waiting for the next statement */
 	int depth;            /* expression nesting */
+	int fn_args;          /* inside the arguments of self.f(...) / pl.submit(...),
+			       * where pl.no_dep(x) marks an argument */
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
@@ -1731,7 +1733,9 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		e->lhs = new_expr(p, EX_SYMBOL, &f); /* position of the callee, for errors */
 		e->lhs->str = f.text;
 		if (accept_op(p, ",")) {
+			p->fn_args++;
 			parse_call_tail(p, e);
+			p->fn_args--;
 		} else {
 			expect_op(p, ")");
 		}
@@ -1743,6 +1747,11 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
 	parse_call_tail(p, e);
+	/* DSL forms that are not ops: kept as calls for the construct that
+	 * consumes them (a while loop's pl.cond, a scope's
+	 * pl.set_cache_policy declaration, a call argument's pl.no_dep) */
+	if (!pld && (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
+		return e;
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -1907,7 +1916,9 @@ static Expr *parse_atom(Parser *p)
 			skip(p);
 			Expr *e = new_expr(p, EX_FN_CALL, &st);
 			e->str = f.text;
+			p->fn_args++;
 			parse_call_tail(p, e);
+			p->fn_args--;
 			no_dep_args(p, e);
 			e->type = call_type(p, f.text, false, e);
 			vec_push(&p->fn_calls, e);

@@ -575,6 +575,32 @@ fail:
 	return NULL;
 }
 
+/* A call of a name neither the registry nor the DSL knows: an error with
+ * the nearest registered name, or under --allow-unregistered-ops the call
+ * as written, untyped, every argument read, after one warning per name. */
+static Expr *unregistered(SugarCtx *c, const OpInfo *inf, Expr *call)
+{
+	OpRegistry *r = c->reg;
+	if (r->allow_unregistered) {
+		const char *k = intern_cstr(&r->arena, inf->name);
+		if (!pmap_get(&r->warned, k)) {
+			pmap_put(&r->warned, k, (void *)1);
+			diag_warning(c->d, call->pos.line, call->pos.col,
+				     "unregistered operation '%s%s' passed through as written (its arguments are taken as read)",
+				     inf->prefix, inf->name);
+		}
+		return call;
+	}
+	const char *near = ops_suggest(r, inf->name);
+	if (near)
+		FAIL("Unknown operation '%s%s'; did you mean '%s%s'? (--allow-unregistered-ops lets unknown operations through)",
+		     inf->prefix, inf->name, strncmp(near, "pld.", 4) ? "pl." : "", near);
+	FAIL("Unknown operation '%s%s': not in the op registry (data/ops.yaml; --ops FILE.yaml adds operations, "
+	     "--allow-unregistered-ops lets unknown ones through)", inf->prefix, inf->name);
+fail:
+	return NULL;
+}
+
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
 	OpInfo *inf = op_info(c, call->str);
@@ -595,7 +621,7 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		call->str = inf->name;
 	}
 	if (!inf->op)
-		return call; /* unknown: printed as written, untyped */
+		return unregistered(c, inf, call);
 	int n = inf->n;
 	if (call->nargs > n)
 		FAIL("%s%s takes at most %d argument%s (%d given)", inf->prefix, inf->name, n, n == 1 ? "" : "s", call->nargs);

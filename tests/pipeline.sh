@@ -200,7 +200,7 @@ bad_config bool-type 2:14 "'verify-each' expects true or false, got a scalar 'of
 passes: []
 verify-each: often
 EOF
-bad_config unknown-key 1:1 "unknown key 'pases' (valid: passes, output, verify-each, print-after-all, print-changed, time-passes, dump-dir, ops)" <<'EOF'
+bad_config unknown-key 1:1 "unknown key 'pases' (valid: passes, output, verify-each, print-after-all, print-changed, time-passes, dump-dir, ops, allow-unregistered-ops)" <<'EOF'
 pases: [convert-to-ssa]
 EOF
 bad_config bad-output 1:9 "invalid value 'json' for 'output' (valid: program, diff)" <<'EOF'

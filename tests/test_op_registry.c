@@ -269,7 +269,16 @@ START_TEST(bad_calls_are_located_errors)
 		  "t.pto:7:9: error: annotation pl.Tensor[[64], pl.INT32] contradicts the inferred type pl.Tensor[[64], pl.FP32]" },
 		{ "        y: pl.Tile[[64], pl.FP32] = pl.add(x, x)\n", "contradicts the inferred type" },
 		{ "        y = pl.tensor.frobnicate(x)\n",
-		  "t.pto:7:9: error: cannot infer the type of 'y': pl.tensor.frobnicate is not in the op registry" },
+		  "t.pto:7:13: error: Unknown operation 'pl.tensor.frobnicate': not in the op registry" },
+		{ "        y: pl.Tensor[[64], pl.FP32] = pl.tensor.frobnicate(x)\n",
+		  "t.pto:7:39: error: Unknown operation 'pl.tensor.frobnicate': not in the op registry" },
+		{ "        y: pl.Tensor[[64], pl.FP32] = pl.tile.exq(x)\n",
+		  "Unknown operation 'pl.tile.exq'; did you mean 'pl.tile.exp'?" },
+		{ "        y: pl.Tensor[[64], pl.FP32] = pl.tiles.exp(x)\n",
+		  "Unknown operation 'pl.tiles.exp'; did you mean 'pl.tile.exp'?" },
+		{ "        y: pl.Tensor[[64], pl.FP32] = pld.system.notfiy(x)\n",
+		  "Unknown operation 'pld.system.notfiy'; did you mean 'pld.system.notify'?" },
+		{ "        r = pl.no_dep(x)\n", "Unknown operation 'pl.no_dep'" },
 		{ "        y = pl.add(x, pl.load(x, [0], [64]))\n", "pl.add: no form of this op takes" },
 		{ "        y = x + 1\n", "operators on tensors and tiles are not supported" },
 	};
@@ -280,11 +289,17 @@ START_TEST(bad_calls_are_located_errors)
 		ck_assert_msg(!out, "case %zu parsed", i);
 		ck_assert_msg(strstr(ERR, cases[i].msg), "case %zu: got %s", i, ERR);
 	}
-	/* an unknown op whose type is not needed prints as written */
+	/* --allow-unregistered-ops: an unknown op whose type is not needed
+	 * prints as written, after one warning per name */
+	ops_default()->allow_unregistered = true;
 	char *out = roundtrip(HDR "    def f(self, x: pl.Tensor[[64], pl.FP32]):\n"
-			      "        y: pl.Tensor[[64], pl.FP32] = pl.tensor.frobnicate(x, k=1)\n");
+			      "        y: pl.Tensor[[64], pl.FP32] = pl.tensor.frobnicate(x, k=1)\n"
+			      "        z: pl.Tensor[[64], pl.FP32] = pl.tensor.frobnicate(y)\n");
+	ops_default()->allow_unregistered = false;
 	ck_assert_msg(out, "%s", ERR);
 	ck_assert_ptr_nonnull(strstr(out, "= pl.tensor.frobnicate(x, k=1)"));
+	ck_assert_ptr_nonnull(strstr(ERR, "t.pto:7:39: warning: unregistered operation 'pl.tensor.frobnicate'"));
+	ck_assert_ptr_null(strstr(strstr(ERR, "warning") + 1, "warning")); /* once per name */
 	free(out);
 }
 END_TEST

@@ -20,5 +20,7 @@ void diag_error(Diag *d, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void diag_note(Diag *d, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void diag_warning(Diag *d, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

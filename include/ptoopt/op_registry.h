@@ -117,6 +117,12 @@ typedef struct OpRegistry {
 	/* ops_default(): built-in entries not parsed yet, interned name ->
 	 * OpsBuiltinEntry * (NULL once loaded); ops_find loads on a miss */
 	PtrMap lazy_ops, lazy_sugar;
+	/* --allow-unregistered-ops: a call of an op the registry does not know
+	 * is printed as written, every argument read, with one warning per
+	 * name (warned: interned name -> 1); without it such a call is an
+	 * error */
+	bool allow_unregistered;
+	PtrMap warned;
 } OpRegistry;
 
 /* The process-wide registry: the compiled-in data/ops.yaml, each entry
@@ -133,6 +139,10 @@ bool ops_load_file(OpRegistry *r, const char *path, Diag *d);
 /* Lookups by name (any string; not necessarily interned). */
 const OpDef *ops_find(OpRegistry *r, const char *name);
 const SugarDef *ops_find_sugar(OpRegistry *r, const char *name);
+/* The registered op or DSL spelling nearest to `name` by edit distance
+ * (pl.tile.exq -> tile.exp, tiles.exp -> tile.exp), NULL when none is
+ * close; for "did you mean" messages. */
+const char *ops_suggest(OpRegistry *r, const char *name);
 /* Effect of argument i of a call to op with the given kwarg lookup result
  * (kwarg_value: integer value of the condition kwarg, has_kwarg: present). */
 OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value);
