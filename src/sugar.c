@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptoopt/strbuf.h"
 #include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
 
@@ -333,6 +334,40 @@ fail:
 	return -1;
 }
 
+/* The op's signature as Python would show it, for arity and keyword
+ * errors: pl.tile.load(tensor, offsets, shapes, valid_shapes=shapes, *,
+ * target_memory=pl.Mem.Vec, clamp=False). */
+static const char *signature(SugarCtx *c, const OpInfo *inf)
+{
+	StrBuf b = { 0 };
+	const OpDef *op = inf->op;
+	sb_printf(&b, "%s%s(", inf->prefix, inf->name);
+	for (int i = 0; i < inf->n; i++) {
+		const OpsParam *p = inf->param[i];
+		if (i == op->nparams)
+			sb_puts(&b, i ? ", *" : "*");
+		sb_printf(&b, "%s%s", i ? ", " : "", p->name);
+		const OpsConst *k = &p->def;
+		switch (k->kind) {
+		case OC_INT: sb_printf(&b, "=%lld", (long long)k->i); break;
+		case OC_FLOAT: sb_printf(&b, "=%g", k->f); break;
+		case OC_BOOL: sb_puts(&b, k->i ? "=True" : "=False"); break;
+		case OC_EMPTY_LIST: sb_puts(&b, "=[]"); break;
+		case OC_SYMBOL: sb_printf(&b, "=%s", k->s); break;
+		case OC_STR: sb_printf(&b, "='%s'", k->s); break;
+		case OC_REF: sb_printf(&b, "=%s", op->params[k->i].name); break;
+		default:
+			if (p->omit != OMIT_NEVER)
+				sb_puts(&b, "=None");
+			break;
+		}
+	}
+	sb_putc(&b, ')');
+	const char *r = intern(c->a, b.data, b.len);
+	sb_release(&b);
+	return r;
+}
+
 /* The slot of the parameter or kwarg named kn (its name or an alias), or -1. */
 static int keyword_slot(const OpInfo *inf, const char *kn)
 {
@@ -383,7 +418,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		const char *kn = call->kw[k].name;
 		int j = keyword_slot(inf, kn);
 		if (j < 0)
-			FAIL("%s%s has no parameter '%s'", inf->prefix, inf->name, kn);
+			FAIL("%s%s has no parameter '%s' (signature: %s)", inf->prefix, inf->name, kn, signature(c, inf));
 		if (given[j])
 			FAIL("%s%s got multiple values for argument '%s'", inf->prefix, inf->name, kn);
 		given[j] = true;
@@ -538,7 +573,7 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 			slots[i] = const_expr(c, &p->def, slots, call->pos);
 			break;
 		default:
-			FAIL("%s%s: missing required argument '%s'", inf->prefix, inf->name, p->name);
+			FAIL("%s%s: missing required argument '%s' (signature: %s)", inf->prefix, inf->name, p->name, signature(c, inf));
 		}
 	}
 	/* positional arguments: through the last one that prints; past the
@@ -624,7 +659,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		return unregistered(c, inf, call);
 	int n = inf->n;
 	if (call->nargs > n)
-		FAIL("%s%s takes at most %d argument%s (%d given)", inf->prefix, inf->name, n, n == 1 ? "" : "s", call->nargs);
+		FAIL("%s%s takes at most %d argument%s (%d given; signature: %s)", inf->prefix, inf->name, n, n == 1 ? "" : "s",
+		     call->nargs, signature(c, inf));
 	bool temporary;
 	CallPlan *plan = call_plan(c, inf, call, &temporary);
 	if (!plan)

@@ -259,10 +259,10 @@ END_TEST
 START_TEST(bad_calls_are_located_errors)
 {
 	static const struct { const char *body, *msg; } cases[] = {
-		{ "        y = pl.tensor.exp(x, x)\n", "t.pto:7:13: error: pl.tensor.exp takes at most 1 argument (2 given)" },
+		{ "        y = pl.tensor.exp(x, x)\n", "t.pto:7:13: error: pl.tensor.exp takes at most 1 argument (2 given; signature: pl.tensor.exp(input))" },
 		{ "        y = pl.tensor.exp(t=x)\n", "pl.tensor.exp has no parameter 't'" },
 		{ "        y = pl.tile.load(x, [0], [64], [64], pl.Mem.Vec, False, 1)\n",
-		  "t.pto:7:13: error: pl.tile.load takes at most 6 arguments (7 given)" },
+		  "t.pto:7:13: error: pl.tile.load takes at most 6 arguments (7 given; signature: pl.tile.load(tensor, offsets, shapes, valid_shapes=shapes, *, target_memory=pl.Mem.Vec, clamp=False))" },
 		{ "        y = pl.tile.exp(x)\n", "pl.tile.exp: argument 'input' must be a Tile, got pl.Tensor[[64], pl.FP32]" },
 		{ "        y = pl.tensor.create([64])\n", "pl.tensor.create: missing required argument 'dtype'" },
 		{ "        y: pl.Tensor[[64], pl.INT32] = pl.add(x, x)\n",
@@ -279,6 +279,9 @@ START_TEST(bad_calls_are_located_errors)
 		{ "        y: pl.Tensor[[64], pl.FP32] = pld.system.notfiy(x)\n",
 		  "Unknown operation 'pld.system.notfiy'; did you mean 'pld.system.notify'?" },
 		{ "        r = pl.no_dep(x)\n", "Unknown operation 'pl.no_dep'" },
+		{ "        y = pl.tile.load(x, [0], [64], foo=1)\n",
+		  "pl.tile.load has no parameter 'foo' (signature: pl.tile.load(tensor, offsets, shapes, valid_shapes=shapes, *, "
+		  "target_memory=pl.Mem.Vec, clamp=False))" },
 		{ "        y = pl.add(x, pl.load(x, [0], [64]))\n", "pl.add: no form of this op takes" },
 		{ "        y = x + 1\n", "operators on tensors and tiles are not supported" },
 	};
