@@ -4,9 +4,9 @@
  * pipeline, then one of: print the program (stdout, -o FILE, -o DIR/NAME,
  * or back into the file with --in-place), print a unified diff of input
  * against result (--diff), or compare with a golden file (--expect, text or
- * structural; --update rewrites it).  Every file written is written to a
- * temporary file in the same directory and renamed over the target, so a
- * failed run never leaves a partial or truncated file.
+ * structural; --update rewrites it).  Every file is written through
+ * write_atomic (write.c): never partial, links followed, owner and mode
+ * kept.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ptoopt/driver.h"
@@ -25,6 +25,7 @@
 #include "ptoopt/golden.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
+#include "ptoopt/write.h"
 
 /* Inputs beyond this are rejected up front rather than risking the machine. */
 #define MAX_INPUT_BYTES ((size_t)2000 * 1000 * 1000)
@@ -74,16 +75,6 @@ static char *read_input(const char *path, size_t *len)
 
 /* ------------------------------------------------------------ writing */
 
-/* The temporary output file while it exists: running out of memory while
- * printing exits from inside oom(), which must not leave it behind. */
-static const char *tmp_output;
-
-static void remove_tmp_output(void)
-{
-	if (tmp_output)
-		unlink(tmp_output);
-}
-
 /* The program printed (prog) or data written to f; 0 or an errno. */
 static int emit(FILE *f, Program *prog, const char *data, size_t len)
 {
@@ -100,72 +91,16 @@ static int emit(FILE *f, Program *prog, const char *data, size_t len)
 	return 0;
 }
 
-/* Write the program (prog != NULL, streamed) or data to path through a
- * temporary file in the same directory, renamed over path only when
- * everything was written.  A device, FIFO or similar is written to
- * directly, never replaced. */
-static int write_out(const char *path, Program *prog, const char *data, size_t len)
+static int emit_program(FILE *f, void *prog)
 {
-	struct stat ost;
-	bool direct = stat(path, &ost) == 0 && !S_ISREG(ost.st_mode);
-	size_t pl = strlen(path);
-	char *tmp = xmalloc(pl + 16);
-	FILE *f;
-	if (direct) {
-		f = fopen(path, "wb");
-		if (!f) {
-			fprintf(stderr, "ptoopt: error: cannot open '%s': %s\n", path, strerror(errno));
-			free(tmp);
-			return 1;
-		}
-	} else {
-		snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-		set_oom_handler(remove_tmp_output);
-		int fd = mkstemp(tmp);
-		if (fd < 0) {
-			fprintf(stderr, "ptoopt: error: cannot create a temporary file next to '%s': %s\n", path,
-				strerror(errno));
-			free(tmp);
-			return 1;
-		}
-		tmp_output = tmp;
-		/* keep the usual permissions of a new file, or the replaced file's */
-		mode_t um = umask(0);
-		umask(um);
-		mode_t mode = 0666 & ~um;
-		if (stat(path, &ost) == 0)
-			mode = ost.st_mode & 07777;
-		if (fchmod(fd, mode) != 0) {
-			/* not fatal: the file keeps mkstemp's 0600 */
-		}
-		f = fdopen(fd, "wb");
-		if (!f) {
-			fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			tmp_output = NULL;
-			free(tmp);
-			return 1;
-		}
-	}
-	int err = emit(f, prog, data, len);
-	if (fflush(f) != 0 && !err)
-		err = errno;
-	if (fclose(f) != 0 && !err)
-		err = errno;
-	if (!direct && !err && rename(tmp, path) != 0)
-		err = errno;
-	if (err) {
-		fprintf(stderr, "ptoopt: error: cannot write '%s': %s\n", path, strerror(err));
-		if (!direct)
-			unlink(tmp);
-	}
-	tmp_output = NULL;
-	free(tmp);
-	return err ? 1 : 0;
+	return emit(f, prog, NULL, 0);
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len) { return write_out(path, NULL, data, len); }
+/* The program, streamed into path through write_atomic (write.h). */
+static int write_out(const char *path, Program *prog)
+{
+	return write_atomic(path, emit_program, prog);
+}
 
 static int write_stdout(Program *prog, const char *data, size_t len)
 {
@@ -361,7 +296,7 @@ static int process(DriverConfig *c, const char *path)
 				diff.sink = stdout;
 			diff_unified(&diff, shown, src, len, shown, result.data, result.len, 3, c->color);
 			if (c->in_place)
-				rc = write_out(path, prog, NULL, 0);
+				rc = write_out(path, prog);
 			if (!rc && to_stdout) {
 				int err = sb_flush(&diff);
 				if (!err && fflush(stdout) != 0)
@@ -376,7 +311,7 @@ static int process(DriverConfig *c, const char *path)
 			sb_release(&result);
 			sb_release(&diff);
 		} else {
-			rc = dest ? write_out(dest, prog, NULL, 0) : write_stdout(prog, NULL, 0);
+			rc = dest ? write_out(dest, prog) : write_stdout(prog, NULL, 0);
 		}
 	}
 	if (prog)

@@ -24,6 +24,7 @@
 #include "ptoopt/file_read.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
+#include "ptoopt/write.h"
 
 static int report(const DriverConfig *c, const char *shown, const char *la, const char *a, size_t alen,
 		  const char *lb, const char *b, size_t blen)

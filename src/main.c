@@ -18,6 +18,7 @@
 #include "ptoopt/op_registry.h"
 #include "ptoopt/pipeline.h"
 #include "ptoopt/strbuf.h"
+#include "ptoopt/write.h"
 
 #ifndef PTOOPT_VERSION
 #define PTOOPT_VERSION "0.1.0"
@@ -78,6 +79,41 @@ static bool is_directory(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static bool positive_number(const char *s)
+{
+	if (!*s)
+		return false;
+	bool nonzero = false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		nonzero |= *s != '0';
+	}
+	return nonzero;
+}
+
+/* --dump-dir: a directory, or a path where one can be made; not empty and
+ * not an existing file. */
+static bool usable_dump_dir(const char *d, Diag *pd)
+{
+	struct stat st;
+	if (!*d) {
+		diag_error(pd, 0, 0, "--dump-dir needs a directory name (got an empty one)");
+		return false;
+	}
+	if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		diag_error(pd, 0, 0, "--dump-dir '%s' exists and is not a directory", d);
+		return false;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -211,6 +247,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < c.ninputs; i++)
 		nstdin += strcmp(c.inputs[i], "-") == 0;
 	const char *conflict = NULL;
+	const char *mem_env = getenv("PTOOPT_MEMORY_LIMIT_MB");
+	if (mem_env && !positive_number(mem_env)) {
+		diag_error(&pd, 0, 0, "invalid PTOOPT_MEMORY_LIMIT_MB '%s' (a positive whole number of MiB)", mem_env);
+		goto usage_error;
+	}
+	if (c.dump_dir && !usable_dump_dir(c.dump_dir, &pd))
+		goto usage_error;
 	if (nstdin > 1)
 		conflict = "standard input ('-') can be read only once";
 	else if (c.in_place && c.output)
@@ -233,6 +276,18 @@ int main(int argc, char **argv)
 		diag_error(&pd, 0, 0, "%s", conflict);
 		goto usage_error;
 	}
+	/* -o DIR with several inputs: two of the same name would overwrite each
+	 * other's result (nothing is written then) */
+	if (c.output && !c.in_place && !c.expect && (c.ninputs > 1 || is_directory(c.output))) {
+		for (int i = 0; i < c.ninputs; i++)
+			for (int j = 0; j < i; j++)
+				if (strcmp(base_name(c.inputs[i]), base_name(c.inputs[j])) == 0) {
+					diag_error(&pd, 0, 0, "'%s' and '%s' would both be written to '%s/%s'", c.inputs[j],
+						   c.inputs[i], c.output, base_name(c.inputs[i]));
+					goto usage_error;
+				}
+	}
+	write_install_signal_handlers();
 	/* NO_COLOR (no-color.org): set and not empty turns automatic colour off */
 	const char *no_color = getenv("NO_COLOR");
 	c.color = strcmp(color, "always") == 0 ||

@@ -37,12 +37,15 @@ if [ $rc -ne 0 ]; then
 else
     echo "PASS under the limit"
 fi
-# a malformed value is ignored (the default applies)
-PTOOPT_MEMORY_LIMIT_MB=lots "$tool" "$tmp/big.pto" > /dev/null 2> "$tmp/stderr"
-rc=$?
-if [ $rc -ne 0 ]; then
-    echo "FAIL with PTOOPT_MEMORY_LIMIT_MB=lots: exit $rc"; fail=1
-else
-    echo "PASS with a malformed PTOOPT_MEMORY_LIMIT_MB"
-fi
+# a malformed value is a usage error (exit 2, naming the variable), before
+# anything is read
+for v in lots -5 0 "" 12abc; do
+    PTOOPT_MEMORY_LIMIT_MB=$v "$tool" "$tmp/big.pto" > "$tmp/stdout" 2> "$tmp/stderr"
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "invalid PTOOPT_MEMORY_LIMIT_MB '$v'" "$tmp/stderr" || [ -s "$tmp/stdout" ]; then
+        echo "FAIL with PTOOPT_MEMORY_LIMIT_MB='$v': exit $rc, $(head -c 200 "$tmp/stderr")"; fail=1
+    else
+        echo "PASS with a malformed PTOOPT_MEMORY_LIMIT_MB='$v'"
+    fi
+done
 exit $fail

@@ -40,9 +40,5 @@ void driver_config_release(DriverConfig *c);
 /* Keep a copy of s for the life of the config. */
 const char *driver_keep(DriverConfig *c, const char *s);
 
-/* Write len bytes to path atomically (temporary file + rename in the same
- * directory); a device or FIFO is written to directly.  Returns 0 or 1
- * after a message. */
-int write_file_atomic(const char *path, const char *data, size_t len);
 
 #endif
