@@ -18,6 +18,7 @@
 #include "ptoopt/op_registry.h"
 #include "ptoopt/pipeline.h"
 #include "ptoopt/strbuf.h"
+#include "ptoopt/suggest.h"
 #include "ptoopt/write.h"
 
 #ifndef PTOOPT_VERSION
@@ -79,6 +80,37 @@ static bool is_directory(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A usage error about the option word argv[word] (where getopt stood when
+ * it failed: the word the user typed, not the one after it): one line
+ * naming it, the nearest long option when it looks misspelt, a hint. */
+static void bad_option(char **argv, int word, int argc, const struct option *longopts, const char *why)
+{
+	const char *w = word < argc ? argv[word] : "";
+	char shown[128];
+	if (optopt && w[0] == '-' && w[1] != '-' && (int)strlen(w) > 2 && strchr(w, optopt) && !why)
+		snprintf(shown, sizeof shown, "-%c' in '%s", optopt, w); /* a letter of a cluster such as -iz */
+	else
+		snprintf(shown, sizeof shown, "%.*s", (int)(strcspn(w, "=") < 100 ? strcspn(w, "=") : 100), w);
+	fprintf(stderr, "ptoopt: error: %soption '%s'", why ? "" : "unknown ", shown);
+	if (why) {
+		fprintf(stderr, " %s\n", why);
+	} else {
+		const char *name = w;
+		while (*name == '-')
+			name++;
+		char bare[128];
+		snprintf(bare, sizeof bare, "%.*s", (int)strcspn(name, "="), name);
+		Suggest s;
+		suggest_init(&s, bare);
+		for (const struct option *o = longopts; o->name; o++)
+			suggest_offer(&s, o->name);
+		if (s.best)
+			fprintf(stderr, "; did you mean '--%s'?", s.best);
+		fputc('\n', stderr);
+	}
+	fputs("Try 'ptoopt --help' for more information.\n", stderr);
 }
 
 static const char *base_name(const char *path)
@@ -154,14 +186,16 @@ int main(int argc, char **argv)
 	diag_init(&pd, "ptoopt", NULL, 0);
 	int rc = 0, opt;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:ih", longopts, NULL)) != -1) {
+	/* getopt_long_only: -passes=... is --passes=..., as mlir-opt and opt
+	 * take it; a single letter stays a short option (-o, -i, -h) */
+	for (int word = optind; (opt = getopt_long_only(argc, argv, ":o:ih", longopts, NULL)) != -1; word = optind) {
 		switch (opt) {
 		case OPT_PASSES:
 			pipe_release(&c.pipeline);
 			if (!pipe_parse_list(optarg, &c.pipeline, &pd))
 				goto usage_error;
 			break;
-		case 'o': c.output = optarg; break;
+		case 'o': c.output = strcmp(optarg, "-") == 0 ? NULL : optarg; break; /* -o -: standard output */
 		case 'i': c.in_place = true; break;
 		case OPT_OPS:
 			/* a bad registry file is an input error (located), not a usage error */
@@ -216,12 +250,10 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		case ':':
-			fprintf(stderr, "ptoopt: error: option '%s' needs an argument\n", argv[optind - 1]);
-			usage(stderr);
+			bad_option(argv, word, argc, longopts, "needs an argument");
 			goto usage_error;
 		default:
-			fprintf(stderr, "ptoopt: error: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			bad_option(argv, word, argc, longopts, NULL);
 			goto usage_error;
 		}
 	}

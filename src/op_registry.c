@@ -18,6 +18,7 @@
 
 #include "ptoopt/file_read.h"
 #include "ptoopt/ir.h"
+#include "ptoopt/suggest.h"
 
 typedef struct Loader {
 	OpRegistry *r;
@@ -730,65 +731,15 @@ OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_v
 
 /* ------------------------------------------------------------ suggestions */
 
-/* Levenshtein distance of a and b, or more than `limit` once it must be
- * (one row of the table; names are short). */
-static int edit_distance(const char *a, const char *b, int limit)
-{
-	int la = (int)strlen(a), lb = (int)strlen(b);
-	if (la > 64 || lb > 64 || abs(la - lb) > limit)
-		return limit + 1;
-	int row[65];
-	for (int j = 0; j <= lb; j++)
-		row[j] = j;
-	for (int i = 1; i <= la; i++) {
-		int diag = row[0], best;
-		row[0] = best = i;
-		for (int j = 1; j <= lb; j++) {
-			int up = row[j];
-			int v = diag + (a[i - 1] != b[j - 1]);
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			if (up + 1 < v)
-				v = up + 1;
-			row[j] = v;
-			diag = up;
-			if (v < best)
-				best = v;
-		}
-		if (best > limit)
-			return limit + 1;
-	}
-	return row[lb];
-}
-
-typedef struct Suggest {
-	const char *name, *best;
-	int dist, limit;
-} Suggest;
-
-static void consider(Suggest *s, const char *cand)
-{
-	if (!cand || !strcmp(cand, s->name))
-		return;
-	int d = edit_distance(s->name, cand, s->limit);
-	/* ties: the first in the registry's order */
-	if (d <= s->limit && (d < s->dist || !s->best)) {
-		s->dist = d;
-		s->best = cand;
-	}
-}
-
 const char *ops_suggest(OpRegistry *r, const char *name)
 {
-	/* a fifth of the name, at least 1 and at most 3 edits: a typo, not
-	 * another op of the same length */
-	int len = (int)strlen(name), limit = len / 5;
-	Suggest s = { name, NULL, 1 << 30, limit < 1 ? 1 : limit > 3 ? 3 : limit };
+	Suggest s;
+	suggest_init(&s, name);
 	for (int i = 0; i < ops_builtin_nindex; i++)
-		consider(&s, ops_builtin_index[i].name);
+		suggest_offer(&s, ops_builtin_index[i].name);
 	for (size_t i = 0; i < r->all.len; i++)
-		consider(&s, ((const OpDef *)r->all.items[i])->name);
+		suggest_offer(&s, ((const OpDef *)r->all.items[i])->name);
 	for (size_t i = 0; i < r->sugar.cap; i++)
-		consider(&s, r->sugar.keys[i]);
+		suggest_offer(&s, r->sugar.keys[i]);
 	return s.best;
 }

@@ -106,6 +106,32 @@ current=unknown-short-option
 run -x in.pto
 expect_rc 2 && { [ -s out ] && bad "stdout not empty" || ok; }
 
+current=misspelt-option-suggests
+# one line naming what was typed, the nearest option, a hint; not the usage text
+run --pases=convert-to-ssa in.pto
+if expect_rc 2; then
+    if ! grep -qx "ptoopt: error: unknown option '--pases'; did you mean '--passes'?" err; then bad "got: $(head -1 err)"
+    elif grep -q '^usage:' err; then bad "the whole usage text was printed"
+    elif ! grep -q -- "--help" err || [ "$(wc -l < err)" -ne 2 ]; then bad "want the message and a --help hint: $(cat err)"
+    else ok; fi
+fi
+
+current=single-dash-long-option
+# -passes=... as mlir-opt takes it; an error after another option names the right word
+run -passes=convert-to-ssa in.pto
+expect_rc 0 && { grep -q "def main" out && ok || bad "no program printed"; }
+run --diff -pases=convert-to-ssa in.pto
+expect_rc 2 && { grep -q "unknown option '-pases'; did you mean '--passes'" err && ok || bad "got: $(head -1 err)"; }
+
+current=output-dash-is-stdout
+run -o - in.pto
+if expect_rc 0; then
+    if [ -e ./- ]; then bad "a file named '-' was written"
+    elif ! cmp -s out expected.pto; then bad "standard output differs"
+    else ok; fi
+fi
+rm -f ./-
+
 current=output-needs-argument
 run in.pto -o
 expect_rc 2 && { [ -s out ] && bad "stdout not empty" || ok; }
