@@ -150,7 +150,8 @@ static const PassInfo *find_pass(Loader *L, const yaml_node_t *n)
 	}
 	const PassInfo *pi = pipe_find(scalar(n));
 	if (!pi)
-		err_at(L, n, "unknown pass '%s' (known passes: %s)", scalar(n), pipe_pass_names());
+		err_at(L, n, "unknown pass '%s'%s (known passes: %s)", scalar(n), pipe_did_you_mean(scalar(n), strlen(scalar(n)), NULL),
+		       pipe_pass_names());
 	return pi;
 }
 
@@ -278,8 +279,8 @@ static bool load_top(Loader *L, const yaml_node_t *root)
 		else if (strcmp(key, "allow-unregistered-ops") == 0)
 			ok = get_bool(L, key, v, &ops_default()->allow_unregistered);
 		else {
-			err_at(L, k, "unknown key %s%s%s (valid: " TOP_KEYS ")", *key ? "'" : "", *key ? key : node_kind(k),
-			       *key ? "'" : "");
+			err_at(L, k, "unknown key %s%s%s%s (valid: " TOP_KEYS ")", *key ? "'" : "", *key ? key : node_kind(k),
+			       *key ? "'" : "", *key ? pipe_did_you_mean(key, strlen(key), TOP_KEYS) : "");
 			ok = false;
 		}
 		if (!ok)

@@ -2,6 +2,7 @@
  * with per-step options (--passes with {k=v}, --pass-option) and the
  * runner. */
 #include "ptoopt/pipeline.h"
+#include "ptoopt/suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,45 @@ static bool one_of(const char *choices, const char *v)
 	return false;
 }
 
+/* "; did you mean 'X'?" for a misspelt word among the comma-separated
+ * names of list (or the pass names when list is NULL), else "". */
+const char *pipe_did_you_mean(const char *word, size_t wl, const char *list)
+{
+	static char out[160];
+	char w[101], names[1024];
+	snprintf(w, sizeof w, "%.*s", (int)(wl > 100 ? 100 : wl), word);
+	if (!list) {
+		names[0] = 0;
+		for (int i = 0; i < NPASSES; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "," : "", passes[i].name);
+	} else {
+		snprintf(names, sizeof names, "%s", list);
+	}
+	Suggest sg;
+	suggest_init(&sg, w);
+	const char *best = NULL;
+	size_t bl = 0;
+	for (char *p = names; *p;) {
+		while (*p == ',' || *p == ' ' || *p == '|')
+			p++;
+		char *e = p + strcspn(p, ", |");
+		char save = *e;
+		*e = 0;
+		const char *before = sg.best;
+		suggest_offer(&sg, p);
+		if (sg.best != before) {
+			best = p;
+			bl = (size_t)(e - p);
+			snprintf(out, sizeof out, "; did you mean '%.*s'?", (int)bl, best);
+		}
+		*e = save;
+		p = e;
+	}
+	if (!best)
+		out[0] = 0;
+	return out;
+}
+
 const char *pipe_check_option(const PassInfo *pi, const char *key, size_t kl, const char *val)
 {
 	static char msg[512];
@@ -147,12 +187,13 @@ const char *pipe_check_option(const PassInfo *pi, const char *key, size_t kl, co
 		strcat(known, q->key);
 	}
 	if (!sp) {
-		snprintf(msg, sizeof msg, "pass '%s' has no option '%.*s' (valid: %s)", pi->name, (int)(kl > 100 ? 100 : kl),
-			 key, known);
+		snprintf(msg, sizeof msg, "pass '%s' has no option '%.*s'%s (valid: %s)", pi->name, (int)(kl > 100 ? 100 : kl),
+			 key, pipe_did_you_mean(key, kl, known), known);
 		return msg;
 	}
 	if (sp->values ? !one_of(sp->values, val) : !*val) {
-		snprintf(msg, sizeof msg, "invalid value '%.100s' for %s.%s (valid: %s)", val, pi->name, sp->key,
+		snprintf(msg, sizeof msg, "invalid value '%.100s' for %s.%s%s (valid: %s)", val, pi->name, sp->key,
+			 sp->values ? pipe_did_you_mean(val, strlen(val), sp->values) : "",
 			 sp->values ? sp->values : "a comma-separated list of names");
 		return msg;
 	}
@@ -261,8 +302,8 @@ bool pipe_parse_list(const char *list, Pipeline *pl, Diag *d)
 		}
 		const PassInfo *pi = find_n(s, l);
 		if (!pi) {
-			diag_error(d, 0, 0, "unknown pass '%.*s' (known passes: %s)", (int)(l > 100 ? 100 : l), s,
-				   pipe_pass_names());
+			diag_error(d, 0, 0, "unknown pass '%.*s'%s (known passes: %s)", (int)(l > 100 ? 100 : l), s,
+				   pipe_did_you_mean(s, l, NULL), pipe_pass_names());
 			return false;
 		}
 		PipeStep *st = pipe_add_step(pl, pi);
@@ -309,8 +350,8 @@ bool pipe_parse_option(const char *arg, PipeOptions *o, Diag *d)
 	}
 	const PassInfo *pi = find_n(arg, (size_t)(dot - arg));
 	if (!pi) {
-		diag_error(d, 0, 0, "--pass-option: unknown pass '%.*s' (known passes: %s)", (int)(dot - arg), arg,
-			   pipe_pass_names());
+		diag_error(d, 0, 0, "--pass-option: unknown pass '%.*s'%s (known passes: %s)", (int)(dot - arg), arg,
+			   pipe_did_you_mean(arg, (size_t)(dot - arg), NULL), pipe_pass_names());
 		return false;
 	}
 	const char *key = dot + 1, *val = eq + 1;

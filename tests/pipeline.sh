@@ -163,7 +163,7 @@ bad_config() {
         else ok; fi
     fi
 }
-bad_config unknown-pass 3:5 "unknown pass 'outline-incor' (known passes: convert-to-ssa, outline-incore, outline-cluster, outline-hierarchy, infer-directions, derive-call-directions)" <<'EOF'
+bad_config unknown-pass 3:5 "unknown pass 'outline-incor'; did you mean 'outline-incore'? (known passes: convert-to-ssa, outline-incore, outline-cluster, outline-hierarchy, infer-directions, derive-call-directions)" <<'EOF'
 passes:
   - convert-to-ssa
   - outline-incor
@@ -200,7 +200,7 @@ bad_config bool-type 2:14 "'verify-each' expects true or false, got a scalar 'of
 passes: []
 verify-each: often
 EOF
-bad_config unknown-key 1:1 "unknown key 'pases' (valid: passes, output, verify-each, print-after-all, print-changed, time-passes, dump-dir, ops, allow-unregistered-ops)" <<'EOF'
+bad_config unknown-key 1:1 "unknown key 'pases'; did you mean 'passes'? (valid: passes, output, verify-each, print-after-all, print-changed, time-passes, dump-dir, ops, allow-unregistered-ops)" <<'EOF'
 pases: [convert-to-ssa]
 EOF
 bad_config bad-output 1:9 "invalid value 'json' for 'output' (valid: program, diff)" <<'EOF'

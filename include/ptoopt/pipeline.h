@@ -84,6 +84,9 @@ const PassInfo *pipe_passes(int *n);
 const PassInfo *pipe_find(const char *name);
 /* "a, b, c": the known pass names (static buffer). */
 const char *pipe_pass_names(void);
+/* "; did you mean 'X'?" for a misspelt word among the comma-separated
+ * names of list (NULL: the pass names), else "" (a static buffer). */
+const char *pipe_did_you_mean(const char *word, size_t wl, const char *list);
 /* The reference's name of one property bit ("SSAForm"), and words for
  * messages ("SSA form"). */
 const char *pipe_property_name(unsigned bit);
