@@ -109,9 +109,22 @@ gen_many_renamed_vars_16000() {
     echo ok 8192 5 >&3
 }
 
+gen_call_chain_60000_infer_directions() {
+    # each kernel calls the next: infer-directions visits callees first
+    # (once a recursion, now its own stack)
+    { echo "${head_fn%%    @pl.function*}"
+      awk 'BEGIN { n = 60000; for (i = 0; i < n; i++) {
+          print "    @pl.function(type=pl.FunctionType.InCore)"
+          printf "    def f%d(self, x: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:\n", i
+          if (i + 1 < n) { printf "        y: pl.Tensor[[64], pl.FP32] = self.f%d(x)\n        return y\n", i + 1 }
+          else print "        return x" } }'; }
+    echo ok 8192 60 --passes=infer-directions,derive-call-directions >&3
+}
+
 all_cases=(sum_chain_300k and_chain_300k subscript_chain_300k call_chain_20000_functions
            nesting_at_the_limits nested_tuple_type_900 many_statements_100k many_functions_20000
-           many_comments_100k long_line_2mb wide_call_100k_args many_renamed_vars_16000)
+           many_comments_100k long_line_2mb wide_call_100k_args many_renamed_vars_16000
+           call_chain_60000_infer_directions)
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=("${all_cases[@]}")
 

@@ -36,70 +36,121 @@ typedef struct Idir {
 	int cap;
 } Idir;
 
-static void visit_block(Idir *s, const Block *b);
-
-static void visit_fn(Idir *s, Function *f);
-
-static void visit_expr(Idir *s, const Expr *e)
+/* The functions f calls, in the order a walk of its body meets the calls
+ * (a call before the calls in its arguments), once per function. */
+static void collect_expr(Program *p, const Expr *e, PtrVec *out)
 {
 	if (!e || e->kind == EX_VAR) /* a leaf, and no call */
 		return;
 	if (e->kind == EX_FN_CALL || e->kind == EX_SUBMIT) {
-		Function *g = ir_find_function(s->p, e->str);
+		Function *g = ir_find_function(p, e->str);
 		if (g)
-			visit_fn(s, g);
+			vec_push(out, g);
 	}
-	visit_expr(s, e->lhs);
-	visit_expr(s, e->rhs);
+	collect_expr(p, e->lhs, out);
+	collect_expr(p, e->rhs, out);
 	for (int i = 0; i < e->nargs; i++)
-		visit_expr(s, e->args[i]);
+		collect_expr(p, e->args[i], out);
 	for (int i = 0; i < e->nkw; i++)
-		visit_expr(s, e->kw[i].value);
+		collect_expr(p, e->kw[i].value, out);
 }
 
-static void visit_block(Idir *s, const Block *b)
+static void collect_block(Program *p, const Block *b, PtrVec *out)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *st = b->stmts[i];
-		visit_expr(s, st->value);
+		collect_expr(p, st->value, out);
 		for (int j = 0; j < st->nvalues; j++)
-			visit_expr(s, st->values[j]);
+			collect_expr(p, st->values[j], out);
 		if (ir_stmt_is_simple(st->kind))
 			continue;
-		visit_block(s, &st->body);
-		visit_block(s, &st->orelse);
+		collect_block(p, &st->body, out);
+		collect_block(p, &st->orelse, out);
 	}
+}
+
+typedef struct Callees {
+	Function **f;
+	int n;
+} Callees;
+
+static Callees *callees_of(Idir *s, PtrMap *cache, Function *f)
+{
+	Callees *c = pmap_get(cache, f);
+	if (c)
+		return c;
+	PtrVec v = { 0 };
+	collect_block(s->p, &f->body, &v);
+	c = xmalloc(sizeof *c);
+	c->n = (int)v.len;
+	c->f = xmalloc((v.len + 1) * sizeof *c->f);
+	for (size_t i = 0; i < v.len; i++)
+		c->f[i] = v.items[i];
+	vec_release(&v);
+	pmap_put(cache, f, c);
+	return c;
 }
 
 /* The lattice In < Out < InOut: raise-only keeps the larger. */
 static ParamDir join(ParamDir a, ParamDir b) { return a > b ? a : b; }
 
+static void infer_one(Idir *s, Function *f)
+{
+	if (!pmap_get(&s->selected, f) || f->abstract)
+		return;
+	if (f->nparams > s->cap) {
+		s->cap = f->nparams;
+		s->buf = xrealloc(s->buf, (size_t)s->cap * sizeof *s->buf);
+	}
+	dir_infer_function(s->p, f, s->buf);
+	for (int i = 0; i < f->nparams; i++) {
+		ParamDir nd = s->raise_only ? join(f->params[i].dir, s->buf[i]) : s->buf[i];
+		s->changed |= nd != f->params[i].dir;
+		f->params[i].dir = nd;
+	}
+}
+
 /* Depth-first over calls, so every callee is final before its caller is
  * inferred.  A recursive cycle is cut where it closes: the callee's current
  * directions serve as evidence, and the caller repeats rounds until nothing
- * changes. */
-static void visit_fn(Idir *s, Function *f)
+ * changes.  The walk keeps its own stack, so a call chain of any depth
+ * fits. */
+typedef struct Frame {
+	Function *f;
+	Callees *c;
+	int next;
+} Frame;
+
+static void visit_fn(Idir *s, PtrMap *cache, Function *root, Frame **stack, size_t *cap)
 {
-	void *st = pmap_get(&s->state, f);
-	if (st) {
-		s->cycle |= st == (void *)1;
+	if (pmap_get(&s->state, root)) {
+		s->cycle |= pmap_get(&s->state, root) == (void *)1;
 		return;
 	}
-	pmap_put(&s->state, f, (void *)1);
-	visit_block(s, &f->body);
-	if (pmap_get(&s->selected, f) && !f->abstract) {
-		if (f->nparams > s->cap) {
-			s->cap = f->nparams;
-			s->buf = xrealloc(s->buf, (size_t)s->cap * sizeof *s->buf);
+	size_t n = 0;
+	pmap_put(&s->state, root, (void *)1);
+	(*stack)[n++] = (Frame){ root, callees_of(s, cache, root), 0 };
+	while (n) {
+		Frame *fr = &(*stack)[n - 1];
+		if (fr->next < fr->c->n) {
+			Function *g = fr->c->f[fr->next++];
+			void *st = pmap_get(&s->state, g);
+			if (st) {
+				s->cycle |= st == (void *)1;
+				continue;
+			}
+			pmap_put(&s->state, g, (void *)1);
+			if (n == *cap) {
+				*cap *= 2;
+				*stack = xrealloc(*stack, *cap * sizeof **stack);
+			}
+			(*stack)[n++] = (Frame){ g, callees_of(s, cache, g), 0 };
+			continue;
 		}
-		dir_infer_function(s->p, f, s->buf);
-		for (int i = 0; i < f->nparams; i++) {
-			ParamDir nd = s->raise_only ? join(f->params[i].dir, s->buf[i]) : s->buf[i];
-			s->changed |= nd != f->params[i].dir;
-			f->params[i].dir = nd;
-		}
+		infer_one(s, fr->f);
+		pmap_put(&s->state, fr->f, (void *)2);
+		n--;
 	}
-	pmap_put(&s->state, f, (void *)2);
 }
 
 /* functions=a,b: select the named functions; every name must be a function
@@ -156,14 +207,25 @@ int infer_directions_program(Program *p, const PassOpts *o, Diag *d)
 	 * point, so a second run of the pass changes nothing; evidence from a
 	 * callee slot is not monotone in exact mode (In reads, Out only
 	 * writes), hence the bound, which no real program approaches. */
+	PtrMap cache = { 0 };
+	size_t cap = 64;
+	Frame *stack = xmalloc(cap * sizeof *stack);
 	for (int round = 0; !rc && round < 2 * p->nfuncs + 8; round++) {
 		s.cycle = s.changed = false;
 		pmap_clear(&s.state);
 		for (int i = 0; i < p->nfuncs; i++)
-			visit_fn(&s, p->funcs[i]);
+			visit_fn(&s, &cache, p->funcs[i], &stack, &cap);
 		if (!s.cycle || !s.changed)
 			break;
 	}
+	for (size_t i = 0; i < cache.cap; i++)
+		if (cache.keys[i]) {
+			Callees *c = cache.vals[i];
+			free(c->f);
+			free(c);
+		}
+	pmap_release(&cache);
+	free(stack);
 	free(s.buf);
 	pmap_release(&s.selected);
 	pmap_release(&s.state);
