@@ -97,6 +97,9 @@ static void mem_take(size_t n)
 
 static void mem_release(size_t n) { mem_used = n < mem_used ? mem_used - n : 0; }
 
+void mem_charge(size_t n) { mem_take(n); }
+void mem_uncharge(size_t n) { mem_release(n); }
+
 static size_t huge_round(size_t n) { return (n + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1); }
 
 /* n bytes (a multiple of HUGE_BLOCK) of zeroed memory with transparent huge

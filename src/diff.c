@@ -30,6 +30,17 @@ typedef struct Text {
 	bool *changed; /* deleted (a) / inserted (b) */
 } Text;
 
+/* The diff's tables are as big as its inputs: counted against the memory
+ * limit while they live (tally: what to give back). */
+static size_t diff_held;
+
+static void *dalloc(size_t n)
+{
+	mem_charge(n);
+	diff_held += n;
+	return xmalloc(n);
+}
+
 static void split_lines(Text *t, const char *s, size_t len)
 {
 	size_t n = 0;
@@ -37,9 +48,9 @@ static void split_lines(Text *t, const char *s, size_t len)
 		n += s[i] == '\n';
 	if (len && s[len - 1] != '\n')
 		n++;
-	t->lines = xmalloc((n + 1) * sizeof *t->lines);
-	t->id = xmalloc((n + 1) * sizeof *t->id);
-	t->changed = xmalloc(n + 1);
+	t->lines = dalloc((n + 1) * sizeof *t->lines);
+	t->id = dalloc((n + 1) * sizeof *t->id);
+	t->changed = dalloc(n + 1);
 	memset(t->changed, 0, n + 1);
 	t->n = 0;
 	const char *p = s, *end = s + len;
@@ -72,8 +83,8 @@ static void number_lines(Text *a, Text *b)
 	size_t total = (size_t)a->n + (size_t)b->n, cap = 16;
 	while (cap < 2 * total)
 		cap *= 2;
-	const Line **slot = xmalloc(cap * sizeof *slot);
-	int32_t *slot_id = xmalloc(cap * sizeof *slot_id);
+	const Line **slot = dalloc(cap * sizeof *slot);
+	int32_t *slot_id = dalloc(cap * sizeof *slot_id);
 	memset(slot, 0, cap * sizeof *slot);
 	int32_t next = 0;
 	Text *ts[2] = { a, b };
@@ -233,8 +244,8 @@ bool diff_unified(StrBuf *out, const char *label_a, const char *a, size_t alen, 
 	number_lines(&ta, &tb);
 	Search s = { ta.id, tb.id, ta.changed, tb.changed, NULL, NULL, 0 };
 	size_t vec = (size_t)ta.n + (size_t)tb.n + 4;
-	s.fwd = xmalloc(vec * sizeof *s.fwd);
-	s.bwd = xmalloc(vec * sizeof *s.bwd);
+	s.fwd = dalloc(vec * sizeof *s.fwd);
+	s.bwd = dalloc(vec * sizeof *s.bwd);
 	long total = (long)ta.n + tb.n;
 	s.limit = 50000000L / (total + 1);
 	if (s.limit < 64)
@@ -244,7 +255,7 @@ bool diff_unified(StrBuf *out, const char *label_a, const char *a, size_t alen, 
 	free(s.bwd);
 
 	/* the edit script: 'E'qual, 'D'elete, 'I'nsert, deletions first */
-	char *ops = xmalloc((size_t)total + 1);
+	char *ops = dalloc((size_t)total + 1);
 	long nops = 0;
 	for (long i = 0, j = 0; i < ta.n || j < tb.n;) {
 		if (i < ta.n && ta.changed[i])
@@ -322,5 +333,7 @@ bool diff_unified(StrBuf *out, const char *label_a, const char *a, size_t alen, 
 	free(tb.lines);
 	free(tb.id);
 	free(tb.changed);
+	mem_uncharge(diff_held);
+	diff_held = 0;
 	return true;
 }

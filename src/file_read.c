@@ -20,6 +20,7 @@
 static char *buffer_new(size_t cap)
 {
 	size_t n = cap + HEADER;
+	mem_charge(n); /* an endless stdin stops at the memory limit */
 	char *base = n >= HUGE_FROM ? xzalloc_huge(n) : xzalloc_big(n);
 	((size_t *)(void *)base)[0] = n;
 	return base + HEADER;
@@ -31,6 +32,7 @@ void file_free(char *text)
 		return;
 	char *base = text - HEADER;
 	size_t n = ((size_t *)(void *)base)[0];
+	mem_uncharge(n);
 	if (n >= HUGE_FROM)
 		xfree_huge(base, n);
 	else

@@ -32,6 +32,7 @@ static void grow(StrBuf *b, size_t extra)
 		size_t ncap = b->cap ? b->cap : 256;
 		while (ncap < b->len + extra + 1)
 			ncap *= 2;
+		mem_charge(ncap - b->cap); /* an output held whole counts against the limit */
 		b->data = xrealloc(b->data, ncap);
 		b->cap = ncap;
 	}
@@ -185,6 +186,7 @@ void sb_indent(StrBuf *b, int n)
 
 void sb_release(StrBuf *b)
 {
+	mem_uncharge(b->cap);
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = b->fast_end = 0;

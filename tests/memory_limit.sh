@@ -37,6 +37,31 @@ if [ $rc -ne 0 ]; then
 else
     echo "PASS under the limit"
 fi
+# buffers outside the IR count too: an endless standard input stops at the
+# limit (not at the 2 GB input cap), and --diff / --expect, which hold the
+# whole result and their diff tables, fail where the IR alone would fit
+( ulimit -t 20; PTOOPT_MEMORY_LIMIT_MB=200 exec "$tool" - < /dev/zero ) > "$tmp/stdout" 2> "$tmp/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'out of memory: .*the 200 MiB memory limit' "$tmp/stderr"; then
+    echo "PASS endless stdin stops at the limit"
+else
+    echo "FAIL endless stdin under a 200 MiB limit: exit $rc, $(head -c 300 "$tmp/stderr")"; fail=1
+fi
+small=$(PTOOPT_MEMORY_LIMIT_MB=4000 "$tool" "$tmp/big.pto" 2>&1 > /dev/null; echo $?)
+for mode in --diff "--expect=$tmp/big.pto --expect-mode=structural"; do
+    # find a limit the plain run fits in and the held output does not
+    ok=""
+    for mb in 60 70 80 90 100 110 120; do
+        PTOOPT_MEMORY_LIMIT_MB=$mb "$tool" "$tmp/big.pto" > /dev/null 2>&1 || continue
+        PTOOPT_MEMORY_LIMIT_MB=$mb "$tool" $mode "$tmp/big.pto" > "$tmp/stdout" 2> "$tmp/stderr"
+        rc=$?
+        if [ $rc -eq 1 ] && grep -q "out of memory" "$tmp/stderr"; then ok=$mb; fi
+        break
+    done
+    if [ -n "$ok" ]; then echo "PASS $mode counts its buffers (fails at $ok MiB, where the plain run fits)"
+    else echo "FAIL $mode: no limit where the plain run fits and $mode is refused (exit $rc, $small)"; fail=1; fi
+done
+
 # a malformed value is a usage error (exit 2, naming the variable), before
 # anything is read
 for v in lots -5 0 "" 12abc; do

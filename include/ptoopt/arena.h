@@ -88,6 +88,11 @@ uint64_t hash_bytes(const char *s, size_t n);
 typedef void (*OomHandler)(void);
 void set_oom_handler(OomHandler h);
 void oom(void) __attribute__((noreturn));
+/* Count a buffer of n bytes held outside the arena (input text, output
+ * and diff buffers) against the memory limit: exits with the limit's
+ * message when it does not fit; mem_uncharge when it is freed. */
+void mem_charge(size_t n);
+void mem_uncharge(size_t n);
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 /* Zeroed; huge-page backed from 2 MB on.  Free with xfree_big(p, same n). */
