@@ -2,6 +2,7 @@
 #include "ptoopt/diag.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 void diag_init(Diag *d, const char *file, const char *src, size_t len)
@@ -51,6 +52,12 @@ static void show_line(Diag *d, int line, int col)
 
 static void report(Diag *d, const char *kind, int line, int col, const char *fmt, va_list ap)
 {
+	if (d->sink) {
+		char msg[2048];
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		d->sink(d->sink_ctx, kind, line, line > 0 && col <= 0 ? 1 : col, msg);
+		return;
+	}
 	if (line > 0)
 		fprintf(d->out, "%s:%d:%d: %s: ", d->file, line, col > 0 ? col : 1, kind);
 	else

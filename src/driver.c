@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/diag_expect.h"
 #include "ptoopt/diff.h"
 #include "ptoopt/file_read.h"
 #include "ptoopt/golden.h"
@@ -91,17 +92,6 @@ static int emit(FILE *f, Program *prog, const char *data, size_t len)
 	return 0;
 }
 
-static int emit_program(FILE *f, void *prog)
-{
-	return emit(f, prog, NULL, 0);
-}
-
-/* The program, streamed into path through write_atomic (write.h). */
-static int write_out(const char *path, Program *prog)
-{
-	return write_atomic(path, emit_program, prog);
-}
-
 static int write_stdout(Program *prog, const char *data, size_t len)
 {
 	int err = emit(stdout, prog, data, len);
@@ -125,10 +115,66 @@ typedef struct RunCtx {
 	int failed;
 } RunCtx;
 
-static void program_text(StrBuf *b, Program *p)
+/* Is name one of the comma-separated names of list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *q = list; q && *q;) {
+		const char *e = strchr(q, ',');
+		size_t l = e ? (size_t)(e - q) : strlen(q);
+		if (l == n && !strncmp(q, name, n))
+			return true;
+		q = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* The program as a dump shows it: only the functions --print-ir-function
+ * names, when it names any (a view of the program; the IR is shared). */
+static void program_text_of(StrBuf *b, Program *p, const char *only)
 {
 	b->len = 0;
-	print_program(b, p);
+	if (!only) {
+		print_program(b, p);
+		return;
+	}
+	Program view = *p;
+	view.fn_index = (PtrMap){ 0 };
+	view.indexed = NULL;
+	view.nindexed = 0;
+	view.funcs = xmalloc((size_t)(p->nfuncs + 1) * sizeof *view.funcs);
+	view.nfuncs = 0;
+	for (int i = 0; i < p->nfuncs; i++)
+		if (in_list(only, p->funcs[i]->name))
+			view.funcs[view.nfuncs++] = p->funcs[i];
+	print_program(b, &view);
+	free(view.funcs);
+	pmap_release(&view.fn_index);
+}
+
+static void program_text(StrBuf *b, Program *p)
+{
+	program_text_of(b, p, NULL);
+}
+
+/* A dump on stderr: "# *** IR Dump WHEN PASS (FILE) ***" and the program. */
+static void dump_ir(const RunCtx *r, const char *when, const char *pass, Program *p)
+{
+	StrBuf b = { 0 };
+	program_text_of(&b, p, r->c->print_function);
+	fprintf(stderr, "# *** IR Dump %s %s (%s) ***\n", when, pass, r->shown);
+	fwrite(b.data, 1, b.len, stderr);
+	sb_release(&b);
+}
+
+static int before_pass(void *ctx, int i, const PipeStep *s, Program *p)
+{
+	(void)i;
+	RunCtx *r = ctx;
+	DriverConfig *c = r->c;
+	if (c->print_before_all || in_list(c->print_before, s->pass->name))
+		dump_ir(r, "Before", s->pass->name, p);
+	return 0;
 }
 
 /* mkdir -p */
@@ -161,16 +207,11 @@ static int after_pass(void *ctx, int i, const PipeStep *s, Program *p, double se
 	DriverConfig *c = r->c;
 	if (r->seconds)
 		r->seconds[i] = seconds;
-	if (c->print_after_all) {
-		StrBuf b = { 0 };
-		program_text(&b, p);
-		fprintf(stderr, "# *** IR Dump After %s (%s) ***\n", s->pass->name, r->shown);
-		fwrite(b.data, 1, b.len, stderr);
-		sb_release(&b);
-	}
+	if (c->print_after_all || in_list(c->print_after, s->pass->name))
+		dump_ir(r, "After", s->pass->name, p);
 	if (c->print_changed) {
 		StrBuf b = { 0 };
-		program_text(&b, p);
+		program_text_of(&b, p, c->print_function);
 		if (b.len == r->last.len && memcmp(b.data, r->last.data, b.len) == 0) {
 			fprintf(stderr, "# *** IR Dump After %s (%s) omitted because no change ***\n", s->pass->name, r->shown);
 		} else {
@@ -184,7 +225,7 @@ static int after_pass(void *ctx, int i, const PipeStep *s, Program *p, double se
 		if (i == 0 && make_dirs(r->dumps) != 0)
 			return 1;
 		StrBuf name = { 0 };
-		sb_printf(&name, "%s/%02d_after_%s.pto", r->dumps, i + 1, s->pass->ref_name);
+		sb_printf(&name, "%s/%02d_after_%s.pto", r->dumps, i + 1, s->pass->name);
 		sb_putc(&name, 0);
 		StrBuf b = { 0 };
 		program_text(&b, p);
@@ -223,6 +264,140 @@ static bool is_dir(const char *path)
 	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* What one input turned into: a program (printed as it is written out) or,
+ * with --split-input-file, the joined text of its parts. */
+typedef struct Result {
+	Program *prog;
+	const char *text;
+	size_t len;
+} Result;
+
+static int emit_result(FILE *f, void *ctx)
+{
+	const Result *res = ctx;
+	return emit(f, res->prog, res->text, res->len);
+}
+
+static int write_result(const char *dest, const Result *res)
+{
+	if (!dest)
+		return write_stdout(res->prog, res->text, res->len);
+	return write_atomic(dest, emit_result, (void *)res);
+}
+
+/* Parse src and run the pipeline on it; *progp is the program (also after
+ * a pass failed, for the caller to release), NULL when it did not parse. */
+static int run_text(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, Arena *arena,
+		    Diag *d, Program **progp)
+{
+	bool from_stdin = strcmp(path, "-") == 0;
+	int rc = 0;
+	RunCtx r = { .c = c, .shown = shown };
+	StrBuf dumps = { 0 };
+	Program *prog = *progp = parse_program(arena, d, src, len);
+	if (!prog)
+		rc = 1;
+	if (!rc && c->pipeline.n && !pipe_check_contracts(prog, &c->pipeline, d))
+		rc = 1;
+	if (!rc && c->pipeline.n) {
+		if (c->dump_dir) {
+			/* several inputs: one subdirectory each */
+			if (c->ninputs > 1)
+				sb_printf(&dumps, "%s/%s", c->dump_dir, from_stdin ? "stdin" : base_name(path));
+			else
+				sb_puts(&dumps, c->dump_dir);
+			sb_putc(&dumps, 0);
+			r.dumps = dumps.data;
+		}
+		if (c->time_passes)
+			r.seconds = xmalloc((size_t)c->pipeline.n * sizeof *r.seconds);
+		if (c->print_changed) {
+			program_text_of(&r.last, prog, c->print_function);
+			fprintf(stderr, "# *** IR Dump At Start (%s) ***\n", shown);
+			fwrite(r.last.data, 1, r.last.len, stderr);
+		}
+		PipeHooks hooks = { c->verify_each, after_pass, &r, before_pass };
+		rc = pipe_run(prog, &c->pipeline, &hooks, d);
+		if (!rc && c->time_passes)
+			time_report(&r, &c->pipeline);
+	}
+	free(r.seconds);
+	sb_release(&r.last);
+	sb_release(&dumps);
+	return rc;
+}
+
+/* One program of an input (all of it, or one part of a split input) with
+ * its diagnostics checked against its expectations under
+ * --verify-diagnostics; the printed result is appended to out when given. */
+static int run_part(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, StrBuf *out,
+		    Result *whole, Arena *arena)
+{
+	Diag d;
+	diag_init(&d, shown, src, len);
+	DiagExpect *x = c->verify_diagnostics ? dexp_begin(&d, src, len) : NULL;
+	Program *prog = NULL;
+	int rc = run_text(c, path, shown, src, len, arena, &d, &prog);
+	if (x && dexp_end(x, &d) != 0)
+		rc = 1;
+	else if (x && rc)
+		rc = 2; /* the errors were the expected ones: no output, not a failure */
+	if (!rc && out)
+		print_program(out, prog);
+	if (!rc && whole) {
+		whole->prog = prog; /* the caller prints and releases it */
+		return 0;
+	}
+	if (prog)
+		ir_program_release(prog);
+	return rc;
+}
+
+/* --split-input-file: the programs between lines "# -----" each on their
+ * own; the results joined by the same line.  Each part is parsed with the
+ * lines before it blanked, so that messages give the file's line numbers. */
+static int run_split(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, StrBuf *out)
+{
+	int rc = 0, part = 0;
+	const char *p = src, *end = src + len;
+	size_t line0 = 0; /* lines before the current part */
+	while (p <= end) {
+		/* the part: up to the next separator line */
+		const char *q = p, *next = NULL;
+		size_t lines = 0;
+		while (q < end) {
+			const char *e = memchr(q, '\n', (size_t)(end - q));
+			const char *le = e ? e : end;
+			size_t n = (size_t)(le - q);
+			if (n >= 7 && !memcmp(q, "# -----", 7) && strspn(q + 7, "-") >= n - 7) {
+				next = e ? e + 1 : end;
+				break;
+			}
+			lines++;
+			q = e ? e + 1 : end;
+		}
+		size_t plen = (size_t)(q - p);
+		char *buf = xmalloc(line0 + plen + 1);
+		memset(buf, '\n', line0);
+		memcpy(buf + line0, p, plen);
+		buf[line0 + plen] = 0;
+		if (part++)
+			sb_puts(out, "# -----\n");
+		Arena arena;
+		arena_init(&arena);
+		int prc = run_part(c, path, shown, buf, line0 + plen, out, NULL, &arena);
+		arena_free(&arena);
+		free(buf);
+		if (prc == 1)
+			rc = 1;
+		if (!next)
+			break;
+		line0 += lines + 1;
+		p = next;
+	}
+	return rc;
+}
+
 static int process(DriverConfig *c, const char *path)
 {
 	bool from_stdin = strcmp(path, "-") == 0;
@@ -250,53 +425,41 @@ static int process(DriverConfig *c, const char *path)
 		sb_release(&dest_buf);
 		return 1;
 	}
-	Diag d;
-	diag_init(&d, shown, src, len);
 	Arena arena;
 	arena_init(&arena);
 	int rc = 0;
-	RunCtx r = { .c = c, .shown = shown };
-	StrBuf dumps = { 0 };
-	Program *prog = parse_program(&arena, &d, src, len);
-	if (!prog)
-		rc = 1;
-	if (!rc && c->pipeline.n && !pipe_check_contracts(prog, &c->pipeline, &d))
-		rc = 1;
-	if (!rc && c->pipeline.n) {
-		if (c->dump_dir) {
-			/* several inputs: one subdirectory each */
-			if (c->ninputs > 1)
-				sb_printf(&dumps, "%s/%s", c->dump_dir, from_stdin ? "stdin" : base_name(path));
-			else
-				sb_puts(&dumps, c->dump_dir);
-			sb_putc(&dumps, 0);
-			r.dumps = dumps.data;
-		}
-		if (c->time_passes)
-			r.seconds = xmalloc((size_t)c->pipeline.n * sizeof *r.seconds);
-		if (c->print_changed) {
-			program_text(&r.last, prog);
-			fprintf(stderr, "# *** IR Dump At Start (%s) ***\n", shown);
-			fwrite(r.last.data, 1, r.last.len, stderr);
-		}
-		PipeHooks hooks = { c->verify_each, after_pass, &r };
-		rc = pipe_run(prog, &c->pipeline, &hooks, &d);
-		if (!rc && c->time_passes)
-			time_report(&r, &c->pipeline);
+	Result res = { 0 };
+	StrBuf joined = { 0 };
+	if (c->split_input) {
+		rc = run_split(c, path, shown, src, len, &joined);
+		res.text = joined.data ? joined.data : "";
+		res.len = joined.len;
+	} else {
+		rc = run_part(c, path, shown, src, len, NULL, &res, &arena);
+		if (rc == 2) /* only expected errors: nothing to print */
+			rc = 0, res.text = "", res.len = 0;
 	}
+	/* a split input whose part failed still shows the other parts' results
+	 * on standard output (a file is replaced only by a complete result) */
+	bool partial = rc && c->split_input && !dest && !c->expect && c->output_mode != OUT_DIFF;
+	if (partial && write_result(NULL, &res) != 0)
+		rc = 1;
 	if (!rc) {
 		if (c->expect) {
-			rc = golden_check(c, prog, shown);
+			rc = res.prog ? golden_check(c, res.prog, shown) : golden_check_text(c, res.text, res.len, shown);
 		} else if (c->output_mode == OUT_DIFF) {
 			StrBuf result = { 0 }, diff = { 0 };
-			print_program(&result, prog);
+			if (res.prog)
+				print_program(&result, res.prog);
+			else
+				sb_putn(&result, res.text, res.len);
 			/* to stdout the diff streams out in chunks as it is made */
 			bool to_stdout = !dest || c->in_place;
 			if (to_stdout)
 				diff.sink = stdout;
-			diff_unified(&diff, shown, src, len, shown, result.data, result.len, 3, c->color);
+			diff_unified(&diff, shown, src, len, shown, result.data ? result.data : "", result.len, 3, c->color);
 			if (c->in_place)
-				rc = write_out(path, prog);
+				rc = write_result(path, &res);
 			if (!rc && to_stdout) {
 				int err = sb_flush(&diff);
 				if (!err && fflush(stdout) != 0)
@@ -311,16 +474,14 @@ static int process(DriverConfig *c, const char *path)
 			sb_release(&result);
 			sb_release(&diff);
 		} else {
-			rc = dest ? write_out(dest, prog) : write_stdout(prog, NULL, 0);
+			rc = write_result(dest, &res);
 		}
 	}
-	if (prog)
-		ir_program_release(prog);
+	if (res.prog)
+		ir_program_release(res.prog);
 	arena_free(&arena);
+	sb_release(&joined);
 	file_free(src);
-	free(r.seconds);
-	sb_release(&r.last);
-	sb_release(&dumps);
 	sb_release(&dest_buf);
 	return rc;
 }

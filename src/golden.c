@@ -39,10 +39,14 @@ static int report(const DriverConfig *c, const char *shown, const char *la, cons
 	return 1;
 }
 
-int golden_check(const DriverConfig *c, Program *prog, const char *shown)
+/* prog, or with prog NULL the text (only text mode compares a text) */
+static int check(const DriverConfig *c, Program *prog, const char *text, size_t tlen, const char *shown)
 {
 	StrBuf result = { 0 };
-	print_program(&result, prog);
+	if (prog)
+		print_program(&result, prog);
+	else
+		sb_putn(&result, text, tlen);
 	size_t elen = 0;
 	bool too_big;
 	char *expected = file_read(c->expect, SIZE_MAX / 2, &elen, &too_big);
@@ -54,7 +58,7 @@ int golden_check(const DriverConfig *c, Program *prog, const char *shown)
 	}
 	if (!expected) {
 		rc = write_file_atomic(c->expect, result.data, result.len); /* a new golden file */
-	} else if (c->expect_mode == EXPECT_TEXT) {
+	} else if (c->expect_mode == EXPECT_TEXT || !prog) {
 		bool same = elen == result.len && memcmp(expected, result.data, elen) == 0;
 		if (same)
 			rc = 0;
@@ -110,4 +114,11 @@ int golden_check(const DriverConfig *c, Program *prog, const char *shown)
 	file_free(expected);
 	sb_release(&result);
 	return rc;
+}
+
+int golden_check(const DriverConfig *c, Program *prog, const char *shown) { return check(c, prog, NULL, 0, shown); }
+
+int golden_check_text(const DriverConfig *c, const char *text, size_t len, const char *shown)
+{
+	return check(c, NULL, text, len, shown);
 }

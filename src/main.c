@@ -61,12 +61,25 @@ static void usage(FILE *f)
 	      "                       names ignored)\n"
 	      "  --update             with --expect: rewrite FILE with the result instead\n"
 	      "\n"
+	      "testing:\n"
+	      "  --split-input-file   the input holds several programs separated by lines\n"
+	      "                       '# -----': each is processed on its own, the results\n"
+	      "                       joined by the same line\n"
+	      "  --verify-diagnostics check the diagnostics against the input's\n"
+	      "                       '# expected-error{{...}}' comments (see the manual)\n"
+	      "\n"
 	      "debugging (on standard error):\n"
+	      "  --print-ir-before=PASS[,PASS], --print-ir-after=PASS[,PASS]\n"
+	      "                       print the program before / after these passes\n"
+	      "  --print-before-all   print the program before every pass\n"
 	      "  --print-after-all    print the program after every pass\n"
 	      "  --print-changed      print the program at the start and after every pass that\n"
 	      "                       changed it\n"
 	      "  --dump-dir=DIR       write DIR/NN_after_PassName.pto after every pass\n"
 	      "  --time-passes        print a table of per-pass wall times\n"
+	      "  --print-ir-function=NAME[,NAME]\n"
+	      "                       the printed and dumped programs show only these\n"
+	      "                       functions\n"
 	      "\n"
 	      "  -h, --help           show this help and exit\n"
 	      "  --version            show the version and exit\n"
@@ -113,6 +126,24 @@ static void bad_option(char **argv, int word, int argc, const struct option *lon
 	fputs("Try 'ptoopt --help' for more information.\n", stderr);
 }
 
+/* --print-ir-before/after: every name a pass (or a usage error). */
+static bool pass_list_ok(const char *list, const char *opt, Diag *pd)
+{
+	for (const char *q = list;;) {
+		size_t l = strcspn(q, ",");
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)(l < 100 ? l : 100), q);
+		if (!pipe_find(name)) {
+			diag_error(pd, 0, 0, "%s: unknown pass '%s'%s (known passes: %s)", opt, name,
+				   pipe_did_you_mean(name, strlen(name), NULL), pipe_pass_names());
+			return false;
+		}
+		if (!q[l])
+			return true;
+		q += l + 1;
+	}
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -154,6 +185,7 @@ int main(int argc, char **argv)
 		OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS, OPT_CONFIG,
 		OPT_PRINT_PIPELINE, OPT_DIFF, OPT_COLOR, OPT_PRINT_AFTER_ALL, OPT_PRINT_CHANGED, OPT_DUMP_DIR,
 		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE, OPT_ALLOW_UNREGISTERED,
+		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
 	};
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
@@ -172,6 +204,12 @@ int main(int argc, char **argv)
 		{ "print-changed", no_argument, NULL, OPT_PRINT_CHANGED },
 		{ "dump-dir", required_argument, NULL, OPT_DUMP_DIR },
 		{ "time-passes", no_argument, NULL, OPT_TIME_PASSES },
+		{ "split-input-file", no_argument, NULL, OPT_SPLIT },
+		{ "verify-diagnostics", no_argument, NULL, OPT_VERIFY_DIAG },
+		{ "print-ir-before", required_argument, NULL, OPT_PRINT_BEFORE },
+		{ "print-ir-after", required_argument, NULL, OPT_PRINT_AFTER },
+		{ "print-before-all", no_argument, NULL, OPT_PRINT_BEFORE_ALL },
+		{ "print-ir-function", required_argument, NULL, OPT_PRINT_FUNCTION },
 		{ "expect", required_argument, NULL, OPT_EXPECT },
 		{ "expect-mode", required_argument, NULL, OPT_EXPECT_MODE },
 		{ "update", no_argument, NULL, OPT_UPDATE },
@@ -227,6 +265,22 @@ int main(int argc, char **argv)
 		case OPT_PRINT_CHANGED: c.print_changed = true; break;
 		case OPT_DUMP_DIR: c.dump_dir = optarg; break;
 		case OPT_TIME_PASSES: c.time_passes = true; break;
+		case OPT_SPLIT: c.split_input = true; break;
+		case OPT_VERIFY_DIAG: c.verify_diagnostics = true; break;
+		case OPT_PRINT_BEFORE:
+		case OPT_PRINT_AFTER:
+			if (!pass_list_ok(optarg, opt == OPT_PRINT_BEFORE ? "--print-ir-before" : "--print-ir-after", &pd))
+				goto usage_error;
+			*(opt == OPT_PRINT_BEFORE ? &c.print_before : &c.print_after) = optarg;
+			break;
+		case OPT_PRINT_BEFORE_ALL: c.print_before_all = true; break;
+		case OPT_PRINT_FUNCTION:
+			if (!*optarg) {
+				diag_error(&pd, 0, 0, "--print-ir-function needs function names");
+				goto usage_error;
+			}
+			c.print_function = optarg;
+			break;
 		case OPT_EXPECT: c.expect = optarg; break;
 		case OPT_EXPECT_MODE:
 			if (strcmp(optarg, "text") == 0)
@@ -302,6 +356,8 @@ int main(int argc, char **argv)
 		conflict = "--expect compares one input; got several";
 	else if (c.expect && c.output)
 		conflict = "--expect and --output exclude each other (--expect writes only a diff, to stdout)";
+	else if (c.split_input && c.expect && c.expect_mode == EXPECT_STRUCTURAL)
+		conflict = "--split-input-file compares with --expect byte for byte only (not --expect-mode=structural)";
 	else if (c.expect && c.output_mode == OUT_DIFF)
 		conflict = "--expect and --diff exclude each other (--expect prints a diff when the result differs)";
 	if (conflict) {

@@ -546,6 +546,8 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		}
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
+		if (hooks->before_pass && hooks->before_pass(hooks->ctx, i, &pl->steps[i], p) != 0)
+			return 1;
 		double t0 = now_seconds();
 		if (run_one(p, &pl->steps[i], d) != 0)
 			return 1;

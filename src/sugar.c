@@ -626,12 +626,28 @@ static Expr *unregistered(SugarCtx *c, const OpInfo *inf, Expr *call)
 		}
 		return call;
 	}
+	/* the reference's wording: "Unknown pl.tile operation: exq" in a
+	 * namespace it has, "Unknown operation 'pl.tiles'" for one it has not,
+	 * "Unknown distributed operation 'pld.x.y'" */
+	char what[256];
+	const char *dot = strchr(inf->name, '.');
+	static const char *const spaces[] = { "tensor.", "tile.", "system.", "array.", "prefetch.", NULL };
+	bool in_space = false;
+	for (int i = 0; dot && spaces[i]; i++)
+		in_space |= !strncmp(inf->name, spaces[i], strlen(spaces[i]));
+	if (!strncmp(inf->name, "pld.", 4))
+		snprintf(what, sizeof what, "Unknown distributed operation '%s'", inf->name);
+	else if (in_space)
+		snprintf(what, sizeof what, "Unknown pl.%.*s operation: %s", (int)(dot - inf->name), inf->name, dot + 1);
+	else
+		snprintf(what, sizeof what, "Unknown operation 'pl.%.*s'", dot ? (int)(dot - inf->name) : (int)strlen(inf->name),
+			 inf->name);
 	const char *near = ops_suggest(r, inf->name);
 	if (near)
-		FAIL("Unknown operation '%s%s'; did you mean '%s%s'? (--allow-unregistered-ops lets unknown operations through)",
-		     inf->prefix, inf->name, strncmp(near, "pld.", 4) ? "pl." : "", near);
-	FAIL("Unknown operation '%s%s': not in the op registry (data/ops.yaml; --ops FILE.yaml adds operations, "
-	     "--allow-unregistered-ops lets unknown ones through)", inf->prefix, inf->name);
+		FAIL("%s; did you mean '%s%s'? (--allow-unregistered-ops lets unknown operations through)", what,
+		     strncmp(near, "pld.", 4) ? "pl." : "", near);
+	FAIL("%s: not in the op registry (data/ops.yaml; --ops FILE.yaml adds operations, "
+	     "--allow-unregistered-ops lets unknown ones through)", what);
 fail:
 	return NULL;
 }

@@ -123,6 +123,20 @@ expect_rc 0 && { grep -q "def main" out && ok || bad "no program printed"; }
 run --diff -pases=convert-to-ssa in.pto
 expect_rc 2 && { grep -q "unknown option '-pases'; did you mean '--passes'" err && ok || bad "got: $(head -1 err)"; }
 
+current=print-ir-before-after-function
+run --passes=convert-to-ssa,outline-incore --print-ir-before=outline-incore --print-ir-after=convert-to-ssa --print-ir-function=k in.pto
+if expect_rc 0; then
+    heads=$(grep '^# \*\*\* IR Dump' err | tr '\n' '|')
+    if [ "$heads" != "# *** IR Dump After convert-to-ssa (in.pto) ***|# *** IR Dump Before outline-incore (in.pto) ***|" ]; then bad "dump headers: $heads"
+    elif grep -q 'def main' err || ! grep -q 'def k' err; then bad "--print-ir-function=k dumps more or less than k"
+    elif ! grep -q 'def main' out; then bad "the result lost a function"
+    else ok; fi
+fi
+run --passes=convert-to-ssa --print-ir-before=convert-to-sa in.pto
+expect_rc 2 && { grep -q "did you mean 'convert-to-ssa'" err && ok || bad "got: $(head -1 err)"; }
+run --passes=convert-to-ssa --print-before-all in.pto
+expect_rc 0 && { [ "$(grep -c '^# \*\*\* IR Dump Before convert-to-ssa' err)" = 1 ] && ok || bad "no Before dump"; }
+
 current=output-dash-is-stdout
 run -o - in.pto
 if expect_rc 0; then

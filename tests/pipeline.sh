@@ -317,10 +317,10 @@ fi
 current=dump-dir
 run in.pto --passes=convert-to-ssa,outline-incore,infer-directions --dump-dir=dumps/sub
 if expect_rc 0; then
-    if [ "$(ls dumps/sub | tr '\n' ' ')" != "01_after_ConvertToSSA.pto 02_after_OutlineIncoreScopes.pto 03_after_InferDirections.pto " ]; then
+    if [ "$(ls dumps/sub | tr '\n' ' ')" != "01_after_convert-to-ssa.pto 02_after_outline-incore.pto 03_after_infer-directions.pto " ]; then
         bad "dump files: $(ls dumps/sub | tr '\n' ' ')"
-    elif ! cmp -s dumps/sub/02_after_OutlineIncoreScopes.pto expected.pto; then bad "the outline-incore dump is not its result"
-    elif ! "$tool" dumps/sub/01_after_ConvertToSSA.pto --passes=outline-incore 2> err | cmp -s - expected.pto; then bad "a dump does not read back"
+    elif ! cmp -s dumps/sub/02_after_outline-incore.pto expected.pto; then bad "the outline-incore dump is not its result"
+    elif ! "$tool" dumps/sub/01_after_convert-to-ssa.pto --passes=outline-incore 2> err | cmp -s - expected.pto; then bad "a dump does not read back"
     else ok; fi
 fi
 

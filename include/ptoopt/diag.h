@@ -12,6 +12,10 @@ typedef struct Diag {
 	size_t len;
 	int nerrors;
 	FILE *out;         /* stderr unless a test redirects it */
+	/* when set, diagnostics go here instead of out (--verify-diagnostics):
+	 * kind "error" / "warning" / "note", line 0 when unlocated */
+	void (*sink)(void *ctx, const char *kind, int line, int col, const char *msg);
+	void *sink_ctx;
 } Diag;
 
 void diag_init(Diag *d, const char *file, const char *src, size_t len);

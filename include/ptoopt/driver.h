@@ -21,6 +21,11 @@ typedef struct DriverConfig {
 	bool in_place;
 	const char *dump_dir;
 	bool print_after_all, print_changed, time_passes;
+	bool print_before_all;
+	const char *print_before, *print_after; /* --print-ir-before/after=PASS,PASS */
+	const char *print_function;  /* --print-ir-function=NAME,NAME: dumps show only these */
+	bool split_input;            /* --split-input-file: programs separated by "# -----" */
+	bool verify_diagnostics;     /* --verify-diagnostics */
 	bool color;                /* resolved from --color and the terminal */
 	const char *expect;        /* golden file */
 	ExpectMode expect_mode;

@@ -10,5 +10,8 @@
  * names), otherwise 1 with a unified diff on stdout.  With c->update the
  * file is rewritten (atomically) instead, unless it already matches. */
 int golden_check(const DriverConfig *c, Program *prog, const char *shown);
+/* The same for a result that is a text (--split-input-file), compared byte
+ * for byte. */
+int golden_check_text(const DriverConfig *c, const char *text, size_t len, const char *shown);
 
 #endif

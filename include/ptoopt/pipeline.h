@@ -132,6 +132,8 @@ typedef struct PipeHooks {
 	/* after step i ran successfully, with its wall time in seconds */
 	int (*after_pass)(void *ctx, int i, const PipeStep *s, Program *p, double seconds);
 	void *ctx;
+	/* before step i runs */
+	int (*before_pass)(void *ctx, int i, const PipeStep *s, Program *p);
 } PipeHooks;
 
 /* Run the steps in order.  Returns 0 on success, 1 after a reported error. */
