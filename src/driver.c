@@ -446,7 +446,17 @@ static int process(DriverConfig *c, const char *path)
 		rc = 1;
 	if (!rc) {
 		if (c->expect) {
-			rc = res.prog ? golden_check(c, res.prog, shown) : golden_check_text(c, res.text, res.len, shown);
+			/* --expect=DIR: the golden file of each input is DIR/NAME */
+			StrBuf gb = { 0 };
+			const char *golden = c->expect;
+			if (is_dir(c->expect)) {
+				sb_printf(&gb, "%s/%s", c->expect, from_stdin ? "stdin.pto" : base_name(path));
+				sb_putc(&gb, 0);
+				golden = gb.data;
+			}
+			rc = res.prog ? golden_check(c, golden, res.prog, shown)
+				      : golden_check_text(c, golden, res.text, res.len, shown);
+			sb_release(&gb);
 		} else if (c->output_mode == OUT_DIFF) {
 			StrBuf result = { 0 }, diff = { 0 };
 			if (res.prog)

@@ -26,7 +26,7 @@
 #include "ptoopt/print.h"
 #include "ptoopt/write.h"
 
-static int report(const DriverConfig *c, const char *shown, const char *la, const char *a, size_t alen,
+static int report(const DriverConfig *c, const char *golden, const char *shown, const char *la, const char *a, size_t alen,
 		  const char *lb, const char *b, size_t blen)
 {
 	StrBuf diff = { 0 };
@@ -34,13 +34,14 @@ static int report(const DriverConfig *c, const char *shown, const char *la, cons
 	fwrite(diff.data, 1, diff.len, stdout);
 	fflush(stdout);
 	sb_release(&diff);
-	fprintf(stderr, "ptoopt: %s: the result differs from '%s'%s\n", shown, c->expect,
+	fprintf(stderr, "ptoopt: %s: the result differs from '%s'%s\n", shown, golden,
 		c->expect_mode == EXPECT_STRUCTURAL ? " (structurally)" : "");
 	return 1;
 }
 
 /* prog, or with prog NULL the text (only text mode compares a text) */
-static int check(const DriverConfig *c, Program *prog, const char *text, size_t tlen, const char *shown)
+static int check(const DriverConfig *c, const char *golden, Program *prog, const char *text, size_t tlen,
+		 const char *shown)
 {
 	StrBuf result = { 0 };
 	if (prog)
@@ -49,26 +50,28 @@ static int check(const DriverConfig *c, Program *prog, const char *text, size_t 
 		sb_putn(&result, text, tlen);
 	size_t elen = 0;
 	bool too_big;
-	char *expected = file_read(c->expect, SIZE_MAX / 2, &elen, &too_big);
+	char *expected = file_read(golden, SIZE_MAX / 2, &elen, &too_big);
 	int rc = 0;
 	if (!expected && !(c->update && errno == ENOENT)) {
-		fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", c->expect, strerror(errno));
+		int e = errno;
+		fprintf(stderr, "ptoopt: error: cannot read the golden file '%s': %s%s\n", golden, strerror(e),
+			e == ENOENT ? " (run with --update to create it)" : "");
 		sb_release(&result);
 		return 1;
 	}
 	if (!expected) {
-		rc = write_file_atomic(c->expect, result.data, result.len); /* a new golden file */
+		rc = write_file_atomic(golden, result.data, result.len); /* a new golden file */
 	} else if (c->expect_mode == EXPECT_TEXT || !prog) {
 		bool same = elen == result.len && memcmp(expected, result.data, elen) == 0;
 		if (same)
 			rc = 0;
 		else if (c->update)
-			rc = write_file_atomic(c->expect, result.data, result.len);
+			rc = write_file_atomic(golden, result.data, result.len);
 		else
-			rc = report(c, shown, c->expect, expected, elen, shown, result.data, result.len);
+			rc = report(c, golden, shown, golden, expected, elen, shown, result.data, result.len);
 	} else {
 		Diag d;
-		diag_init(&d, c->expect, expected, elen);
+		diag_init(&d, golden, expected, elen);
 		/* a golden file about to be rewritten may be broken: no message */
 		char *quiet_buf = NULL;
 		size_t quiet_len = 0;
@@ -90,14 +93,14 @@ static int check(const DriverConfig *c, Program *prog, const char *text, size_t 
 			if (same)
 				rc = 0; /* a renamed golden file stays as it is */
 			else if (c->update)
-				rc = write_file_atomic(c->expect, result.data, result.len);
+				rc = write_file_atomic(golden, result.data, result.len);
 			else {
 				StrBuf la = { 0 }, lb = { 0 };
-				sb_printf(&la, "%s (variables renamed)", c->expect);
+				sb_printf(&la, "%s (variables renamed)", golden);
 				sb_printf(&lb, "%s (variables renamed)", shown);
 				sb_putc(&la, 0);
 				sb_putc(&lb, 0);
-				rc = report(c, shown, la.data, cw.data, cw.len, lb.data, cr.data, cr.len);
+				rc = report(c, golden, shown, la.data, cw.data, cw.len, lb.data, cr.data, cr.len);
 				sb_release(&la);
 				sb_release(&lb);
 			}
@@ -116,9 +119,12 @@ static int check(const DriverConfig *c, Program *prog, const char *text, size_t 
 	return rc;
 }
 
-int golden_check(const DriverConfig *c, Program *prog, const char *shown) { return check(c, prog, NULL, 0, shown); }
-
-int golden_check_text(const DriverConfig *c, const char *text, size_t len, const char *shown)
+int golden_check(const DriverConfig *c, const char *golden, Program *prog, const char *shown)
 {
-	return check(c, NULL, text, len, shown);
+	return check(c, golden, prog, NULL, 0, shown);
+}
+
+int golden_check_text(const DriverConfig *c, const char *golden, const char *text, size_t len, const char *shown)
+{
+	return check(c, golden, NULL, text, len, shown);
 }

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 	      "  --color=WHEN         colour diffs: auto (a terminal and NO_COLOR unset),\n"
 	      "                       always, never\n"
 	      "  --expect=FILE        compare the result with FILE: exit 0 if equal, else 1 and\n"
-	      "                       a diff on stdout\n"
+	      "                       a diff on stdout; a directory: each input with DIR/NAME\n"
 	      "  --expect-mode=MODE   text (byte for byte, the default) or structural (variable\n"
 	      "                       names ignored)\n"
 	      "  --update             with --expect: rewrite FILE with the result instead\n"
@@ -352,8 +352,8 @@ int main(int argc, char **argv)
 		conflict = "with several inputs, -o names a directory (results go to DIR/NAME)";
 	else if (c.update && !c.expect)
 		conflict = "--update needs --expect=FILE";
-	else if (c.expect && c.ninputs > 1)
-		conflict = "--expect compares one input; got several";
+	else if (c.expect && c.ninputs > 1 && !is_directory(c.expect))
+		conflict = "--expect compares one input with a file; with several, name a directory of golden files (DIR/NAME)";
 	else if (c.expect && c.output)
 		conflict = "--expect and --output exclude each other (--expect writes only a diff, to stdout)";
 	else if (c.split_input && c.expect && c.expect_mode == EXPECT_STRUCTURAL)
@@ -366,12 +366,15 @@ int main(int argc, char **argv)
 	}
 	/* -o DIR with several inputs: two of the same name would overwrite each
 	 * other's result (nothing is written then) */
-	if (c.output && !c.in_place && !c.expect && (c.ninputs > 1 || is_directory(c.output))) {
+	const char *into = c.output && !c.in_place && !c.expect && (c.ninputs > 1 || is_directory(c.output)) ? c.output
+			   : c.expect && c.ninputs > 1 ? c.expect : NULL;
+	if (into) {
 		for (int i = 0; i < c.ninputs; i++)
 			for (int j = 0; j < i; j++)
 				if (strcmp(base_name(c.inputs[i]), base_name(c.inputs[j])) == 0) {
-					diag_error(&pd, 0, 0, "'%s' and '%s' would both be written to '%s/%s'", c.inputs[j],
-						   c.inputs[i], c.output, base_name(c.inputs[i]));
+					diag_error(&pd, 0, 0, "'%s' and '%s' would both %s '%s/%s'", c.inputs[j], c.inputs[i],
+						   into == c.output ? "be written to" : "be compared with", into,
+						   base_name(c.inputs[i]));
 					goto usage_error;
 				}
 	}

@@ -394,6 +394,34 @@ if expect_rc 0; then
     else ok; fi
 fi
 
+current=golden-missing-suggests-update
+run k.pto "$K" --expect=golden/nope.pto
+expect_rc 1 && { has "cannot read the golden file 'golden/nope.pto': No such file or directory (run with --update to create it)" err && ok || bad "got: $(head -1 err)"; }
+
+current=golden-directory
+# several inputs: --expect=DIR compares each with DIR/NAME; --update fills it
+mkdir -p gd a b
+cp k.pto a/k1.pto
+cp k.pto b/k2.pto
+"$tool" k.pto "$K" > want-k 2> /dev/null
+run a/k1.pto b/k2.pto "$K" --expect=gd --update
+if expect_rc 0; then
+    if ! cmp -s gd/k1.pto want-k || ! cmp -s gd/k2.pto want-k; then bad "--update did not write DIR/NAME"
+    else
+        run a/k1.pto b/k2.pto "$K" --expect=gd
+        if expect_rc 0; then
+            printf '\n' >> gd/k2.pto
+            run a/k1.pto b/k2.pto "$K" --expect=gd
+            expect_rc 1 && { has "the result differs from 'gd/k2.pto'" err && ! has "gd/k1.pto" err && ok || bad "got: $(cat err)"; }
+        fi
+    fi
+fi
+cp k.pto b/k1.pto
+run a/k1.pto b/k1.pto "$K" --expect=gd
+expect_rc 2 && { has "would both be compared with 'gd/k1.pto'" err && ok || bad "got: $(head -1 err)"; }
+run a/k1.pto b/k2.pto "$K" --expect=want-k
+expect_rc 2 && { has "name a directory of golden files" err && ok || bad "got: $(head -1 err)"; }
+
 P='--passes=convert-to-ssa,outline-incore'
 current=golden-structural-still-sees-changes
 # a different constant, a different op and a swapped use are differences
