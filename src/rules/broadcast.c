@@ -322,7 +322,7 @@ static Type *expand(RuleCtx *rc)
 	bool col = opt_is(r, "dir", "col"), add = opt_is(r, "check", "add");
 	if (!t0 || !t1)
 		return NULL;
-	bool tile = rc->op->name[0] == 't' && !strncmp(rc->op->name, "tile.", 5);
+	bool tile = !strncmp(op, "tile.", 5);
 	const char *want = tile ? "TileType" : "TensorType";
 	if (tile ? !tileish(t0) : !tensorish(t0))
 		return tr_error(rc, "The operator %s requires first argument to be a %s, but got %s", op, want, type_name(t0));
