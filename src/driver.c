@@ -24,6 +24,7 @@
 #include "ptoopt/diff.h"
 #include "ptoopt/file_read.h"
 #include "ptoopt/golden.h"
+#include "ptoopt/lossless.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
 #include "ptoopt/write.h"
@@ -438,6 +439,36 @@ static int process(DriverConfig *c, const char *path)
 		rc = run_part(c, path, shown, src, len, NULL, &res, &arena);
 		if (rc == 2) /* only expected errors: nothing to print */
 			rc = 0, res.text = "", res.len = 0;
+	}
+	/* rewriting the input itself (-i, -o onto it) or --check-lossless:
+	 * printing must not drop text of the input silently */
+	struct stat in_st, out_st;
+	bool onto_input = c->in_place || (dest && !from_stdin && stat(path, &in_st) == 0 && stat(dest, &out_st) == 0 &&
+					  in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino);
+	if (!rc && (c->check_lossless || (onto_input && !c->allow_lossy && !c->expect))) {
+		StrBuf text = { 0 };
+		if (res.prog)
+			print_program(&text, res.prog);
+		else
+			sb_putn(&text, res.text, res.len);
+		Diag ld;
+		diag_init(&ld, shown, src, len);
+		int lost = lossless_check(&ld, src, len, text.data ? text.data : "", text.len, true);
+		sb_release(&text);
+		if (lost) {
+			fprintf(stderr, "ptoopt: %s: %d piece%s of text would be lost; %s\n", shown, lost, lost == 1 ? "" : "s",
+				c->check_lossless ? "not lossless" : "the file is left as it was (--allow-lossy writes anyway)");
+			rc = 1;
+		}
+		if (c->check_lossless) {
+			if (res.prog)
+				ir_program_release(res.prog);
+			arena_free(&arena);
+			sb_release(&joined);
+			file_free(src);
+			sb_release(&dest_buf);
+			return rc;
+		}
 	}
 	/* a split input whose part failed still shows the other parts' results
 	 * on standard output (a file is replaced only by a complete result) */

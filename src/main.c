@@ -51,7 +51,11 @@ static void usage(FILE *f)
 	      "output:\n"
 	      "  -o, --output=PATH    write the result to PATH (atomically); a directory, or\n"
 	      "                       with several inputs: PATH/NAME for each input\n"
-	      "  -i, --in-place       replace each input file with its result (atomically)\n"
+	      "  -i, --in-place       replace each input file with its result (atomically);\n"
+	      "                       refused where printing would drop a comment, docstring\n"
+	      "                       or module constant of the file\n"
+	      "  --allow-lossy        -i (and -o onto the input) even where text is dropped\n"
+	      "  --check-lossless     write nothing; exit 1 when printing would drop text\n"
 	      "  --diff               print a unified diff of each input against its result\n"
 	      "  --color=WHEN         colour diffs: auto (a terminal and NO_COLOR unset),\n"
 	      "                       always, never\n"
@@ -185,7 +189,7 @@ int main(int argc, char **argv)
 		OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS, OPT_CONFIG,
 		OPT_PRINT_PIPELINE, OPT_DIFF, OPT_COLOR, OPT_PRINT_AFTER_ALL, OPT_PRINT_CHANGED, OPT_DUMP_DIR,
 		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE, OPT_ALLOW_UNREGISTERED,
-		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
+		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
 	};
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
@@ -205,6 +209,8 @@ int main(int argc, char **argv)
 		{ "dump-dir", required_argument, NULL, OPT_DUMP_DIR },
 		{ "time-passes", no_argument, NULL, OPT_TIME_PASSES },
 		{ "split-input-file", no_argument, NULL, OPT_SPLIT },
+		{ "check-lossless", no_argument, NULL, OPT_CHECK_LOSSLESS },
+		{ "allow-lossy", no_argument, NULL, OPT_ALLOW_LOSSY },
 		{ "verify-diagnostics", no_argument, NULL, OPT_VERIFY_DIAG },
 		{ "print-ir-before", required_argument, NULL, OPT_PRINT_BEFORE },
 		{ "print-ir-after", required_argument, NULL, OPT_PRINT_AFTER },
@@ -266,6 +272,8 @@ int main(int argc, char **argv)
 		case OPT_DUMP_DIR: c.dump_dir = optarg; break;
 		case OPT_TIME_PASSES: c.time_passes = true; break;
 		case OPT_SPLIT: c.split_input = true; break;
+		case OPT_CHECK_LOSSLESS: c.check_lossless = true; break;
+		case OPT_ALLOW_LOSSY: c.allow_lossy = true; break;
 		case OPT_VERIFY_DIAG: c.verify_diagnostics = true; break;
 		case OPT_PRINT_BEFORE:
 		case OPT_PRINT_AFTER:

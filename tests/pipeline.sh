@@ -531,6 +531,43 @@ cp in.pto ip4.pto
 run -i ip3.pto ip4.pto "$P"
 expect_rc 0 && { cmp -s ip3.pto expected.pto && cmp -s ip4.pto expected.pto && ok || bad "not both replaced"; }
 
+current=in-place-refuses-to-drop-text
+# a module comment, a tail-of-block comment, a docstring and a module
+# constant: the reference's printer drops all four, so -i keeps the file
+cat > lossy.pto <<'EOF'
+# module comment
+import pypto.language as pl
+
+N = 64
+
+@pl.program
+class P:
+    """Docstring."""
+    @pl.function
+    def f(self, x: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+        y = pl.add(x, x)  # trailing: kept above its statement
+        return y
+        # end of block
+EOF
+cp lossy.pto lossy-keep.pto
+run -i lossy.pto
+if expect_rc 1; then
+    if ! cmp -s lossy.pto lossy-keep.pto; then bad "the file changed"
+    elif ! has "lossy.pto:1:1: error: printing drops the comment 'module comment'" err || ! has "lossy.pto:4:1: error: printing drops the module-level constant 'N'" err ||
+         ! has "lossy.pto:8:5: error: printing drops the docstring 'Docstring.'" err || ! has "lossy.pto:13:9: error: printing drops the comment 'end of block'" err; then
+        bad "not every lost piece reported: $(cat err)"
+    elif has "trailing" err; then bad "a trailing comment the printer keeps was reported"
+    else ok; fi
+fi
+run lossy.pto -o lossy.pto
+expect_rc 1 && { cmp -s lossy.pto lossy-keep.pto && ok || bad "-o onto the input changed it"; }
+run --check-lossless lossy.pto
+expect_rc 1 && { [ -s out ] && bad "--check-lossless wrote output" || ok; }
+run --check-lossless expected.pto
+expect_rc 0 && { [ -s out ] && bad "--check-lossless wrote output" || ok; }
+run -i --allow-lossy lossy.pto
+expect_rc 0 && { grep -q 'module comment' lossy.pto && bad "not rewritten" || ok; }
+
 current=in-place-usage-errors
 run -i "$P"
 expect_rc 2 && ok

@@ -26,6 +26,8 @@ typedef struct DriverConfig {
 	const char *print_function;  /* --print-ir-function=NAME,NAME: dumps show only these */
 	bool split_input;            /* --split-input-file: programs separated by "# -----" */
 	bool verify_diagnostics;     /* --verify-diagnostics */
+	bool check_lossless;         /* --check-lossless: report dropped text, write nothing */
+	bool allow_lossy;            /* --allow-lossy: -i may drop text */
 	bool color;                /* resolved from --color and the terminal */
 	const char *expect;        /* golden file */
 	ExpectMode expect_mode;
