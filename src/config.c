@@ -261,7 +261,8 @@ static bool load_top(Loader *L, const yaml_node_t *root)
 			else if (ok && strcmp(m, "diff") == 0)
 				c->output_mode = OUT_DIFF;
 			else if (ok) {
-				err_at(L, v, "invalid value '%s' for 'output' (valid: program, diff)", m);
+				err_at(L, v, "invalid value '%s' for 'output'%s (valid: program, diff)", m,
+				       pipe_did_you_mean(m, strlen(m), "program,diff"));
 				ok = false;
 			}
 		} else if (strcmp(key, "verify-each") == 0)

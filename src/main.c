@@ -229,6 +229,7 @@ int main(int argc, char **argv)
 	Diag pd; /* usage errors: no file position */
 	diag_init(&pd, "ptoopt", NULL, 0);
 	int rc = 0, opt;
+	bool hinted = false;
 	opterr = 0;
 	/* getopt_long_only: -passes=... is --passes=..., as mlir-opt and opt
 	 * take it; a single letter stays a short option (-o, -i, -h) */
@@ -251,7 +252,7 @@ int main(int argc, char **argv)
 		case OPT_ALLOW_UNREGISTERED: ops_default()->allow_unregistered = true; break;
 		case OPT_CONFIG:
 			if (!config_load(&c, optarg))
-				goto usage_error;
+				goto config_error;
 			break;
 		case OPT_PRINT_PIPELINE: print_pipeline = true; break;
 		case OPT_VERIFY_EACH: c.verify_each = true; break;
@@ -262,7 +263,8 @@ int main(int argc, char **argv)
 		case OPT_DIFF: c.output_mode = OUT_DIFF; break;
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 && strcmp(optarg, "never") != 0) {
-				diag_error(&pd, 0, 0, "invalid --color '%s' (valid: auto, always, never)", optarg);
+				diag_error(&pd, 0, 0, "invalid --color '%s'%s (valid: auto, always, never)", optarg,
+					   pipe_did_you_mean(optarg, strlen(optarg), "auto,always,never"));
 				goto usage_error;
 			}
 			color = optarg;
@@ -296,7 +298,8 @@ int main(int argc, char **argv)
 			else if (strcmp(optarg, "structural") == 0)
 				c.expect_mode = EXPECT_STRUCTURAL;
 			else {
-				diag_error(&pd, 0, 0, "invalid --expect-mode '%s' (valid: text, structural)", optarg);
+				diag_error(&pd, 0, 0, "invalid --expect-mode '%s'%s (valid: text, structural)", optarg,
+					   pipe_did_you_mean(optarg, strlen(optarg), "text,structural"));
 				goto usage_error;
 			}
 			break;
@@ -313,9 +316,11 @@ int main(int argc, char **argv)
 		}
 		case ':':
 			bad_option(argv, word, argc, longopts, "needs an argument");
+			hinted = true;
 			goto usage_error;
 		default:
 			bad_option(argv, word, argc, longopts, NULL);
+			hinted = true;
 			goto usage_error;
 		}
 	}
@@ -397,6 +402,10 @@ done:
 	return rc;
 
 usage_error:
+	/* (bad_option printed its own hint) */
+	if (!hinted)
+		fputs("Try 'ptoopt --help' for more information.\n", stderr);
+config_error: /* located in the file: no hint */
 	driver_config_release(&c);
 	return 2;
 }

@@ -4,34 +4,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Optimal string alignment distance: insertions, deletions, substitutions
+ * and transpositions of neighbours (alwyas -> always) cost 1 each. */
 int suggest_distance(const char *a, const char *b, int limit)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b);
 	if (la > 64 || lb > 64 || abs(la - lb) > limit)
 		return limit + 1;
-	/* one row of the table; names are short */
-	int row[65];
+	/* three rows of the table; names are short */
+	int r0[65], r1[65], r2[65], *pp = r0, *prev = r1, *row = r2;
 	for (int j = 0; j <= lb; j++)
-		row[j] = j;
+		prev[j] = j;
 	for (int i = 1; i <= la; i++) {
-		int diag = row[0], best;
-		row[0] = best = i;
+		row[0] = i;
+		int best = i;
 		for (int j = 1; j <= lb; j++) {
-			int up = row[j];
-			int v = diag + (a[i - 1] != b[j - 1]);
+			int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
 			if (row[j - 1] + 1 < v)
 				v = row[j - 1] + 1;
-			if (up + 1 < v)
-				v = up + 1;
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
 			row[j] = v;
-			diag = up;
 			if (v < best)
 				best = v;
 		}
 		if (best > limit)
 			return limit + 1;
+		int *t = pp;
+		pp = prev;
+		prev = row;
+		row = t;
 	}
-	return row[lb];
+	return prev[lb];
 }
 
 void suggest_init(Suggest *s, const char *word)
