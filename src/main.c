@@ -47,6 +47,8 @@ static void usage(FILE *f)
 	      "                       as written (one warning per op); else they are errors\n"
 	      "  --verify-each        run the IR verifiers after every pass\n"
 	      "  --list-passes        list the known passes and exit\n"
+	      "  --list-ops           list the op registry (signature and written arguments of\n"
+	      "                       every op, with any --ops files given before) and exit\n"
 	      "\n"
 	      "output:\n"
 	      "  -o, --output=PATH    write the result to PATH (atomically); a directory, or\n"
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
 		OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS, OPT_CONFIG,
 		OPT_PRINT_PIPELINE, OPT_DIFF, OPT_COLOR, OPT_PRINT_AFTER_ALL, OPT_PRINT_CHANGED, OPT_DUMP_DIR,
 		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE, OPT_ALLOW_UNREGISTERED,
-		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
+		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_LIST_OPS, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
 	};
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
@@ -200,6 +202,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "print-pipeline", no_argument, NULL, OPT_PRINT_PIPELINE },
 		{ "list-passes", no_argument, NULL, OPT_LIST },
+		{ "list-ops", no_argument, NULL, OPT_LIST_OPS },
 		{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
 		{ "pass-option", required_argument, NULL, OPT_PASS_OPTION },
 		{ "diff", no_argument, NULL, OPT_DIFF },
@@ -306,6 +309,13 @@ int main(int argc, char **argv)
 		case OPT_UPDATE: c.update = true; break;
 		case 'h': usage(stdout); goto done;
 		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); goto done;
+		case OPT_LIST_OPS: {
+			StrBuf b = { 0 };
+			ops_list(ops_default(), &b);
+			fwrite(b.data, 1, b.len, stdout);
+			sb_release(&b);
+			goto done;
+		}
 		case OPT_LIST: {
 			int n;
 			const PassInfo *ps = pipe_passes(&n);

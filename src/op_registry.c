@@ -18,6 +18,7 @@
 
 #include "ptoopt/file_read.h"
 #include "ptoopt/ir.h"
+#include "ptoopt/strbuf.h"
 #include "ptoopt/suggest.h"
 
 typedef struct Loader {
@@ -742,4 +743,104 @@ const char *ops_suggest(OpRegistry *r, const char *name)
 	for (size_t i = 0; i < r->sugar.cap; i++)
 		suggest_offer(&s, r->sugar.keys[i]);
 	return s.best;
+}
+
+/* ------------------------------------------------------------ listing */
+
+static void put_const(StrBuf *b, const OpDef *op, const OpsConst *k)
+{
+	switch (k->kind) {
+	case OC_INT: sb_printf(b, "%lld", (long long)k->i); break;
+	case OC_FLOAT: sb_printf(b, "%g", k->f); break;
+	case OC_BOOL: sb_puts(b, k->i ? "True" : "False"); break;
+	case OC_EMPTY_LIST: sb_puts(b, "[]"); break;
+	case OC_SYMBOL: sb_puts(b, k->s); break;
+	case OC_STR: sb_printf(b, "'%s'", k->s); break;
+	case OC_REF: sb_puts(b, op->params[k->i].name); break;
+	default: sb_puts(b, "None"); break;
+	}
+}
+
+void ops_signature(StrBuf *b, const OpDef *op)
+{
+	sb_printf(b, "%s%s(", strncmp(op->name, "pld.", 4) ? "pl." : "", op->name);
+	int n = op->nparams + op->nkwargs;
+	for (int i = 0; i < n; i++) {
+		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (i == op->nparams)
+			sb_puts(b, i ? ", *" : "*");
+		sb_printf(b, "%s%s", i ? ", " : "", p->name);
+		if (p->def.kind != OC_NONE || p->omit != OMIT_NEVER) {
+			sb_putc(b, '=');
+			put_const(b, op, &p->def);
+		}
+	}
+	sb_putc(b, ')');
+}
+
+static const char *effect_name(OpsEffect e) { return e == EFF_WRITE ? "write" : e == EFF_READWRITE ? "readwrite" : "read"; }
+
+/* "writes: target (write; readwrite when atomic != 0)" */
+static void put_effects(StrBuf *b, const OpDef *op)
+{
+	bool any = false;
+	int n = op->nparams + op->nkwargs;
+	for (int i = 0; i < n; i++) {
+		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (p->effect == EFF_READ && !p->effect_kwarg)
+			continue;
+		sb_puts(b, any ? ", " : "  writes: ");
+		any = true;
+		sb_printf(b, "%s (%s", p->name, effect_name(p->effect));
+		if (p->effect_kwarg) {
+			sb_printf(b, "; %s when %s ", effect_name(p->effect_then), p->effect_kwarg);
+			if (p->effect_nonzero) {
+				sb_puts(b, "!= 0");
+			} else {
+				sb_puts(b, "== ");
+				put_const(b, op, &p->effect_equals);
+			}
+		}
+		sb_putc(b, ')');
+	}
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+int ops_list(OpRegistry *r, StrBuf *b)
+{
+	/* every name: the built-in index (loading each entry) and whatever
+	 * --ops files added, once each, sorted */
+	PtrVec names = { 0 };
+	PtrMap seen = { 0 };
+	for (int i = 0; i < ops_builtin_nindex; i++)
+		if (!ops_builtin_index[i].sugar) {
+			const char *k = intern_cstr(&r->arena, ops_builtin_index[i].name);
+			if (!pmap_get(&seen, k)) {
+				pmap_put(&seen, k, (void *)1);
+				vec_push(&names, (void *)k);
+			}
+		}
+	for (int i = 0; i < ops_builtin_nindex; i++)
+		(void)ops_find(r, ops_builtin_index[i].name);
+	for (size_t i = 0; i < r->all.len; i++) {
+		const char *k = ((const OpDef *)r->all.items[i])->name;
+		if (!pmap_get(&seen, k)) {
+			pmap_put(&seen, k, (void *)1);
+			vec_push(&names, (void *)k);
+		}
+	}
+	qsort(names.items, names.len, sizeof *names.items, cmp_name);
+	for (size_t i = 0; i < names.len; i++) {
+		const OpDef *op = ops_find(r, names.items[i]);
+		if (!op)
+			continue;
+		ops_signature(b, op);
+		put_effects(b, op);
+		sb_putc(b, '\n');
+	}
+	int n = (int)names.len;
+	vec_release(&names);
+	pmap_release(&seen);
+	return n;
 }

@@ -340,29 +340,7 @@ fail:
 static const char *signature(SugarCtx *c, const OpInfo *inf)
 {
 	StrBuf b = { 0 };
-	const OpDef *op = inf->op;
-	sb_printf(&b, "%s%s(", inf->prefix, inf->name);
-	for (int i = 0; i < inf->n; i++) {
-		const OpsParam *p = inf->param[i];
-		if (i == op->nparams)
-			sb_puts(&b, i ? ", *" : "*");
-		sb_printf(&b, "%s%s", i ? ", " : "", p->name);
-		const OpsConst *k = &p->def;
-		switch (k->kind) {
-		case OC_INT: sb_printf(&b, "=%lld", (long long)k->i); break;
-		case OC_FLOAT: sb_printf(&b, "=%g", k->f); break;
-		case OC_BOOL: sb_puts(&b, k->i ? "=True" : "=False"); break;
-		case OC_EMPTY_LIST: sb_puts(&b, "=[]"); break;
-		case OC_SYMBOL: sb_printf(&b, "=%s", k->s); break;
-		case OC_STR: sb_printf(&b, "='%s'", k->s); break;
-		case OC_REF: sb_printf(&b, "=%s", op->params[k->i].name); break;
-		default:
-			if (p->omit != OMIT_NEVER)
-				sb_puts(&b, "=None");
-			break;
-		}
-	}
-	sb_putc(&b, ')');
+	ops_signature(&b, inf->op);
 	const char *r = intern(c->a, b.data, b.len);
 	sb_release(&b);
 	return r;

@@ -143,6 +143,13 @@ const SugarDef *ops_find_sugar(OpRegistry *r, const char *name);
  * (pl.tile.exq -> tile.exp, tiles.exp -> tile.exp), NULL when none is
  * close; for "did you mean" messages. */
 const char *ops_suggest(OpRegistry *r, const char *name);
+struct StrBuf;
+/* pl.tile.load(tensor, offsets, shapes, valid_shapes=shapes, *,
+ * target_memory=pl.Mem.Vec, clamp=False): the op as Python would show it. */
+void ops_signature(struct StrBuf *b, const OpDef *op);
+/* --list-ops: every op, sorted, one a line: its signature and the
+ * arguments it writes; returns how many. */
+int ops_list(OpRegistry *r, struct StrBuf *b);
 /* Effect of argument i of a call to op with the given kwarg lookup result
  * (kwarg_value: integer value of the condition kwarg, has_kwarg: present). */
 OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value);
