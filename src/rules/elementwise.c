@@ -691,6 +691,44 @@ static Type *tile_cmp(RuleCtx *rc)
 	return tile_result(c, t0, mask, n, DT_UINT8, valid, nv, MS_VEC, false, NULL);
 }
 
+/* tile.sels's scalar constant (the DSL's _normalize_sels_scalar_operand):
+ * any number literal takes the src element dtype, and on an unsigned src
+ * the signed type of its width with the same bits (4294967295 on UINT32 is
+ * pl.const(-1, pl.INT32)).  Rewrites the call's argument in place; false
+ * after reporting a fractional value for an integer src. */
+static bool retype_sels_scalar(RuleCtx *rc, int slot, DType dt)
+{
+	SugarCtx *c = rc->c;
+	Expr *s = tr_arg(rc, slot);
+	if (!s || (s->kind != EX_INT && s->kind != EX_FLOAT) || (!ir_dtype_is_float(dt) && !ir_dtype_is_int(dt)))
+		return true;
+	Expr *n;
+	if (ir_dtype_is_float(dt)) {
+		n = tr_float(c, s->kind == EX_FLOAT ? s->fval : (double)s->ival, dt, s->pos);
+	} else {
+		int64_t v = s->ival;
+		if (s->kind == EX_FLOAT) {
+			if (s->fval != (double)(int64_t)s->fval) {
+				tr_error(rc, "Cannot retype non-integral floating-point constant %g to integer dtype %s; use an "
+					 "integral value or an explicit cast", s->fval, dt_str(dt));
+				return false;
+			}
+			v = (int64_t)s->fval;
+		}
+		int bits = dt == DT_UINT8 ? 8 : dt == DT_UINT16 ? 16 : dt == DT_UINT32 ? 32 : 0;
+		if (bits) {
+			dt = bits == 8 ? DT_INT8 : bits == 16 ? DT_INT16 : DT_INT32;
+			if (v >= (int64_t)1 << (bits - 1))
+				v -= (int64_t)1 << bits;
+		}
+		n = tr_int(c, v, dt, s->pos);
+	}
+	if (slot < rc->call->nargs && rc->call->args[slot] == s)
+		rc->call->args[slot] = n;
+	rc->slots[slot] = n;
+	return true;
+}
+
 /* DeduceTileSelsType: mask (arg 0), src (arg 1), tmp (arg 2), scalar
  * (arg 3); the result mirrors src. */
 static Type *tile_sels(RuleCtx *rc)
@@ -724,6 +762,9 @@ static Type *tile_sels(RuleCtx *rc)
 				name, dt_str(src->dtype));
 	if (tmp->ndim != 2)
 		return tr_error(rc, "The operator %s requires a rank-2 tmp tile, but got rank %d", name, tmp->ndim);
+	if (!retype_sels_scalar(rc, r->args[3], src->dtype))
+		return NULL;
+	sc = tr_type(tr_arg(rc, r->args[3]));
 	DType want = src->dtype == DT_UINT8 ? DT_INT8 : src->dtype == DT_UINT16 ? DT_INT16 : src->dtype == DT_UINT32 ? DT_INT32
 												  : src->dtype;
 	if (sc->dtype != want)
