@@ -487,8 +487,11 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 			slots[i] = v = ir_dtype_is_float((DType)dt) ? tr_float(c, (double)v->ival, (DType)dt, v->pos)
 								    : tr_int(c, v->ival, (DType)dt, v->pos);
 		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && tr_elem_dtype(v) == DT_INDEX) {
-			FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
-			     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
+			/* the reference's wording (_check_not_index_scalar): the hint names
+			 * an integer operand's dtype, else INT32 */
+			FAIL("%s%s: argument '%s': Scalar operand has dtype `index`, which tile/tensor scalar instructions "
+			     "do not accept. Convert it explicitly, e.g. pl.cast(<value>, pl.%s).", pf, name, p->name,
+			     ir_dtype_name(ir_dtype_is_int((DType)dt) ? (DType)dt : DT_INT32));
 		}
 	}
 	if (i < inf->op->nparams && !arg_ok(p->kind, v)) {
