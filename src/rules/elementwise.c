@@ -319,6 +319,51 @@ static bool in_set(DType t, const DType *set, int n)
 static const DType tdiv_set[] = { DT_INT16, DT_INT32, DT_FP16, DT_FP32 };
 static const DType tsubs_set[] = { DT_INT8, DT_INT16, DT_INT32, DT_FP16, DT_FP32, DT_BF16 };
 
+/* Replace the value m of a kwarg by n, in the call and in the slots (the
+ * reference stores a normalized value, and prints that). */
+static void replace_kwarg(RuleCtx *rc, const Expr *m, Expr *n)
+{
+	for (int i = 0; i < rc->call->nkw; i++)
+		if (rc->call->kw[i].value == m)
+			rc->call->kw[i].value = n;
+	for (int i = 0; i < rc->op->nkwargs; i++)
+		if (rc->slots[rc->op->nparams + i] == m)
+			rc->slots[rc->op->nparams + i] = n;
+}
+
+/* A cast's rounding mode (resolve_cast_mode): a name, or its code 0..6,
+ * which prints as the name (the reference stores the code); false after
+ * reporting an invalid one. */
+static bool cast_mode(RuleCtx *rc)
+{
+	static const char *const names[] = { "none", "rint", "round", "floor", "ceil", "trunc", "odd" };
+	Expr *m = tr_kwarg(rc, "mode");
+	if (!m)
+		return true;
+	if (m->kind == EX_STR) {
+		for (int i = 0; i < 7; i++)
+			if (!strcmp(m->str, names[i]))
+				return true;
+		tr_error(rc, "Invalid rounding mode '%s'. Expected one of ['none', 'rint', 'round', 'floor', 'ceil', 'trunc', 'odd'].",
+			 m->str);
+		return false;
+	}
+	if (m->kind == EX_BOOL) {
+		tr_error(rc, "Invalid rounding mode %s. Expected str name or int in range [0, 6].", m->ival ? "True" : "False");
+		return false;
+	}
+	if (m->kind != EX_INT)
+		return true;
+	if (m->ival < 0 || m->ival > 6) {
+		tr_error(rc, "Invalid rounding mode %lld. Expected int in range [0, 6].", (long long)m->ival);
+		return false;
+	}
+	Expr *n = ir_expr_new(rc->c->a, EX_STR, m->pos);
+	n->str = intern_cstr(rc->c->a, names[m->ival]);
+	replace_kwarg(rc, m, n);
+	return true;
+}
+
 /* ------------------------------------------------------------ tensors */
 
 /* DeduceTensorOpElementwiseScalarType and the checks layered on it. */
@@ -451,7 +496,7 @@ static Type *tensor_unary(RuleCtx *rc)
 				"high-precision template does not implement other dtypes", name);
 	if (rc->r->dtype_kw) {
 		int target = tr_dtype_symbol(rc->c, tr_kwarg(rc, rc->r->dtype_kw));
-		if (target < 0)
+		if (!cast_mode(rc) || target < 0)
 			return NULL;
 		if ((DType)target == dt)
 			return tr_error(rc, "%s: target_type %s equals input dtype; same-dtype cast is not a valid operation. "
@@ -621,12 +666,18 @@ static Type *tile_unary(RuleCtx *rc)
 			return tr_error(rc, "%s: tmp tile rank (%d) must match input rank (%d)", name, tt->ndim, t0->ndim);
 		for (int i = 0; i < t0->ndim; i++)
 			if (!dims_equal(tt->shape[i], t0->shape[i]))
-				return tr_error(rc, "%s: tmp tile shape mismatch at dimension %d (tmp: %s, input: %s)", name, i,
-						fmt_shape(&tt->shape[i], 1, d0, sizeof d0) + 1, fmt_shape(&t0->shape[i], 1, d1, sizeof d1) + 1);
+			{
+				/* (the reference streams the two dims' pointers here) */
+				fmt_shape(&tt->shape[i], 1, d0, sizeof d0);
+				fmt_shape(&t0->shape[i], 1, d1, sizeof d1);
+				d0[strlen(d0) - 1] = d1[strlen(d1) - 1] = 0;
+				return tr_error(rc, "%s: tmp tile shape mismatch at dimension %d (tmp: %s, input: %s)", name, i, d0 + 1,
+						d1 + 1);
+			}
 	}
 	if (rc->r->dtype_kw) {
 		int target = tr_dtype_symbol(rc->c, tr_kwarg(rc, rc->r->dtype_kw));
-		if (target < 0)
+		if (!cast_mode(rc) || target < 0)
 			return NULL;
 		if ((DType)target == dt)
 			return tr_error(rc, "%s: target_type %s equals input dtype; same-dtype cast is not a valid operation. "
@@ -866,13 +917,28 @@ static Type *tile_fillpad(RuleCtx *rc)
 		shape = s->args;
 		n = s->nargs;
 	}
+	/* normalize_pad_value: a PadValue other than null, or 0 / 0.0 for zero */
+	static const char hint[] = "Use pl.PadValue.zero / pl.PadValue.max / pl.PadValue.min, or one of the literals 0, 0.0, "
+				   "math.inf, -math.inf.";
 	const char *pad = "zero";
 	Expr *pv = tr_kwarg(rc, "pad_value");
 	const char *ps = symbol_tail(pv, "pl.PadValue.");
 	if (ps) {
 		if (!strcmp(ps, "null"))
-			return tr_error(rc, "%s requires pad_value to be zero/max/min, not null", name);
+			return tr_error(rc, "fillpad pad_value cannot be PadValue.null \u2014 that means no padding mode. %s", hint);
 		pad = ps;
+	} else if (pv && pv->kind == EX_BOOL) {
+		return tr_error(rc, "fillpad pad_value cannot be bool (%s). %s", pv->ival ? "True" : "False", hint);
+	} else if (pv && pv->kind == EX_INT) {
+		if (pv->ival)
+			return tr_error(rc, "fillpad pad_value only accepts the integer literal 0 (mapped to PadValue.zero); got %lld. %s",
+					(long long)pv->ival, hint);
+		replace_kwarg(rc, pv, tr_symbol(c, "pl.PadValue.zero"));
+	} else if (pv && pv->kind == EX_FLOAT) {
+		if (pv->fval != 0.0)
+			return tr_error(rc, "fillpad pad_value only accepts the float literals 0.0, math.inf, or -math.inf; got %g. %s",
+					pv->fval, hint);
+		replace_kwarg(rc, pv, tr_symbol(c, "pl.PadValue.zero"));
 	}
 	MemSpace mem = t0->mem == MS_NONE ? MS_VEC : t0->mem;
 	return tile_result(c, t0, shape, n, t0->dtype, NULL, 0, mem, true, pad);
