@@ -306,15 +306,32 @@ int tr_mem_symbol(SugarCtx *c, const Expr *e)
 
 #define FAIL(...) do { diag_error(c->d, call->pos.line, call->pos.col, __VA_ARGS__); goto fail; } while (0)
 
+/* Operand j of a call as case sc sees it: positional, or passed by the
+ * keyword of its op's parameter j (pl.add(lhs=a, rhs=b)); NULL if neither. */
+static Expr *case_operand(SugarCtx *c, const SugarCase *sc, const Expr *call, int j)
+{
+	if (j < call->nargs)
+		return call->args[j];
+	const OpDef *op = sc->op ? ops_find(c->reg, sc->op) : NULL;
+	if (!op || j >= op->nparams)
+		return NULL;
+	for (int k = 0; k < call->nkw; k++)
+		if (!strcmp(call->kw[k].name, op->params[j].name))
+			return call->kw[k].value;
+	return NULL;
+}
+
 /* The first case of s that the call's leading argument kinds select, or -1
  * after reporting that none does. */
 static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 {
 	for (int i = 0; i < s->ncases; i++) {
 		const SugarCase *sc = &s->cases[i];
-		bool ok = call->nargs >= sc->nargs;
-		for (int j = 0; ok && j < sc->nargs; j++)
-			ok = kind_matches(sc->args[j], call->args[j]);
+		bool ok = true;
+		for (int j = 0; ok && j < sc->nargs; j++) {
+			Expr *a = case_operand(c, sc, call, j);
+			ok = a && kind_matches(sc->args[j], a);
+		}
 		if (ok)
 			return i;
 	}
