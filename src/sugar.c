@@ -307,15 +307,32 @@ int tr_mem_symbol(SugarCtx *c, const Expr *e)
 
 #define FAIL(...) do { diag_error(c->d, call->pos.line, call->pos.col, __VA_ARGS__); goto fail; } while (0)
 
+/* Operand j of a call as case sc sees it: positional, or passed by the
+ * keyword of its op's parameter j (pl.add(lhs=a, rhs=b)); NULL if neither. */
+static Expr *case_operand(SugarCtx *c, const SugarCase *sc, const Expr *call, int j)
+{
+	if (j < call->nargs)
+		return call->args[j];
+	const OpDef *op = sc->op ? ops_find(c->reg, sc->op) : NULL;
+	if (!op || j >= op->nparams)
+		return NULL;
+	for (int k = 0; k < call->nkw; k++)
+		if (!strcmp(call->kw[k].name, op->params[j].name))
+			return call->kw[k].value;
+	return NULL;
+}
+
 /* The first case of s that the call's leading argument kinds select, or -1
  * after reporting that none does. */
 static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 {
 	for (int i = 0; i < s->ncases; i++) {
 		const SugarCase *sc = &s->cases[i];
-		bool ok = call->nargs >= sc->nargs;
-		for (int j = 0; ok && j < sc->nargs; j++)
-			ok = kind_matches(sc->args[j], call->args[j]);
+		bool ok = true;
+		for (int j = 0; ok && j < sc->nargs; j++) {
+			Expr *a = case_operand(c, sc, call, j);
+			ok = a && kind_matches(sc->args[j], a);
+		}
 		if (ok)
 			return i;
 	}
@@ -500,8 +517,11 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 			slots[i] = v = ir_dtype_is_float((DType)dt) ? tr_float(c, (double)v->ival, (DType)dt, v->pos)
 								    : tr_int(c, v->ival, (DType)dt, v->pos);
 		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && tr_elem_dtype(v) == DT_INDEX) {
-			FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
-			     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
+			/* the reference's wording (_check_not_index_scalar): the hint names
+			 * an integer operand's dtype, else INT32 */
+			FAIL("%s%s: argument '%s': Scalar operand has dtype `index`, which tile/tensor scalar instructions "
+			     "do not accept. Convert it explicitly, e.g. pl.cast(<value>, pl.%s).", pf, name, p->name,
+			     ir_dtype_name(ir_dtype_is_int((DType)dt) ? (DType)dt : DT_INT32));
 		}
 	}
 	if (i < inf->op->nparams && !arg_ok(p->kind, v)) {

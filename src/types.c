@@ -193,6 +193,78 @@ static Type *contradiction(const Type *ann, const Type *vt, char *err, size_t n)
  * annotation with a view or memref wins, and an unknown value takes the
  * annotation.  A kind, rank, static-dim or tensor-dtype conflict is an
  * error. */
+/* The implicit block / scatter layouts and fractal of a tile shape in a
+ * memory space (the reference's GetImplicitTileView). */
+static void implicit_tile_layout(const Type *t, MemSpace mem, const char *out[2], int64_t *fractal)
+{
+	out[0] = t->ndim == 2 && t->shape[0]->kind == EX_INT && t->shape[1]->kind == EX_INT && t->shape[1]->ival == 1 &&
+			 t->shape[0]->ival > 1 ? "col_major" : "row_major";
+	out[1] = "none_box";
+	*fractal = 512;
+	switch (mem) {
+	case MS_MAT: case MS_LEFT: out[0] = "col_major", out[1] = "row_major"; break;
+	case MS_RIGHT: out[1] = "col_major"; break;
+	case MS_LEFT_SCALE: out[0] = "row_major", out[1] = "row_major", *fractal = 32; break;
+	case MS_RIGHT_SCALE: out[0] = "col_major", out[1] = "col_major", *fractal = 32; break;
+	case MS_ACC: out[0] = "col_major", out[1] = "row_major", *fractal = 1024; break;
+	default: break;
+	}
+}
+
+/* vt's TileView stated for memory space `mem`: an annotation that moves an
+ * inferred tile to another space keeps the inferred view's fields, and the
+ * layout fields implicit in the new space drop out of the view while those
+ * implicit only in the old one appear (NULL when nothing is left). */
+static ViewSpec *tile_view_in_mem(Arena *a, const Type *vt, MemSpace mem)
+{
+	const char *old[2], *imp[2], *eff[2];
+	int64_t old_fr, imp_fr, eff_fr;
+	implicit_tile_layout(vt, vt->mem, old, &old_fr);
+	implicit_tile_layout(vt, mem, imp, &imp_fr);
+	eff[0] = old[0], eff[1] = old[1], eff_fr = old_fr;
+	const ViewSpec *v = vt->view;
+	for (int i = 0; i < v->nkw; i++) {
+		const char *n = v->kw[i].name;
+		const Expr *x = v->kw[i].value;
+		int slot = !strcmp(n, "blayout") ? 0 : !strcmp(n, "slayout") ? 1 : -1;
+		if (slot >= 0 && x->kind == EX_SYMBOL && !strncmp(x->str, "pl.TileLayout.", 14))
+			eff[slot] = x->str + 14;
+		else if (!strcmp(n, "fractal") && x->kind == EX_INT)
+			eff_fr = x->ival;
+	}
+	ViewSpec *vs = arena_alloc(a, sizeof *vs);
+	vs->kw = arena_alloc(a, (size_t)(v->nkw + 4) * sizeof *vs->kw);
+	vs->nkw = 0;
+	static const char *const head[] = { "valid_shape", "stride", "start_offset" };
+	for (int h = 0; h < 3; h++)
+		for (int i = 0; i < v->nkw; i++)
+			if (!strcmp(v->kw[i].name, head[h]))
+				vs->kw[vs->nkw++] = v->kw[i];
+	static const char *const lay[] = { "blayout", "slayout" };
+	for (int s = 0; s < 2; s++)
+		if (strcmp(eff[s], imp[s])) {
+			char buf[64];
+			snprintf(buf, sizeof buf, "pl.TileLayout.%s", eff[s]);
+			Expr *x = ir_expr_new(a, EX_SYMBOL, (SrcPos){ 0, 0 });
+			x->str = intern_cstr(a, buf);
+			vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(a, lay[s]), x };
+		}
+	if (eff_fr != imp_fr) {
+		Expr *x = ir_expr_new(a, EX_INT, (SrcPos){ 0, 0 });
+		x->ival = eff_fr;
+		x->dtype = DT_INDEX;
+		x->type = ir_scalar_type(a, DT_INDEX);
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(a, "fractal"), x };
+	}
+	for (int i = 0; i < v->nkw; i++) {
+		const char *n = v->kw[i].name;
+		if (strcmp(n, "valid_shape") && strcmp(n, "stride") && strcmp(n, "start_offset") && strcmp(n, "blayout") &&
+		    strcmp(n, "slayout") && strcmp(n, "fractal"))
+			vs->kw[vs->nkw++] = v->kw[i];
+	}
+	return vs->nkw ? vs : NULL;
+}
+
 Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr)
 {
 	if (vt && vt->kind == TY_UNKNOWN)
@@ -224,6 +296,8 @@ Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr)
 			t->mem = ann->mem;
 		if (ann->view)
 			t->view = ann->view;
+		else if (vt->view && t->mem != vt->mem)
+			t->view = tile_view_in_mem(a, vt, t->mem);
 		if (ann->memref)
 			t->memref = ann->memref;
 		if (!same_shape(ann, vt)) {

@@ -263,7 +263,7 @@ START_TEST(bad_calls_are_located_errors)
 		{ "        y = pl.tensor.exp(t=x)\n", "pl.tensor.exp has no parameter 't'" },
 		{ "        y = pl.tile.load(x, [0], [64], [64], pl.Mem.Vec, False, 1)\n",
 		  "t.pto:7:13: error: pl.tile.load takes at most 6 arguments (7 given; signature: pl.tile.load(tensor, offsets, shapes, valid_shapes=shapes, *, target_memory=pl.Mem.Vec, clamp=False))" },
-		{ "        y = pl.tile.exp(x)\n", "pl.tile.exp: argument 'input' must be a Tile, got pl.Tensor[[64], pl.FP32]" },
+		{ "        y = pl.tile.exp(x)\n", "pl.tile.exp: argument 'tile' must be a Tile, got pl.Tensor[[64], pl.FP32]" },
 		{ "        y = pl.tensor.create([64])\n", "pl.tensor.create: missing required argument 'dtype'" },
 		{ "        y: pl.Tensor[[64], pl.INT32] = pl.add(x, x)\n",
 		  "t.pto:7:9: error: annotation pl.Tensor[[64], pl.INT32] contradicts the inferred type pl.Tensor[[64], pl.FP32]" },
