@@ -235,7 +235,8 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		if (!strcmp(s, "never")) p->omit = OMIT_NEVER;
 		else if (!strcmp(s, "absent")) p->omit = OMIT_ABSENT;
 		else if (!strcmp(s, "default")) p->omit = OMIT_DEFAULT;
-		else lerr(L, v, "field 'omit': unknown value '%s' (expected never, absent or default)", s);
+		else if (!strcmp(s, "always")) p->omit = OMIT_ALWAYS;
+		else lerr(L, v, "field 'omit': unknown value '%s' (expected never, absent, default or always)", s);
 		if (p->omit == OMIT_DEFAULT && p->def.kind == OC_NONE)
 			lerr(L, v, "field 'omit': 'default' needs a 'default' value");
 	}

@@ -417,7 +417,8 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		nonnull[i] = given[i] || (p->def.kind == OC_REF ? nonnull[p->def.i] : p->def.kind != OC_NONE);
 		/* a bound value prints unless the op drops it when equal to its
 		 * default; an unbound one prints when it has a value never omitted */
-		pl->prints[i] = given[i] ? (p->omit == OMIT_DEFAULT ? PRINT_UNLESS_DEFAULT : PRINT_ALWAYS)
+		pl->prints[i] = p->omit == OMIT_ALWAYS ? PRINT_NEVER /* a DSL-only argument */
+				: given[i] ? (p->omit == OMIT_DEFAULT ? PRINT_UNLESS_DEFAULT : PRINT_ALWAYS)
 				: nonnull[i] && p->omit == OMIT_NEVER ? PRINT_ALWAYS : PRINT_NEVER;
 		if (i < np && pl->prints[i] == PRINT_ALWAYS)
 			pl->last = i;

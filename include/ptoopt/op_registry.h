@@ -19,7 +19,7 @@
 
 typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE } OpsKind;
 typedef enum OpsEffect { EFF_READ, EFF_WRITE, EFF_READWRITE } OpsEffect;
-typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT } OpsOmit;
+typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT, OMIT_ALWAYS /* DSL-only: never printed */ } OpsOmit;
 
 /* A constant from the YAML (a default, an enum value, a condition). */
 typedef enum OpsConstKind {
