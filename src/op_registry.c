@@ -270,7 +270,16 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		for (int i = 0; i < cnt; i++) {
 			yaml_node_pair_t *pr = v->data.mapping.pairs.start + i;
 			p->values[i].symbol = istr(L, scalar(L, node(L, pr->key), "values"));
-			p->values[i].value = to_int(L, node(L, pr->value), "values");
+			yaml_node_t *val = node(L, pr->value);
+			if (val->type == YAML_SEQUENCE_NODE) {
+				/* [INT, SYMBOL]: meaning INT, kept as (printed) SYMBOL */
+				if (seq_len(val) != 2)
+					lerr(L, val, "field 'values': a list value must be [INTEGER, SYMBOL]");
+				p->values[i].value = to_int(L, seq_at(L, val, 0), "values");
+				p->values[i].spelling = istr(L, scalar(L, seq_at(L, val, 1), "values"));
+			} else {
+				p->values[i].value = to_int(L, val, "values");
+			}
 		}
 		p->nvalues = cnt;
 	}

@@ -479,7 +479,15 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 		}
 		if (m < 0)
 			FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
-		slots[i] = v = tr_int(c, p->values[m].value, DT_INDEX, v->pos);
+		if (p->values[m].spelling) {
+			if (v->kind != EX_SYMBOL || strcmp(v->str, p->values[m].spelling) != 0) {
+				Expr *sym = ir_expr_new(c->a, EX_SYMBOL, v->pos);
+				sym->str = intern_cstr(c->a, p->values[m].spelling);
+				slots[i] = v = sym;
+			}
+		} else {
+			slots[i] = v = tr_int(c, p->values[m].value, DT_INDEX, v->pos);
+		}
 	}
 	/* an int literal (INDEX placeholder) takes the operand's dtype */
 	if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {

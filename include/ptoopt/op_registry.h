@@ -35,6 +35,8 @@ typedef struct OpsConst {
 typedef struct OpsValueMap {
 	const char *symbol; /* input spelling, e.g. "pld.WaitCmp.Ge" */
 	int64_t value;      /* stored (printed) integer */
+	const char *spelling; /* NULL, or the symbol stored (printed) instead of the integer;
+			       * the integer is then only its meaning (effect conditions) */
 } OpsValueMap;
 
 typedef struct OpsParam {
