@@ -1,9 +1,561 @@
 /* rules/system.c - the rule kinds of the reference's system, sync,
  * cross-core, array, prefetch and distributed (pld / builtin / dist) ops
  * (data/ops.yaml's header documents each kind's fields).
+ *
+ * Two kinds share one deducer, selected by `opts: {form: NAME}`:
+ *   system       a value (handles, scalars, distributed tensors, tiles)
+ *   system-stmt  a statement op: only the checks, no value
+ * The forms follow the reference's deducers (src/ir/op/distributed/,
+ * prefetch/, sync_ops/ and tile_ops/cross_core.cpp); the messages carry their
+ * wording so that a rejected call reads as the reference's.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "ptoopt/typerule.h"
+#include "ptoopt/types.h"
+
+/* The reference's TypeName() of a value's type, for messages. */
+static const char *type_name(Expr *e)
+{
+	Type *t = tr_type(e);
+	if (!t)
+		return "UnknownType";
+	switch (t->kind) {
+	case TY_SCALAR: return "ScalarType";
+	case TY_TENSOR: return "TensorType";
+	case TY_DIST_TENSOR: return "DistributedTensorType";
+	case TY_TILE: return "TileType";
+	case TY_TUPLE: return "TupleType";
+	case TY_ARRAY: return "ArrayType";
+	case TY_PTR: return "PtrType";
+	case TY_NAMED:
+		if (!strcmp(t->name, "pld.CommCtxType"))
+			return "CommCtxType";
+		return strchr(t->name, '.') ? strchr(t->name, '.') + 1 : t->name;
+	default: return "UnknownType";
+	}
+}
+
+/* An argument's type when it is of kind k, else NULL (unknown types too). */
+static Type *of_kind(RuleCtx *rc, int i, TypeKind k)
+{
+	Type *t = tr_type(tr_arg(rc, i));
+	return t && t->kind == k ? t : NULL;
+}
+
+static bool is_named(Type *t, const char *name)
+{
+	return t && t->kind == TY_NAMED && !strcmp(t->name, name);
+}
+
+/* True when the argument's type is not known (results of unregistered ops):
+ * such calls are let through unchecked, as everywhere in the registry. */
+static bool unknown(RuleCtx *rc, int i)
+{
+	return tr_arg(rc, i) && !tr_type(tr_arg(rc, i));
+}
+
+static Type *named(RuleCtx *rc, const char *name)
+{
+	Type *t = ir_type_new(rc->c->a, TY_NAMED);
+	t->name = name;
+	return t;
+}
+
+static const char *dt_name(DType d)
+{
+	return ir_dtype_name(d);
+}
+
+/* An integer literal's value, or false. */
+static bool const_int(const Expr *e, int64_t *v)
+{
+	if (!e || e->kind != EX_INT)
+		return false;
+	*v = e->ival;
+	return true;
+}
+
+/* ---------------------------------------------------------------- forms */
+
+/* pld.system.get_comm_ctx(dist_tensor) -> pld.CommCtxType */
+static Type *comm_ctx(RuleCtx *rc)
+{
+	if (unknown(rc, 0))
+		return named(rc, "pld.CommCtxType");
+	if (!of_kind(rc, 0, TY_DIST_TENSOR))
+		return tr_error(rc, "pld.system.get_comm_ctx expects a DistributedTensor (window-bound), got %s",
+				type_name(tr_arg(rc, 0)));
+	return named(rc, "pld.CommCtxType");
+}
+
+/* pld.system.rank / nranks(ctx) -> INT32 */
+static Type *comm_scalar(RuleCtx *rc)
+{
+	if (!unknown(rc, 0) && !is_named(tr_type(tr_arg(rc, 0)), "pld.CommCtxType"))
+		return tr_error(rc, "%s expects a CommCtx (output of pld.system.get_comm_ctx), got %s", rc->op->name,
+				type_name(tr_arg(rc, 0)));
+	return ir_scalar_type(rc->c->a, DT_INT32);
+}
+
+/* pld.tensor.window(buf, shape, dtype=) -> pld.DistributedTensor[shape, dtype] */
+static Type *window(RuleCtx *rc)
+{
+	if (!unknown(rc, 0) && !of_kind(rc, 0, TY_PTR))
+		return tr_error(rc, "pld.tensor.window 'buf' must have type Ptr (output of pld.tensor.alloc_window_buffer), got %s",
+				type_name(tr_arg(rc, 0)));
+	Expr *shape = tr_arg(rc, 1);
+	if (!shape || shape->kind != EX_TUPLE)
+		return tr_error(rc, "pld.tensor.window second argument must be a shape tuple (MakeTuple of ints / Exprs)");
+	int dt = tr_dtype_symbol(rc->c, tr_kwarg(rc, "dtype"));
+	if (dt < 0)
+		return NULL;
+	return tr_shaped(rc->c, TY_DIST_TENSOR, shape, (DType)dt);
+}
+
+/* tile.tpop_from_aic / aiv: the DSL's shape= and dtype= give a tile in
+ * opts.mem without a view; without them the type needs an annotation */
+static Type *tpop(RuleCtx *rc)
+{
+	Expr *shape = tr_kwarg(rc, "shape"), *dtype = tr_kwarg(rc, "dtype");
+	if (!shape && !dtype)
+		return NULL;
+	if (!shape || !dtype)
+		return tr_error(rc, "shape and dtype must both be provided or both omitted");
+	int dt = tr_dtype_symbol(rc->c, dtype);
+	if (shape->kind != EX_TUPLE || dt < 0)
+		return NULL;
+	Type *t = tr_shaped(rc->c, TY_TILE, shape, (DType)dt);
+	const char *m = tr_opt(rc->r, "mem");
+	int ms = m ? ir_mem_parse(m) : -1;
+	t->mem = ms < 0 ? MS_VEC : (MemSpace)ms;
+	return t;
+}
+
+/* pld.tile.remote_load(target, peer, offsets, shape[, valid_shape]) -> a
+ * tile of target's dtype, no memory space; a valid shape other than the
+ * shape becomes its view */
+static Type *remote_load(RuleCtx *rc)
+{
+	const char *op = "pld.tile.remote_load";
+	Type *dt = of_kind(rc, 0, TY_DIST_TENSOR);
+	if (!dt) {
+		if (unknown(rc, 0))
+			return NULL;
+		return tr_error(rc, "%s target must be a DistributedTensor (window-bound), got %s", op,
+				type_name(tr_arg(rc, 0)));
+	}
+	if (!unknown(rc, 1) && !of_kind(rc, 1, TY_SCALAR) && tr_arg(rc, 1)->kind != EX_INT)
+		return tr_error(rc, "%s peer must be a scalar (rank index), got %s", op, type_name(tr_arg(rc, 1)));
+	Expr *offs = tr_arg(rc, 2), *shape = tr_arg(rc, 3), *valid = tr_arg(rc, 4);
+	if (!offs || offs->kind != EX_TUPLE)
+		return tr_error(rc, "%s offsets must be a tuple (MakeTuple of scalars)", op);
+	if (!shape || shape->kind != EX_TUPLE)
+		return tr_error(rc, "%s shape must be a tuple (MakeTuple of scalars)", op);
+	if (valid && valid->kind != EX_TUPLE)
+		return tr_error(rc, "%s valid_shape must be a tuple (MakeTuple of scalars)", op);
+	if (offs->nargs != dt->ndim)
+		return tr_error(rc, "%s offsets rank (%d) must match target tensor rank (%d)", op, offs->nargs, dt->ndim);
+	if (shape->nargs != dt->ndim)
+		return tr_error(rc, "%s shape rank (%d) must match target tensor rank (%d)", op, shape->nargs, dt->ndim);
+	if (valid && valid->nargs != dt->ndim)
+		return tr_error(rc, "%s valid_shape rank (%d) must match target tensor rank (%d)", op, valid->nargs,
+				dt->ndim);
+	if (dt->ndim == 0)
+		return tr_error(rc, "%s requires at least one dimension on target", op);
+	Type *t = tr_shaped(rc->c, TY_TILE, shape, dt->dtype);
+	t->mem = MS_NONE;
+	if (valid && !tr_same_dims(valid, t->shape, t->ndim)) {
+		const char *n = "valid_shape";
+		t->view = tr_view(rc->c, &n, &valid, 1);
+	}
+	return t;
+}
+
+/* The collectives: the result is the type of argument `arg` (the target,
+ * reduced / gathered in place); opts.op names the deducer's checks. */
+static Type *check_signal(RuleCtx *rc, const char *op, int i, bool int32_msg_counter)
+{
+	Type *s = of_kind(rc, i, TY_DIST_TENSOR);
+	if (!s) {
+		if (unknown(rc, i))
+			return (Type *)1;
+		return tr_error(rc, "%s signal must be a DistributedTensor (window-bound), got %s", op,
+				type_name(tr_arg(rc, i)));
+	}
+	if (s->dtype != DT_INT32) {
+		if (int32_msg_counter)
+			return tr_error(rc, "%s signal must have INT32 element type (the barrier slot is an int counter), got dtype %s",
+					op, dt_name(s->dtype));
+		return tr_error(rc, "%s signal must have INT32 element type, got dtype %s", op, dt_name(s->dtype));
+	}
+	return s;
+}
+
+/* signal [NR] or [NR, 1] (all_to_all_v: [NR, 1] only) */
+static bool signal_shape(RuleCtx *rc, const char *op, Type *s, bool two_d_only, const char *what)
+{
+	if (two_d_only ? s->ndim != 2 : s->ndim != 1 && s->ndim != 2) {
+		tr_error(rc, two_d_only ? "%s %s must be 2D [NR, 1], got %d dims" : "%s %s must be 1D [NR] or 2D [NR, 1], got %d dims",
+			 op, what, s->ndim);
+		return false;
+	}
+	int64_t d1;
+	if (s->ndim == 2 && !(const_int(s->shape[1], &d1) && d1 == 1)) {
+		char got[32] = "<dynamic>";
+		if (const_int(s->shape[1], &d1))
+			snprintf(got, sizeof got, "%lld", (long long)d1);
+		tr_error(rc, "%s %s second dimension must be 1, got %s", op, what, got);
+		return false;
+	}
+	return true;
+}
+
+static bool dims_agree(RuleCtx *rc, const char *op, Expr *a, Expr *b, const char *ad, const char *bd)
+{
+	int64_t x, y;
+	if (const_int(a, &x) && const_int(b, &y) && x != y) {
+		tr_error(rc, "%s %s first dimension (%lld) must equal %s first dimension (%lld)", op, ad, (long long)x, bd,
+			 (long long)y);
+		return false;
+	}
+	return true;
+}
+
+/* the input of allgather / all_to_all(_v): a Tensor or DistributedTensor */
+static Type *tensor_like(RuleCtx *rc, int i)
+{
+	Type *t = tr_type(tr_arg(rc, i));
+	return t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR) ? t : NULL;
+}
+
+static Type *collective(RuleCtx *rc)
+{
+	const char *form = tr_opt(rc->r, "op");
+	const char *op = rc->op->name;
+	int ri = rc->r->arg >= 0 ? rc->r->arg : 0;
+	Type *res = tr_type(tr_arg(rc, ri));
+	if (!form)
+		return res;
+	if (!strcmp(form, "allreduce") || !strcmp(form, "broadcast") || !strcmp(form, "reduce_scatter")) {
+		Type *t = of_kind(rc, 0, TY_DIST_TENSOR);
+		if (!t && !unknown(rc, 0))
+			return tr_error(rc, "%s target must be a DistributedTensor (window-bound), got %s", op,
+					type_name(tr_arg(rc, 0)));
+		if (t && !strcmp(form, "allreduce") && t->dtype != DT_FP16 && t->dtype != DT_FP32)
+			return tr_error(rc, "%s target dtype must be FP16 or FP32, got %s", op, dt_name(t->dtype));
+		if (tr_arg(rc, 1)) {
+			Type *s = of_kind(rc, 1, TY_DIST_TENSOR);
+			if (!s && !unknown(rc, 1))
+				return tr_error(rc, "%s signal must be a DistributedTensor (window-bound), got %s", op,
+						type_name(tr_arg(rc, 1)));
+			if (s && s->dtype != DT_INT32)
+				return tr_error(rc, !strcmp(form, "allreduce")
+						? "%s signal must have INT32 element type (the barrier slot is an int counter), got dtype %s"
+						: "%s signal must have INT32 element type, got dtype %s", op, dt_name(s->dtype));
+		}
+		int64_t v;
+		Expr *k;
+		if (!strcmp(form, "allreduce")) {
+			if ((k = tr_kwarg(rc, "op")) && const_int(k, &v) && (v < 0 || v > 3))
+				return tr_error(rc, "%s op must be ReduceOp.Sum, Max, Min, or Prod (got int %lld)", op, (long long)v);
+			if ((k = tr_kwarg(rc, "core_num")) && const_int(k, &v) && v <= 0)
+				return tr_error(rc, "%s core_num must be positive, got %lld", op, (long long)v);
+		} else if (!strcmp(form, "broadcast")) {
+			if ((k = tr_kwarg(rc, "root")) && const_int(k, &v) && v < 0)
+				return tr_error(rc, "%s root rank must be non-negative, got %lld", op, (long long)v);
+		}
+		return res;
+	}
+	if (!strcmp(form, "barrier")) {
+		if (!check_signal(rc, op, 0, true))
+			return NULL;
+		return res;
+	}
+	bool a2a = !strcmp(form, "all_to_all"), a2av = !strcmp(form, "all_to_all_v");
+	if (strcmp(form, "allgather") && !a2a && !a2av)
+		return res;
+	Expr *in = tr_arg(rc, 0), *tg = tr_arg(rc, 1);
+	if (in && in == tg && in->kind == EX_VAR && !a2av)
+		return tr_error(rc, a2a ? "%s input and target must be different windows, but the same expression was passed for both"
+				    : "%s input and target must be different buffers, but the same expression was passed for both", op);
+	if (unknown(rc, 0) || unknown(rc, 1))
+		return res;
+	Type *it = tensor_like(rc, 0);
+	if (!it)
+		return tr_error(rc, "%s input must be a Tensor or DistributedTensor, got %s", op, type_name(in));
+	const char *shape_txt = a2av ? "[NR*MAX_RECV, SIZE]" : "[NR, SIZE]";
+	if (it->ndim != 2) {
+		if (!strcmp(form, "allgather"))
+			return tr_error(rc, "%s input must be 2D [1, SIZE] (this rank's single chunk), got %d dims", op, it->ndim);
+		return tr_error(rc, "%s input must be 2D %s, got %d dims", op, shape_txt, it->ndim);
+	}
+	int64_t rows;
+	if (!strcmp(form, "allgather") && const_int(it->shape[0], &rows) && rows != 1)
+		return tr_error(rc, "%s input must be [1, SIZE] (this rank's single chunk), got first dim %lld", op, (long long)rows);
+	Type *tt = of_kind(rc, 1, TY_DIST_TENSOR);
+	if (!tt)
+		return tr_error(rc, "%s target must be a DistributedTensor (window-bound), got %s", op, type_name(tg));
+	if (tt->ndim != 2)
+		return tr_error(rc, "%s target must be 2D %s, got %d dims", op, shape_txt, tt->ndim);
+	if (a2a) {
+		if (!dims_agree(rc, op, tt->shape[0], it->shape[0], "target", "input"))
+			return NULL;
+		if (!expr_equal(tt->shape[1], it->shape[1]))
+			return tr_error(rc, "%s target shape must equal input shape", op);
+		if (tt->dtype != it->dtype)
+			return tr_error(rc, "%s target dtype %s must match input dtype %s", op, dt_name(tt->dtype), dt_name(it->dtype));
+	} else {
+		if (a2av && !expr_equal(tt->shape[1], it->shape[1]))
+			return tr_error(rc, "%s target SIZE must equal input SIZE", op);
+		if (tt->dtype != it->dtype)
+			return tr_error(rc, "%s target dtype %s must match input dtype %s", op, dt_name(tt->dtype), dt_name(it->dtype));
+		if (!a2av && !expr_equal(tt->shape[1], it->shape[1]))
+			return tr_error(rc, "%s target SIZE must equal input SIZE", op);
+	}
+	Type *s = check_signal(rc, op, 2, false);
+	if (!s)
+		return NULL;
+	if (s == (Type *)1)
+		return res;
+	if (!signal_shape(rc, op, s, a2av, "signal"))
+		return NULL;
+	if (!a2av) {
+		if (!dims_agree(rc, op, s->shape[0], a2a ? it->shape[0] : tt->shape[0], "signal", a2a ? "input" : "target"))
+			return NULL;
+		return res;
+	}
+	int64_t td0, sd0, cd0;
+	if (!const_int(tt->shape[0], &td0))
+		return tr_error(rc, "%s target dim 0 (NR*MAX_RECV) must be a compile-time constant", op);
+	if (!const_int(s->shape[0], &sd0))
+		return tr_error(rc, "%s signal dim 0 (NR) must be a compile-time constant", op);
+	if (sd0 <= 0)
+		return tr_error(rc, "%s signal dim 0 (NR) must be positive, got %lld", op, (long long)sd0);
+	if (td0 % sd0)
+		return tr_error(rc, "%s signal dim 0 (%lld) must divide target dim 0 (%lld)", op, (long long)sd0, (long long)td0);
+	if (unknown(rc, 3) || unknown(rc, 4))
+		return res;
+	Type *ct = tensor_like(rc, 3);
+	if (!ct)
+		return tr_error(rc, "%s send_counts must be a Tensor or DistributedTensor, got %s", op, type_name(tr_arg(rc, 3)));
+	if (ct->dtype != DT_INT32)
+		return tr_error(rc, "%s send_counts must have INT32 element type, got dtype %s", op, dt_name(ct->dtype));
+	if (!signal_shape(rc, op, ct, false, "send_counts"))
+		return NULL;
+	if (!const_int(ct->shape[0], &cd0))
+		return tr_error(rc, "%s send_counts dim 0 (NR) must be a compile-time constant", op);
+	if (cd0 != sd0)
+		return tr_error(rc, "%s send_counts dim 0 (%lld) must equal signal dim 0 (NR = %lld)", op, (long long)cd0,
+				(long long)sd0);
+	Type *rt = of_kind(rc, 4, TY_DIST_TENSOR);
+	if (!rt)
+		return tr_error(rc, "%s recv_counts must be a DistributedTensor (window-bound), got %s", op,
+				type_name(tr_arg(rc, 4)));
+	if (rt->dtype != DT_INT32)
+		return tr_error(rc, "%s recv_counts must have INT32 element type, got dtype %s", op, dt_name(rt->dtype));
+	if (!signal_shape(rc, op, rt, true, "recv_counts"))
+		return NULL;
+	return res;
+}
+
+/* system.set_ffts(workspace): a 1-D INT64 tensor of at least 256 elements */
+static Type *set_ffts(RuleCtx *rc)
+{
+	if (unknown(rc, 0))
+		return NULL;
+	Type *t = of_kind(rc, 0, TY_TENSOR);
+	int64_t n;
+	if (!t)
+		return tr_error(rc, "system.set_ffts workspace must be a Tensor, got %s", type_name(tr_arg(rc, 0)));
+	if (t->dtype != DT_INT64)
+		return tr_error(rc, "system.set_ffts workspace must have INT64 dtype, got %s", dt_name(t->dtype));
+	if (t->ndim != 1)
+		return tr_error(rc, "system.set_ffts workspace must be 1-D, got rank %d", t->ndim);
+	if (!const_int(t->shape[0], &n) || n < 256)
+		return tr_error(rc, "system.set_ffts workspace must have a static length of at least 256 INT64 elements");
+	return NULL;
+}
+
+/* system.cacheinvalid(): whole GM; (tensor, shapes, offsets): a region */
+static Type *cacheinvalid(RuleCtx *rc)
+{
+	Expr *t = tr_arg(rc, 0), *sh = tr_arg(rc, 1), *off = tr_arg(rc, 2);
+	if (!t) {
+		if (sh || off)
+			return tr_error(rc, "system.cacheinvalid whole-GM form takes no shapes/offsets; pass (tensor, shapes, offsets) for the region form");
+		return NULL;
+	}
+	if (!sh || !off)
+		return tr_error(rc, "system.cacheinvalid region form requires both shapes and offsets (or pass no arguments for the whole-GM form)");
+	Type *tt = tr_type(t);
+	if (!tt)
+		return NULL;
+	if (tt->kind != TY_TENSOR)
+		return tr_error(rc, "system.cacheinvalid tensor must have TensorType, got %s", type_name(t));
+	if (sh->kind == EX_TUPLE && sh->nargs != tt->ndim)
+		return tr_error(rc, "system.cacheinvalid shapes must match tensor rank %d, got %d", tt->ndim, sh->nargs);
+	if (off->kind == EX_TUPLE && off->nargs != tt->ndim)
+		return tr_error(rc, "system.cacheinvalid offsets must match tensor rank %d, got %d", tt->ndim, off->nargs);
+	return NULL;
+}
+
+/* system.syncall: the hard form takes only core_type; the soft form prints
+ * through the DSL's keyword surface, its strings double-quoted (the
+ * reference's printer writes that call by hand) */
+static Type *syncall(RuleCtx *rc)
+{
+	Expr *mode = tr_kwarg(rc, "mode"), *ct = tr_kwarg(rc, "core_type");
+	Expr *ws = tr_kwarg(rc, "gm_workspace"), *used = tr_kwarg(rc, "used_cores");
+	const char *m = mode && mode->kind == EX_STR ? mode->str : "hard";
+	bool soft = !strcmp(m, "soft");
+	const char *c = ct && ct->kind == EX_STR ? ct->str : "mix";
+	if (strcmp(c, "aiv_only") && strcmp(c, "aic_only") && strcmp(c, "mix"))
+		return tr_error(rc, soft ? "soft syncall core_type must be one of ('aiv_only', 'aic_only', 'mix'), got '%s'"
+					 : "syncall core_type must be one of ('aiv_only', 'aic_only', 'mix'), got '%s'", c);
+	if (!soft) {
+		if (strcmp(m, "hard"))
+			return tr_error(rc, "syncall mode must be 'hard' or 'soft', got '%s'", m);
+		if (ws || used)
+			return tr_error(rc, "syncall(mode='hard') takes no gm_workspace/used_cores; pass mode='soft' to use the GM-polling barrier");
+		return NULL;
+	}
+	if (!ws)
+		return tr_error(rc, "soft syncall requires gm_workspace (a shared, zero-initialized GM INT32 tensor)");
+	Type *wt = tr_type(ws);
+	if (wt && wt->kind != TY_TENSOR && wt->kind != TY_DIST_TENSOR)
+		return tr_error(rc, "soft syncall gm_workspace must be a Tensor, got %s", type_name(ws));
+	if (!used)
+		return tr_error(rc, "soft syncall requires explicit used_cores; pass 0 only when the device launch configuration matches the runtime's logical grid");
+	int64_t u;
+	if (const_int(used, &u) && (u < 0 || u > 2147483647LL))
+		return tr_error(rc, "soft syncall used_cores must be in the INT32 range [0, 2147483647], got %lld", (long long)u);
+	Type *ut = tr_type(used);
+	if (used->kind != EX_INT && ut && !(ut->kind == TY_SCALAR && ut->dtype == DT_INT32))
+		return tr_error(rc, "soft syncall used_cores must be an INT32 scalar");
+	/* the printed strings: mode="soft", core_type="..." */
+	for (int k = 0; k < rc->call->nkw; k++) {
+		Kwarg *kw = &rc->call->kw[k];
+		if ((kw->value == mode || kw->value == ct) && kw->value->kind == EX_STR) {
+			Expr *s = ir_expr_new(rc->c->a, EX_SYMBOL, kw->value->pos);
+			char buf[96];
+			snprintf(buf, sizeof buf, "\"%s\"", kw->value->str);
+			s->str = intern_cstr(rc->c->a, buf);
+			kw->value = s;
+		}
+	}
+	return NULL;
+}
+
+/* pld.system.notify / wait / defer_wait: the signal is window-bound */
+static Type *signal_op(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	bool notify = !strcmp(op, "pld.system.notify");
+	if (unknown(rc, 0))
+		return NULL;
+	Type *t = of_kind(rc, 0, TY_DIST_TENSOR);
+	if (!t)
+		return tr_error(rc, "%s %s must be a DistributedTensor (window-bound), got %s", op, notify ? "target" : "signal",
+				type_name(tr_arg(rc, 0)));
+	bool defer = !strcmp(op, "pld.system.defer_wait");
+	if (defer && t->dtype != DT_INT32)
+		return tr_error(rc, "pld.system.defer_wait signal dtype must be INT32, got %s", dt_name(t->dtype));
+	if (defer && t->ndim == 0)
+		return tr_error(rc, "pld.system.defer_wait signal rank must be at least 1, got 0");
+	Expr *offs = tr_arg(rc, notify ? 2 : 1);
+	if (offs && offs->kind == EX_TUPLE && offs->nargs != t->ndim)
+		return tr_error(rc, "%s offsets rank (%d) must match target tensor rank (%d)", op, offs->nargs, t->ndim);
+	int64_t v;
+	Expr *k;
+	if (defer && (k = tr_kwarg(rc, "cmp")) && const_int(k, &v) && v != 1)
+		return tr_error(rc, "pld.system.defer_wait only supports WaitCmp.Ge (got int %lld)", (long long)v);
+	if (defer && const_int(tr_arg(rc, 2), &v) && (v < 0 || v > 2147483647LL))
+		return tr_error(rc, "pld.system.defer_wait constant expected must be in [0, INT32_MAX], got %lld", (long long)v);
+	return NULL;
+}
+
+/* pld.tile / pld.tensor.remote_store(src, target, peer, offsets) */
+static Type *remote_store(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	bool tile = !strncmp(op, "pld.tile.", 9);
+	if (unknown(rc, 1))
+		return NULL;
+	Type *t = of_kind(rc, 1, TY_DIST_TENSOR);
+	if (!t)
+		return tr_error(rc, "%s expects a DistributedTensor target (window-bound); got %s", op, type_name(tr_arg(rc, 1)));
+	Type *s = tr_type(tr_arg(rc, 0));
+	if (!tile && s && s->kind != TY_TENSOR)
+		return tr_error(rc, "pld.tensor.remote_store expects a Tensor src (a tensor-level value); got %s. In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use pld.tensor.put.",
+				type_name(tr_arg(rc, 0)));
+	Expr *offs = tr_arg(rc, 3);
+	if (offs && offs->kind == EX_TUPLE && offs->nargs != t->ndim)
+		return tr_error(rc, "%s offsets rank (%d) must match target tensor rank (%d)", op, offs->nargs, t->ndim);
+	return NULL;
+}
+
+/* pld.tensor / pld.tile put and get: which operand is window-bound */
+static Type *transfer(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	bool put = strstr(op, ".put") != NULL;
+	int win = put ? 0 : 2, other = put ? 2 : 0;
+	if (!unknown(rc, win) && !of_kind(rc, win, TY_DIST_TENSOR))
+		return tr_error(rc, put ? "%s expects a DistributedTensor dst (window-bound); got %s"
+					: "%s expects a DistributedTensor src (window-bound); got %s", op, type_name(tr_arg(rc, win)));
+	Type *o = tr_type(tr_arg(rc, other));
+	if (o && o->kind != TY_TENSOR && o->kind != TY_DIST_TENSOR)
+		return tr_error(rc, put ? "%s expects a Tensor or DistributedTensor src; got %s"
+					: "%s expects a Tensor or DistributedTensor dst; got %s", op, type_name(tr_arg(rc, other)));
+	return NULL;
+}
+
+static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
+{
+	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
+		return tr_error(rc, "%s expects %s (output of %s), got %s", rc->op->name, role, producer, type_name(tr_arg(rc, arg)));
+	if (!result)
+		return ir_scalar_type(rc->c->a, DT_BOOL);
+	return named(rc, result);
+}
+
+static Type *system_fn(RuleCtx *rc)
+{
+	const char *f = tr_opt(rc->r, "form");
+	if (!f)
+		return NULL;
+	if (!strcmp(f, "comm-ctx")) return comm_ctx(rc);
+	if (!strcmp(f, "comm-scalar")) return comm_scalar(rc);
+	if (!strcmp(f, "ptr")) return ir_type_new(rc->c->a, TY_PTR);
+	if (!strcmp(f, "window")) return window(rc);
+	if (!strcmp(f, "tpop")) return tpop(rc);
+	if (!strcmp(f, "remote-load")) return remote_load(rc);
+	if (!strcmp(f, "collective")) return collective(rc);
+	if (!strcmp(f, "set-ffts")) return set_ffts(rc);
+	if (!strcmp(f, "cacheinvalid")) return cacheinvalid(rc);
+	if (!strcmp(f, "syncall")) return syncall(rc);
+	if (!strcmp(f, "signal")) return signal_op(rc);
+	if (!strcmp(f, "remote-store")) return remote_store(rc);
+	if (!strcmp(f, "transfer")) return transfer(rc);
+	if (!strcmp(f, "prefetch-context")) return named(rc, "pl.PrefetchAsyncContext");
+	if (!strcmp(f, "prefetch-event"))
+		return prefetch_handle(rc, "pl.AsyncEvent", 1, "pl.PrefetchAsyncContext", "an async-prefetch context", "prefetch.make_context");
+	if (!strcmp(f, "prefetch-session"))
+		return prefetch_handle(rc, "pl.AsyncSession", 0, "pl.PrefetchAsyncContext", "an async-prefetch context", "prefetch.make_context");
+	if (!strcmp(f, "prefetch-wait")) {
+		if (!prefetch_handle(rc, "pl.AsyncEvent", 0, "pl.AsyncEvent", "a completion event", "prefetch.async_prefetch"))
+			return NULL;
+		return prefetch_handle(rc, NULL, 1, "pl.AsyncSession", "an async session", "prefetch.session");
+	}
+	return NULL;
+}
+
+static const char *const system_opts[] = { "form", "op", "mem", NULL };
 
 const RuleKind typerule_system[] = {
+	{ "system", system_fn, "", system_opts, false },
+	{ "system-stmt", system_fn, "", system_opts, true },
 	{ NULL, NULL, NULL, NULL, false },
 };
