@@ -392,7 +392,7 @@ static Type *cacheinvalid(RuleCtx *rc)
 	Type *tt = tr_type(t);
 	if (!tt)
 		return NULL;
-	if (tt->kind != TY_TENSOR)
+	if (tt->kind != TY_TENSOR && tt->kind != TY_DIST_TENSOR)
 		return tr_error(rc, "system.cacheinvalid tensor must have TensorType, got %s", type_name(t));
 	if (sh->kind == EX_TUPLE && sh->nargs != tt->ndim)
 		return tr_error(rc, "system.cacheinvalid shapes must match tensor rank %d, got %d", tt->ndim, sh->nargs);
@@ -512,6 +512,78 @@ static Type *transfer(RuleCtx *rc)
 	return NULL;
 }
 
+/* tile / tensor aiv_shard (opts.halve: 1) and aic_gather (0): the split
+ * axis of kwarg split (1, 3: rows; 2, 4: columns) halved (ceil) or doubled,
+ * the valid extent with it; split 0 keeps the shape.  Without split (inside
+ * a split_aiv region the mode comes from the region) the type needs an
+ * annotation. */
+static Expr *half_or_double(RuleCtx *rc, Expr *d, bool halve)
+{
+	if (d->kind == EX_INT)
+		return tr_int(rc->c, halve ? (d->ival + 1) / 2 : d->ival * 2, (DType)d->dtype, d->pos);
+	Expr *two = tr_int(rc->c, 2, DT_INDEX, d->pos);
+	return type_make_binary(rc->c->a, halve ? OP_FLOORDIV : OP_MUL, d, two, d->pos, rc->c->d);
+}
+
+static Type *split_reshape(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	bool halve = tr_opt_int(rc->r, "halve", 1) != 0, tile = !strncmp(op, "tile.", 5);
+	Type *t0 = tr_type(tr_arg(rc, 0));
+	Expr *sp = tr_kwarg(rc, "split");
+	if (!t0)
+		return NULL;
+	if (tile && t0->kind != TY_TILE)
+		return tr_error(rc, "The operator %s requires argument to be a TileType, but got %s", op, type_name(tr_arg(rc, 0)));
+	if (!tile && t0->kind != TY_TENSOR)
+		return tr_error(rc, "The operator %s requires argument to be a (non-distributed) TensorType, but got %s", op,
+				type_name(tr_arg(rc, 0)));
+	if (!sp || sp->kind != EX_INT)
+		return NULL;
+	int64_t split = sp->ival;
+	Expr *valid = tr_view_kw(t0, "valid_shape");
+	if (valid && (valid->kind != EX_TUPLE || valid->nargs != t0->ndim))
+		valid = NULL;
+	Expr **vdims = valid ? valid->args : t0->shape;
+	Expr **shape = arena_alloc(rc->c->a, (size_t)(t0->ndim + 1) * sizeof *shape);
+	Expr **vout = arena_alloc(rc->c->a, (size_t)(t0->ndim + 1) * sizeof *vout);
+	memcpy(shape, t0->shape, (size_t)t0->ndim * sizeof *shape);
+	memcpy(vout, vdims, (size_t)t0->ndim * sizeof *vout);
+	if (split != 0) {
+		if (t0->ndim != 2)
+			return tile ? tr_error(rc, "%s requires a 2D tile, but got rank %d", op, t0->ndim)
+				    : tr_error(rc, "%s requires a 2D tensor, but got rank %d. Reshape the operand to 2D (pl.reshape) before the shard / gather so the UP_DOWN / LEFT_RIGHT split axis is unambiguous.",
+					       op, t0->ndim);
+		int axis = split == 2 || split == 4 ? 1 : 0;
+		if (!(shape[axis] = half_or_double(rc, shape[axis], halve)))
+			return NULL;
+		if (vout[axis]->kind == EX_INT)
+			vout[axis] = half_or_double(rc, vout[axis], halve);
+		else if (!valid)
+			vout[axis] = shape[axis];
+	} else if (!tile) {
+		return t0;
+	}
+	Type *t = ir_type_new(rc->c->a, tile ? TY_TILE : TY_TENSOR);
+	t->dtype = t0->dtype;
+	t->shape = shape;
+	t->ndim = t0->ndim;
+	Expr *vl = tr_list(rc->c, vout, t0->ndim, rc->call->pos);
+	bool same = tr_same_dims(vl, shape, t0->ndim);
+	if (tile) {
+		const char *m = tr_opt(rc->r, "mem");
+		int ms = m ? ir_mem_parse(m) : -1;
+		t->mem = ms < 0 ? MS_VEC : (MemSpace)ms;
+		if (!same) {
+			const char *n = "valid_shape";
+			t->view = tr_view(rc->c, &n, &vl, 1);
+		}
+	} else if (!same) {
+		t->view = tr_tensor_view(rc->c, vl, "pl.TensorLayout.ND", NULL);
+	}
+	return t;
+}
+
 static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
 {
 	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
@@ -539,6 +611,7 @@ static Type *system_fn(RuleCtx *rc)
 	if (!strcmp(f, "signal")) return signal_op(rc);
 	if (!strcmp(f, "remote-store")) return remote_store(rc);
 	if (!strcmp(f, "transfer")) return transfer(rc);
+	if (!strcmp(f, "split-reshape")) return split_reshape(rc);
 	if (!strcmp(f, "prefetch-context")) return named(rc, "pl.PrefetchAsyncContext");
 	if (!strcmp(f, "prefetch-event"))
 		return prefetch_handle(rc, "pl.AsyncEvent", 1, "pl.PrefetchAsyncContext", "an async-prefetch context", "prefetch.make_context");
@@ -552,7 +625,7 @@ static Type *system_fn(RuleCtx *rc)
 	return NULL;
 }
 
-static const char *const system_opts[] = { "form", "op", "mem", NULL };
+static const char *const system_opts[] = { "form", "op", "mem", "halve", NULL };
 
 const RuleKind typerule_system[] = {
 	{ "system", system_fn, "", system_opts, false },
