@@ -584,6 +584,40 @@ static Type *split_reshape(RuleCtx *rc)
 	return t;
 }
 
+/* pld.tensor.alloc_window_buffer(size) -> pl.Ptr.  The DSL's shape form
+ * (a list of static dims and dtype=) stores the byte size as an INT64
+ * constant; the call is rewritten to it. */
+static Type *alloc_window(RuleCtx *rc)
+{
+	Expr *sz = tr_arg(rc, 0), *dt = tr_kwarg(rc, "dtype");
+	const char *op = "pld.tensor.alloc_window_buffer";
+	if (sz && sz->kind == EX_TUPLE) {
+		int d = tr_dtype_symbol(rc->c, dt);
+		if (!dt)
+			return tr_error(rc, "%s requires dtype= when the first argument is a shape (list / tuple of per-rank dimensions)", op);
+		if (!sz->nargs)
+			return tr_error(rc, "%s shape must be non-empty", op);
+		int64_t total = 1;
+		for (int i = 0; i < sz->nargs; i++) {
+			int64_t v;
+			if (!const_int(sz->args[i], &v))
+				return ir_type_new(rc->c->a, TY_PTR); /* a symbolic size: kept as written */
+			if (v <= 0)
+				return tr_error(rc, "%s shape dimension[%d] is %lld; all dimensions must be positive", op, i, (long long)v);
+			total *= v;
+		}
+		if (d >= 0) {
+			Expr *bytes = tr_int(rc->c, total * ((ir_dtype_bits((DType)d) + 7) / 8), DT_INT64, sz->pos);
+			for (int i = 0; i < rc->call->nargs; i++)
+				if (rc->call->args[i] == sz)
+					rc->call->args[i] = bytes;
+		}
+	} else if (dt) {
+		return tr_error(rc, "%s dtype= is only valid when the first argument is a shape (list / tuple), not a scalar byte size", op);
+	}
+	return ir_type_new(rc->c->a, TY_PTR);
+}
+
 static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
 {
 	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
@@ -600,7 +634,7 @@ static Type *system_fn(RuleCtx *rc)
 		return NULL;
 	if (!strcmp(f, "comm-ctx")) return comm_ctx(rc);
 	if (!strcmp(f, "comm-scalar")) return comm_scalar(rc);
-	if (!strcmp(f, "ptr")) return ir_type_new(rc->c->a, TY_PTR);
+	if (!strcmp(f, "ptr")) return alloc_window(rc);
 	if (!strcmp(f, "window")) return window(rc);
 	if (!strcmp(f, "tpop")) return tpop(rc);
 	if (!strcmp(f, "remote-load")) return remote_load(rc);
