@@ -197,6 +197,12 @@ static int to_dtype(Loader *L, yaml_node_t *n, const char *field)
 static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 {
 	const char *s = scalar(L, n, "coerce");
+	if (!strncmp(s, "keyword ", 8)) {
+		/* only a literal the DSL receives as a Python int: bound by
+		 * keyword or defaulted (a positional one arrives as an expression) */
+		p->coerce_keyword = true;
+		s += 8;
+	}
 	if (!strncmp(s, "elem-of-", 8)) {
 		char *end;
 		long v = strtol(s + 8, &end, 10);
@@ -205,7 +211,10 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 		p->coerce_elem_of = (int)v;
 		return;
 	}
-	p->coerce_dtype = to_dtype(L, n, "coerce");
+	if (!strncmp(s, "pl.", 3))
+		s += 3;
+	if ((p->coerce_dtype = ir_dtype_parse(s)) < 0)
+		lerr(L, n, "field 'coerce': unknown dtype '%s'", s);
 }
 
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)

@@ -489,13 +489,16 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 			slots[i] = v = tr_int(c, p->values[m].value, DT_INDEX, v->pos);
 		}
 	}
-	/* an int literal (INDEX placeholder) takes the operand's dtype */
-	if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {
+	/* an int literal (INDEX placeholder) takes the operand's dtype (for
+	 * some ops only one bound by keyword: slots before call->nargs are
+	 * positional) */
+	if ((p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) && !(p->coerce_keyword && i < call->nargs)) {
 		int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : tr_elem_dtype(slots[p->coerce_elem_of]);
 		if (dt >= 0 && v->kind == EX_INT && v->dtype == DT_INDEX) {
 			slots[i] = v = ir_dtype_is_float((DType)dt) ? tr_float(c, (double)v->ival, (DType)dt, v->pos)
 								    : tr_int(c, v->ival, (DType)dt, v->pos);
-		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && tr_elem_dtype(v) == DT_INDEX) {
+		} else if (dt >= 0 && p->coerce_elem_of >= 0 && !p->coerce_keyword && v->kind != EX_INT &&
+			   tr_elem_dtype(v) == DT_INDEX) {
 			FAIL("%s%s: argument '%s' is a non-constant pl.INDEX scalar. Convert it explicitly, "
 			     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
 		}
@@ -545,6 +548,8 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 			break;
 		case STEP_DEFAULT:
 			slots[i] = const_expr(c, &p->def, slots, call->pos);
+			if (p->coerce_keyword && slots[i] && slots[i]->kind == EX_INT && !check_arg(c, inf, i, slots, call))
+				return NULL; /* the DSL's default is a Python int too */
 			break;
 		default:
 			FAIL("%s%s: missing required argument '%s'", inf->prefix, inf->name, p->name);
