@@ -434,9 +434,12 @@ static Type *syncall(RuleCtx *rc)
 	Type *ut = tr_type(used);
 	if (used->kind != EX_INT && ut && !(ut->kind == TY_SCALAR && ut->dtype == DT_INT32))
 		return tr_error(rc, "soft syncall used_cores must be an INT32 scalar");
-	/* the printed strings: mode="soft", core_type="..." */
+	/* the printed strings: mode="soft", core_type="..."; a constant
+	 * used_cores prints as its bare value */
 	for (int k = 0; k < rc->call->nkw; k++) {
 		Kwarg *kw = &rc->call->kw[k];
+		if (kw->value == used && used->kind == EX_INT && used->dtype != DT_INDEX)
+			kw->value = tr_int(rc->c, used->ival, DT_INDEX, used->pos);
 		if ((kw->value == mode || kw->value == ct) && kw->value->kind == EX_STR) {
 			Expr *s = ir_expr_new(rc->c->a, EX_SYMBOL, kw->value->pos);
 			char buf[96];
@@ -538,6 +541,11 @@ static Type *split_reshape(RuleCtx *rc)
 	if (!tile && t0->kind != TY_TENSOR)
 		return tr_error(rc, "The operator %s requires argument to be a (non-distributed) TensorType, but got %s", op,
 				type_name(tr_arg(rc, 0)));
+	if (!tile && sp) {
+		const char *base = strchr(op, '.') + 1;
+		return tr_error(rc, "pl.%s(..., split=N) does not accept a high-level Tensor operand \xe2\x80\x94 the outlined split= form is tile-only. Wrap the Tensor in a 'for aiv_id in pl.split_aiv(...)' region instead, which supplies the split mode and lowers to the tile op.",
+				base);
+	}
 	if (!sp || sp->kind != EX_INT)
 		return NULL;
 	int64_t split = sp->ival;
