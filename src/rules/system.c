@@ -63,9 +63,18 @@ static Type *named(RuleCtx *rc, const char *name)
 	return t;
 }
 
+/* DataType::ToString(), as the reference's messages print a dtype: "fp32" */
 static const char *dt_name(DType d)
 {
-	return ir_dtype_name(d);
+	static char buf[4][24];
+	static int k;
+	char *b = buf[k++ & 3];
+	const char *n = ir_dtype_name(d);
+	size_t i = 0;
+	for (; n[i] && i + 1 < sizeof buf[0]; i++)
+		b[i] = (char)(n[i] >= 'A' && n[i] <= 'Z' ? n[i] - 'A' + 'a' : n[i]);
+	b[i] = 0;
+	return b;
 }
 
 /* An integer literal's value, or false. */
