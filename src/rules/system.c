@@ -558,6 +558,9 @@ static Type *split_reshape(RuleCtx *rc)
 	if (!sp || sp->kind != EX_INT)
 		return NULL;
 	int64_t split = sp->ival;
+	if (split < 0 || split > 2)
+		return tr_error(rc, "%s split must be 0 (NONE/no split axis), 1 (UP_DOWN/axis0) or 2 (LEFT_RIGHT/axis1), but got %lld",
+				op, (long long)split);
 	Expr *valid = tr_view_kw(t0, "valid_shape");
 	if (valid && (valid->kind != EX_TUPLE || valid->nargs != t0->ndim))
 		valid = NULL;
@@ -571,7 +574,20 @@ static Type *split_reshape(RuleCtx *rc)
 			return tile ? tr_error(rc, "%s requires a 2D tile, but got rank %d", op, t0->ndim)
 				    : tr_error(rc, "%s requires a 2D tensor, but got rank %d. Reshape the operand to 2D (pl.reshape) before the shard / gather so the UP_DOWN / LEFT_RIGHT split axis is unambiguous.",
 					       op, t0->ndim);
-		int axis = split == 2 || split == 4 ? 1 : 0;
+		int axis = split == 2 ? 1 : 0;
+		Expr *ls = tr_kwarg(rc, "lane_stride");
+		int64_t stride, ext;
+		if (ls && const_int(ls, &stride)) {
+			if (stride <= 0)
+				return tr_error(rc, "%s: 'lane_stride' must be a positive partition stride, but got %lld", op,
+						(long long)stride);
+			if (const_int(shape[axis], &ext) && stride > (ext + 1) / 2)
+				return tr_error(rc, "%s: 'lane_stride' %lld exceeds the per-lane physical half %lld of a %lld-wide split axis",
+						op, (long long)stride, (long long)((ext + 1) / 2), (long long)ext);
+		}
+		if (halve && axis == 1 && !expr_equal(vout[1], shape[1]))
+			return tr_error(rc, "%s: LEFT_RIGHT splits the column axis, but this tile's valid column extent does not cover the full box, so the two AIV lanes would hold different amounts of real data",
+					op);
 		if (!(shape[axis] = half_or_double(rc, shape[axis], halve)))
 			return NULL;
 		if (vout[axis]->kind == EX_INT)
@@ -592,8 +608,21 @@ static Type *split_reshape(RuleCtx *rc)
 		int ms = m ? ir_mem_parse(m) : -1;
 		t->mem = ms < 0 ? MS_VEC : (MemSpace)ms;
 		if (!same) {
-			const char *n = "valid_shape";
-			t->view = tr_view(rc->c, &n, &vl, 1);
+			/* a TileView of valid_shape and TileView()'s layouts, written
+			 * out where they are not the memory space's implicit ones */
+			const char *imp[2], *names[3] = { "valid_shape" };
+			Expr *vals[3] = { vl };
+			int nv = 1;
+			tr_tile_layouts(t, imp);
+			if (strcmp(imp[0], "row_major")) {
+				names[nv] = "blayout";
+				vals[nv++] = tr_symbol(rc->c, "pl.TileLayout.row_major");
+			}
+			if (strcmp(imp[1], "none_box")) {
+				names[nv] = "slayout";
+				vals[nv++] = tr_symbol(rc->c, "pl.TileLayout.none_box");
+			}
+			t->view = tr_view(rc->c, names, vals, nv);
 		}
 	} else if (!same) {
 		t->view = tr_tensor_view(rc->c, vl, "pl.TensorLayout.ND", NULL);
