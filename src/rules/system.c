@@ -664,6 +664,61 @@ static Type *alloc_window(RuleCtx *rc)
 	return ir_type_new(rc->c->a, TY_PTR);
 }
 
+/* array.create(extent, dtype=) / get_element(array, index) /
+ * update_element(array, index, value) */
+static bool int_scalar(Type *t)
+{
+	return t && t->kind == TY_SCALAR && ir_dtype_is_int(t->dtype);
+}
+
+static Type *array_op(RuleCtx *rc, const char *f)
+{
+	SugarCtx *c = rc->c;
+	if (!strcmp(f, "array-create")) {
+		int dt = tr_dtype_symbol(c, tr_kwarg(rc, "dtype"));
+		Expr *ext = tr_arg(rc, 0);
+		if (dt < 0)
+			return NULL;
+		if (!ir_dtype_is_int((DType)dt) && dt != DT_BOOL && dt != DT_TASK_ID)
+			return tr_error(rc, "array.create dtype must be integer, BOOL, or TASK_ID, got %s", dt_name((DType)dt));
+		if (!ext || ext->kind != EX_INT)
+			return tr_error(rc, "array.create extent must be a compile-time ConstInt");
+		if (ext->ival <= 0)
+			return tr_error(rc, "array.create extent must be positive, got %lld", (long long)ext->ival);
+		Type *t = ir_type_new(c->a, TY_ARRAY);
+		t->dtype = (DType)dt;
+		t->shape = arena_alloc(c->a, sizeof *t->shape);
+		t->shape[0] = ext;
+		t->ndim = 1;
+		return t;
+	}
+	bool upd = !strcmp(f, "array-update");
+	const char *op = upd ? "array.update_element" : "array.get_element";
+	if (unknown(rc, 0))
+		return NULL;
+	Type *at = of_kind(rc, 0, TY_ARRAY);
+	if (!at)
+		return tr_error(rc, "%s first argument must be ArrayType, got %s", op, type_name(tr_arg(rc, 0)));
+	Expr *ix = tr_arg(rc, 1);
+	Type *it = ix->kind == EX_INT ? ir_scalar_type(c->a, (DType)ix->dtype) : tr_type(ix);
+	if (it && it->kind != TY_SCALAR)
+		return tr_error(rc, "%s index must be ScalarType, got %s", op, type_name(ix));
+	if (it && !int_scalar(it))
+		return tr_error(rc, "%s index must have integer dtype, got %s", op, dt_name(it->dtype));
+	if (!upd)
+		return ir_scalar_type(c->a, at->dtype);
+	Expr *v = tr_arg(rc, 2);
+	Type *vt = v->kind == EX_INT || v->kind == EX_BOOL ? ir_scalar_type(c->a, v->kind == EX_BOOL ? DT_BOOL : (DType)v->dtype)
+							   : tr_type(v);
+	if (vt && vt->kind != TY_SCALAR)
+		return tr_error(rc, "array.update_element value must be ScalarType, got %s", type_name(v));
+	if (vt && !(vt->dtype == at->dtype || (vt->dtype == DT_INDEX && ir_dtype_is_int(at->dtype)) ||
+		    (at->dtype == DT_INDEX && ir_dtype_is_int(vt->dtype))))
+		return tr_error(rc, "array.update_element value dtype (%s) must match array dtype (%s)", dt_name(vt->dtype),
+				dt_name(at->dtype));
+	return at;
+}
+
 static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
 {
 	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
@@ -692,6 +747,7 @@ static Type *system_fn(RuleCtx *rc)
 	if (!strcmp(f, "remote-store")) return remote_store(rc);
 	if (!strcmp(f, "transfer")) return transfer(rc);
 	if (!strcmp(f, "split-reshape")) return split_reshape(rc);
+	if (!strncmp(f, "array-", 6)) return array_op(rc, f);
 	if (!strcmp(f, "prefetch-context")) return named(rc, "pl.PrefetchAsyncContext");
 	if (!strcmp(f, "prefetch-event"))
 		return prefetch_handle(rc, "pl.AsyncEvent", 1, "pl.PrefetchAsyncContext", "an async-prefetch context", "prefetch.make_context");
