@@ -488,7 +488,8 @@ static Type *signal_op(RuleCtx *rc)
 	return NULL;
 }
 
-/* pld.tile / pld.tensor.remote_store(src, target, peer, offsets) */
+/* pld.tile / pld.tensor.remote_store(src, target, peer, offsets): a 2-D
+ * push (leading dims of 1) of src's dtype landing inside target at offsets */
 static Type *remote_store(RuleCtx *rc)
 {
 	const char *op = rc->op->name;
@@ -502,9 +503,54 @@ static Type *remote_store(RuleCtx *rc)
 	if (!tile && s && s->kind != TY_TENSOR)
 		return tr_error(rc, "pld.tensor.remote_store expects a Tensor src (a tensor-level value); got %s. In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use pld.tensor.put.",
 				type_name(tr_arg(rc, 0)));
+	if (tile && s && s->kind != TY_TILE)
+		return tr_error(rc, "pld.tile.remote_store src_tile must be a TileType, got %s. In a tensor-level kernel (@pl.jit) call pld.tensor.remote_store instead (pld.remote_store dispatches between the two).",
+				type_name(tr_arg(rc, 0)));
+	Expr *peer = tr_arg(rc, 2);
+	if (peer && peer->kind != EX_INT && tr_type(peer) && tr_type(peer)->kind != TY_SCALAR)
+		return tr_error(rc, "%s peer must be a scalar (rank index), got %s", op, type_name(peer));
 	Expr *offs = tr_arg(rc, 3);
-	if (offs && offs->kind == EX_TUPLE && offs->nargs != t->ndim)
+	if (!offs || offs->kind != EX_TUPLE)
+		return tr_error(rc, "%s offsets must be a tuple (MakeTuple of scalars)", op);
+	if (offs->nargs != t->ndim)
 		return tr_error(rc, "%s offsets rank (%d) must match target tensor rank (%d)", op, offs->nargs, t->ndim);
+	if (!s)
+		return NULL;
+	if (s->dtype != t->dtype)
+		return tr_error(rc, "%s src dtype (%s) must match target dtype (%s)", op, dt_name(s->dtype), dt_name(t->dtype));
+	Expr **ext = s->shape;
+	Expr *v = tile ? tr_view_kw(s, "valid_shape") : NULL;
+	if (v && v->kind == EX_TUPLE && v->nargs == s->ndim)
+		ext = v->args;
+	if (s->ndim < 2)
+		return tr_error(rc, "%s src must be at least 2-D (it is pushed as a 2-D region), got rank %d", op, s->ndim);
+	int64_t d;
+	for (int i = 0; i + 2 < s->ndim; i++)
+		if (const_int(ext[i], &d) && d != 1)
+			return tr_error(rc, "%s src leading dimension %d must be 1 (only the inner two dims are pushed, and larger leading dims fold into the row extent and overrun the target), got %lld",
+					op, i, (long long)d);
+	if (t->ndim < 2)
+		return tr_error(rc, "%s target rank must be >= 2 to hold a 2-D push, got %d", op, t->ndim);
+	for (int i = 0; i < t->ndim; i++) {
+		int64_t o, td, e = 1;
+		if (!const_int(offs->args[i], &o))
+			continue;
+		if (o < 0)
+			return tr_error(rc, "%s offsets dimension %d must be non-negative, got %lld", op, i, (long long)o);
+		if (!const_int(t->shape[i], &td))
+			continue;
+		if (i + 2 >= t->ndim && !const_int(ext[s->ndim - (t->ndim - i)], &e))
+			continue;
+		if (o + e > td)
+			return tr_error(rc, "%s push exceeds the peer's target region in dimension %d (offset=%lld, extent=%lld, target_dim=%lld)",
+					op, i, (long long)o, (long long)e, (long long)td);
+	}
+	Expr *at = tr_kwarg(rc, "atomic");
+	DType dt = t->dtype;
+	if (at && at->kind == EX_SYMBOL && !strcmp(at->str, "pl.AtomicType.Add") && dt != DT_FP32 && dt != DT_BF16 &&
+	    dt != DT_FP16 && dt != DT_INT32 && dt != DT_INT16 && dt != DT_INT8)
+		return tr_error(rc, "%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype (hardware atomic-add dtypes), but got %s",
+				op, dt_name(dt));
 	return NULL;
 }
 
@@ -719,6 +765,25 @@ static Type *array_op(RuleCtx *rc, const char *f)
 	return at;
 }
 
+/* system.sync_set / sync_wait: one event id (static kwarg or dynamic INDEX
+ * operand), a pipe, ffts_mode in [0, 2], core_type 'aic' or 'aiv' */
+static Type *cross_core_sync(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Expr *ev = tr_arg(rc, 0), *ct = tr_kwarg(rc, "core_type"), *fm = tr_kwarg(rc, "ffts_mode");
+	int64_t v;
+	if (fm && const_int(fm, &v) && (v < 0 || v > 2))
+		return tr_error(rc, "%s ffts_mode must be in [0, 2], got %lld", op, (long long)v);
+	if (ct && ct->kind == EX_STR && strcmp(ct->str, "aic") && strcmp(ct->str, "aiv"))
+		return tr_error(rc, "%s core_type must be 'aic' or 'aiv', got '%s'", op, ct->str);
+	if (!ev)
+		return tr_error(rc, "%s requires exactly one static event_id attribute or dynamic event-id operand", op);
+	Type *et = ev->kind == EX_INT ? ir_scalar_type(rc->c->a, (DType)ev->dtype) : tr_type(ev);
+	if (et && !(et->kind == TY_SCALAR && et->dtype == DT_INDEX))
+		return tr_error(rc, "%s dynamic event id must have ScalarType(INDEX), got %s", op, type_name(ev));
+	return NULL;
+}
+
 static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
 {
 	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
@@ -747,6 +812,7 @@ static Type *system_fn(RuleCtx *rc)
 	if (!strcmp(f, "remote-store")) return remote_store(rc);
 	if (!strcmp(f, "transfer")) return transfer(rc);
 	if (!strcmp(f, "split-reshape")) return split_reshape(rc);
+	if (!strcmp(f, "cross-core-sync")) return cross_core_sync(rc);
 	if (!strncmp(f, "array-", 6)) return array_op(rc, f);
 	if (!strcmp(f, "prefetch-context")) return named(rc, "pl.PrefetchAsyncContext");
 	if (!strcmp(f, "prefetch-event"))
