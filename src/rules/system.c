@@ -554,19 +554,153 @@ static Type *remote_store(RuleCtx *rc)
 	return NULL;
 }
 
-/* pld.tensor / pld.tile put and get: which operand is window-bound */
+/* pld.tensor / pld.tile put and get: put's dst and get's src are
+ * window-bound; dst and src share dtype and rank (and, full-slice, shape);
+ * the subregion form's offsets / shape fit both; chunks bound a dynamic
+ * transfer; the tile forms' staging tiles are 2-D of dst's dtype */
+static bool region_args(RuleCtx *rc, const char *op, Expr **a, const Type *dt, const Type *st, Expr **tshape)
+{
+	Expr *doffs = a[0], *soffs = a[1], *shape = a[2];
+	if (doffs->kind != EX_TUPLE)
+		return !tr_error(rc, "%s dst_offsets must be a tuple", op);
+	if (soffs->kind != EX_TUPLE)
+		return !tr_error(rc, "%s src_offsets must be a tuple", op);
+	if (shape->kind != EX_TUPLE)
+		return !tr_error(rc, "%s shape must be a tuple", op);
+	if (doffs->nargs != dt->ndim)
+		return !tr_error(rc, "%s dst_offsets rank must match dst rank", op);
+	if (soffs->nargs != st->ndim)
+		return !tr_error(rc, "%s src_offsets rank must match src rank", op);
+	if (shape->nargs != dt->ndim)
+		return !tr_error(rc, "%s shape rank must match tensor rank", op);
+	for (int i = 0; i < shape->nargs; i++) {
+		int64_t d = 0, o, w;
+		bool dc = const_int(shape->args[i], &d);
+		if (dc && d <= 0)
+			return !tr_error(rc, "%s shape dimension %d must be positive, got %lld", op, i, (long long)d);
+		if (const_int(doffs->args[i], &o)) {
+			if (o < 0)
+				return !tr_error(rc, "%s dst_offsets dimension %d must be non-negative, got %lld", op, i, (long long)o);
+			if (dc && const_int(dt->shape[i], &w) && o + d > w)
+				return !tr_error(rc, "%s dst subregion dimension %d exceeds dst shape (offset=%lld, shape=%lld, dst_dim=%lld)",
+						 op, i, (long long)o, (long long)d, (long long)w);
+		}
+		if (const_int(soffs->args[i], &o)) {
+			if (o < 0)
+				return !tr_error(rc, "%s src_offsets dimension %d must be non-negative, got %lld", op, i, (long long)o);
+			if (dc && const_int(st->shape[i], &w) && o + d > w)
+				return !tr_error(rc, "%s src subregion dimension %d exceeds src shape (offset=%lld, shape=%lld, src_dim=%lld)",
+						 op, i, (long long)o, (long long)d, (long long)w);
+		}
+	}
+	*tshape = shape;
+	return true;
+}
+
 static Type *transfer(RuleCtx *rc)
 {
 	const char *op = rc->op->name;
-	bool put = strstr(op, ".put") != NULL;
-	int win = put ? 0 : 2, other = put ? 2 : 0;
-	if (!unknown(rc, win) && !of_kind(rc, win, TY_DIST_TENSOR))
-		return tr_error(rc, put ? "%s expects a DistributedTensor dst (window-bound); got %s"
-					: "%s expects a DistributedTensor src (window-bound); got %s", op, type_name(tr_arg(rc, win)));
-	Type *o = tr_type(tr_arg(rc, other));
-	if (o && o->kind != TY_TENSOR && o->kind != TY_DIST_TENSOR)
-		return tr_error(rc, put ? "%s expects a Tensor or DistributedTensor src; got %s"
-					: "%s expects a Tensor or DistributedTensor dst; got %s", op, type_name(tr_arg(rc, other)));
+	bool put = strstr(op, ".put") != NULL, tile = !strncmp(op, "pld.tile.", 9);
+	Expr *dst = tr_arg(rc, 0), *peer = tr_arg(rc, 1), *src = tr_arg(rc, 2);
+	if (unknown(rc, 0) || unknown(rc, 2))
+		return NULL;
+	Type *dt = tr_type(dst), *st = tr_type(src);
+	bool dt_like = dt->kind == TY_TENSOR || dt->kind == TY_DIST_TENSOR, st_like = st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR;
+	if (put ? dt->kind != TY_DIST_TENSOR : !dt_like)
+		return tr_error(rc, put ? "%s dst must be a DistributedTensor (window-bound), got %s"
+					: "%s dst must be a Tensor or DistributedTensor, got %s", op, type_name(dst));
+	if (peer && peer->kind != EX_INT && tr_type(peer) && tr_type(peer)->kind != TY_SCALAR)
+		return tr_error(rc, "%s peer must be a scalar (rank index), got %s", op, type_name(peer));
+	if (put ? !st_like : st->kind != TY_DIST_TENSOR)
+		return tr_error(rc, put ? "%s src must be a Tensor or DistributedTensor, got %s"
+					: "%s src must be a DistributedTensor (window-bound), got %s", op, type_name(src));
+	if (dt->dtype != st->dtype)
+		return tr_error(rc, "%s dst and src must have the same element type, got dst %s vs src %s", op, type_name(dst),
+				type_name(src));
+	/* the positional operands as the IR holds them */
+	Expr **a = rc->call->args;
+	int n = rc->call->nargs, base = 3;
+	bool stage2 = false;
+	if (tile) {
+		stage2 = n == 5 || n == 8;
+		base = stage2 ? 5 : 4;
+	}
+	bool region = n >= base + 3;
+	if (dt->ndim == 0)
+		return tr_error(rc, "%s requires at least one dimension on dst/src", op);
+	if (dt->ndim != st->ndim)
+		return tr_error(rc, "%s dst rank (%d) must match src rank (%d)", op, dt->ndim, st->ndim);
+	for (int i = 0; i < dt->ndim; i++) {
+		int64_t d, s2;
+		bool dc = const_int(dt->shape[i], &d), sc = const_int(st->shape[i], &s2);
+		if (dc && d <= 0)
+			return tr_error(rc, "%s shape dimension %d must be positive, got %lld", op, i, (long long)d);
+		if (sc && s2 <= 0)
+			return tr_error(rc, "%s src shape dimension %d must be positive, got %lld", op, i, (long long)s2);
+		if (!region && dc && sc && d != s2)
+			return tr_error(rc, "%s dst and src must have the same static shape; dimension %d differs (dst=%lld, src=%lld)",
+					op, i, (long long)d, (long long)s2);
+		if (!region && !(dc && sc) && !expr_equal(dt->shape[i], st->shape[i]))
+			return tr_error(rc, "%s full-slice dst and src must have the same shape; dimension %d differs (dynamic dims must match structurally)",
+					op, i);
+	}
+	Expr *at = tr_kwarg(rc, "atomic");
+	if (at && at->kind == EX_SYMBOL && !strcmp(at->str, "pl.AtomicType.Add")) {
+		DType d = dt->dtype;
+		if (d != DT_FP32 && d != DT_BF16 && d != DT_FP16 && d != DT_INT32 && d != DT_INT16 && d != DT_INT8)
+			return tr_error(rc, "%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype (hardware atomic-add dtypes), but got %s",
+					op, dt_name(d));
+	}
+	Expr *tshape = NULL;
+	if (region && !region_args(rc, op, a + base, dt, st, &tshape))
+		return NULL;
+	Expr **ts = tshape ? tshape->args : dt->shape;
+	int tn = tshape ? tshape->nargs : dt->ndim;
+	if (tile) {
+		for (int k = 3; k < (stage2 ? 5 : 4); k++) {
+			const char *what = k == 3 ? "stage" : "stage2";
+			Type *gt = tr_type(a[k]);
+			if (!gt)
+				continue;
+			if (gt->kind != TY_TILE)
+				return tr_error(rc, "%s %s must be a TileType, got %s", op, what, type_name(a[k]));
+			if (gt->dtype != dt->dtype)
+				return tr_error(rc, "%s %s dtype must match dst dtype, got stage=%s dst=%s", op, what, dt_name(gt->dtype),
+						dt_name(dt->dtype));
+			if (gt->ndim != 2)
+				return tr_error(rc, "%s %s must be a 2D VEC staging tile, got rank %d", op, what, gt->ndim);
+		}
+		if (stage2) {
+			Type *g1 = tr_type(a[3]), *g2 = tr_type(a[4]);
+			if (g1 && g2 && g1->ndim == 2 && g2->ndim == 2 &&
+			    !(expr_equal(g1->shape[0], g2->shape[0]) && expr_equal(g1->shape[1], g2->shape[1])))
+				return tr_error(rc, "%s ping/pong staging tiles must have identical shape", op);
+		}
+		return NULL;
+	}
+	int64_t cr = 0, cc = 0;
+	Expr *k;
+	if ((k = tr_kwarg(rc, "chunk_rows")))
+		const_int(k, &cr);
+	if ((k = tr_kwarg(rc, "chunk_cols")))
+		const_int(k, &cc);
+	if (cr < 0)
+		return tr_error(rc, "%s chunk_rows must be non-negative (0 = full), got %lld", op, (long long)cr);
+	if (cc < 0)
+		return tr_error(rc, "%s chunk_cols must be non-negative (0 = full), got %lld", op, (long long)cc);
+	if (tn > 0) {
+		bool inner_dyn = ts[tn - 1]->kind != EX_INT, lead_dyn = false;
+		for (int i = 0; i + 1 < tn; i++)
+			lead_dyn |= ts[i]->kind != EX_INT;
+		if (lead_dyn && cr <= 0)
+			return tr_error(rc, "%s: a dynamic leading transfer dim needs a static chunk_rows to bound the VEC staging tile", op);
+		if (inner_dyn && cc <= 0)
+			return tr_error(rc, "%s: a dynamic innermost transfer dim needs a static chunk_cols to bound the VEC staging tile", op);
+	}
+	Expr *pipe = tr_kwarg(rc, "pipeline");
+	if (pipe && pipe->kind == EX_BOOL && pipe->ival && !(cr > 0 && cc > 0))
+		return tr_error(rc, "%s pipeline=True requires both chunk_rows>0 and chunk_cols>0 (got chunk_rows=%lld, chunk_cols=%lld)",
+				op, (long long)cr, (long long)cc);
 	return NULL;
 }
 
