@@ -918,6 +918,33 @@ static Type *cross_core_sync(RuleCtx *rc)
 	return NULL;
 }
 
+/* prefetch.async_prefetch's src: a variable of a GM tensor with a static,
+ * logically 1-D shape ([N] or [1, ..., N]) */
+static bool prefetch_source(RuleCtx *rc)
+{
+	const char *op = "prefetch.async_prefetch";
+	Expr *src = tr_arg(rc, 0);
+	if (!src || src->kind != EX_VAR)
+		return !tr_error(rc, "%s expects src to be a Var or IterArg", op);
+	Type *t = tr_type(src);
+	if (!t)
+		return true;
+	if (t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR)
+		return !tr_error(rc, "%s expects src to be a GM Tensor (prefetch reads global memory), got %s", op, type_name(src));
+	if (t->ndim == 0)
+		return !tr_error(rc, "%s expects src to have rank >= 1, got a rank-0 tensor", op);
+	int64_t d;
+	for (int i = 0; i < t->ndim; i++)
+		if (!const_int(t->shape[i], &d))
+			return !tr_error(rc, "%s expects src to have a fully static shape, but dimension %d is dynamic; async prefetch needs a compile-time byte extent",
+					 op, i);
+	for (int i = 0; i + 1 < t->ndim; i++)
+		if (const_int(t->shape[i], &d) && d != 1)
+			return !tr_error(rc, "%s expects src to be a flat contiguous logical 1D GM region (all dimensions except the last must be 1), but dimension %d is %lld; reshape the tensor to [N] or [1, ..., N] before prefetching",
+					 op, i, (long long)d);
+	return true;
+}
+
 static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
 {
 	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
@@ -949,14 +976,17 @@ static Type *system_fn(RuleCtx *rc)
 	if (!strcmp(f, "cross-core-sync")) return cross_core_sync(rc);
 	if (!strncmp(f, "array-", 6)) return array_op(rc, f);
 	if (!strcmp(f, "prefetch-context")) return named(rc, "pl.PrefetchAsyncContext");
-	if (!strcmp(f, "prefetch-event"))
-		return prefetch_handle(rc, "pl.AsyncEvent", 1, "pl.PrefetchAsyncContext", "an async-prefetch context", "prefetch.make_context");
-	if (!strcmp(f, "prefetch-session"))
-		return prefetch_handle(rc, "pl.AsyncSession", 0, "pl.PrefetchAsyncContext", "an async-prefetch context", "prefetch.make_context");
-	if (!strcmp(f, "prefetch-wait")) {
-		if (!prefetch_handle(rc, "pl.AsyncEvent", 0, "pl.AsyncEvent", "a completion event", "prefetch.async_prefetch"))
+	if (!strcmp(f, "prefetch-event")) {
+		if (!prefetch_source(rc))
 			return NULL;
-		return prefetch_handle(rc, NULL, 1, "pl.AsyncSession", "an async session", "prefetch.session");
+		return prefetch_handle(rc, "pl.AsyncEvent", 1, "pl.PrefetchAsyncContext", "ctx to be a PrefetchAsyncContext", "prefetch.make_context");
+	}
+	if (!strcmp(f, "prefetch-session"))
+		return prefetch_handle(rc, "pl.AsyncSession", 0, "pl.PrefetchAsyncContext", "ctx to be a PrefetchAsyncContext", "prefetch.make_context");
+	if (!strcmp(f, "prefetch-wait")) {
+		if (!prefetch_handle(rc, "pl.AsyncEvent", 0, "pl.AsyncEvent", "event to be an AsyncEvent", "prefetch.async_prefetch"))
+			return NULL;
+		return prefetch_handle(rc, NULL, 1, "pl.AsyncSession", "session to be an AsyncSession", "prefetch.session");
 	}
 	return NULL;
 }
