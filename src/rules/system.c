@@ -476,9 +476,29 @@ static Type *signal_op(RuleCtx *rc)
 		return tr_error(rc, "pld.system.defer_wait signal dtype must be INT32, got %s", dt_name(t->dtype));
 	if (defer && t->ndim == 0)
 		return tr_error(rc, "pld.system.defer_wait signal rank must be at least 1, got 0");
+	Expr *peer = notify ? tr_arg(rc, 1) : NULL, *val = tr_arg(rc, notify ? 3 : 2);
+	if (peer && peer->kind != EX_INT && tr_type(peer) && tr_type(peer)->kind != TY_SCALAR)
+		return tr_error(rc, "pld.system.notify peer must be a scalar (rank index), got %s", type_name(peer));
 	Expr *offs = tr_arg(rc, notify ? 2 : 1);
-	if (offs && offs->kind == EX_TUPLE && offs->nargs != t->ndim)
+	if (!offs || offs->kind != EX_TUPLE)
+		return tr_error(rc, "%s offsets must be a tuple (MakeTuple of scalars)", op);
+	if (offs->nargs != t->ndim)
 		return tr_error(rc, "%s offsets rank (%d) must match target tensor rank (%d)", op, offs->nargs, t->ndim);
+	Type *vt = val && val->kind != EX_INT && val->kind != EX_FLOAT && val->kind != EX_BOOL ? tr_type(val) : NULL;
+	if (vt && vt->kind != TY_SCALAR)
+		return tr_error(rc, notify ? "%s value must be a scalar, got %s" : "%s expected must be a scalar, got %s", op,
+				type_name(val));
+	if (defer) {
+		for (int i = 0; i < offs->nargs; i++) {
+			Expr *o = offs->args[i];
+			DType od = o->kind == EX_INT ? (DType)o->dtype : tr_type(o) && tr_type(o)->kind == TY_SCALAR ? tr_type(o)->dtype : DT_INDEX;
+			if (o->kind == EX_FLOAT || !ir_dtype_is_int(od))
+				return tr_error(rc, "pld.system.defer_wait offset %d must be an integer or index scalar, got %s", i,
+						o->kind == EX_FLOAT ? "fp32" : dt_name(od));
+		}
+		if (vt && !ir_dtype_is_int(vt->dtype))
+			return tr_error(rc, "pld.system.defer_wait expected must be an integer or index scalar, got %s", dt_name(vt->dtype));
+	}
 	int64_t v;
 	Expr *k;
 	if (defer && (k = tr_kwarg(rc, "cmp")) && const_int(k, &v) && v != 1)
