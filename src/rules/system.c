@@ -175,6 +175,14 @@ static Type *remote_load(RuleCtx *rc)
 		return tr_error(rc, "%s requires at least one dimension on target", op);
 	Type *t = tr_shaped(rc->c, TY_TILE, shape, dt->dtype);
 	t->mem = MS_NONE;
+	if (valid) {
+		/* the requested valid extent, clamped to the window */
+		Expr *v = tr_list(rc->c, valid->args, valid->nargs, valid->pos);
+		for (int i = 0; i < v->nargs; i++)
+			if (!(v->args[i] = tr_extent_min(rc->c, valid->args[i], shape->args[i])))
+				return NULL;
+		valid = v;
+	}
 	if (valid && !tr_same_dims(valid, t->shape, t->ndim)) {
 		const char *n = "valid_shape";
 		t->view = tr_view(rc->c, &n, &valid, 1);
