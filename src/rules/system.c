@@ -37,6 +37,21 @@ static const char *type_name(Expr *e)
 	}
 }
 
+/* a value's type as the reference's python_print_type writes it (the DSL
+ * wrappers' messages) */
+static const char *printed(Expr *e)
+{
+	static char buf[2][256];
+	static int k;
+	char *b = buf[k++ & 1];
+	Type *t = tr_type(e);
+	if (t)
+		type_to_string(t, b, sizeof buf[0]);
+	else
+		snprintf(b, sizeof buf[0], "UnknownType");
+	return b;
+}
+
 /* An argument's type when it is of kind k, else NULL (unknown types too). */
 static Type *of_kind(RuleCtx *rc, int i, TypeKind k)
 {
@@ -112,8 +127,8 @@ static Type *comm_scalar(RuleCtx *rc)
 static Type *window(RuleCtx *rc)
 {
 	if (!unknown(rc, 0) && !of_kind(rc, 0, TY_PTR))
-		return tr_error(rc, "pld.tensor.window 'buf' must have type Ptr (output of pld.tensor.alloc_window_buffer), got %s",
-				type_name(tr_arg(rc, 0)));
+		return tr_error(rc, "pld.tensor.window expects a Ptr handle (output of pld.tensor.alloc_window_buffer); got %s",
+				printed(tr_arg(rc, 0)));
 	Expr *shape = tr_arg(rc, 1);
 	if (!shape || shape->kind != EX_TUPLE)
 		return tr_error(rc, "pld.tensor.window second argument must be a shape tuple (MakeTuple of ints / Exprs)");
@@ -152,8 +167,7 @@ static Type *remote_load(RuleCtx *rc)
 	if (!dt) {
 		if (unknown(rc, 0))
 			return NULL;
-		return tr_error(rc, "%s target must be a DistributedTensor (window-bound), got %s", op,
-				type_name(tr_arg(rc, 0)));
+		return tr_error(rc, "%s expects a DistributedTensor target (window-bound); got %s", op, printed(tr_arg(rc, 0)));
 	}
 	if (!unknown(rc, 1) && !of_kind(rc, 1, TY_SCALAR) && tr_arg(rc, 1)->kind != EX_INT)
 		return tr_error(rc, "%s peer must be a scalar (rank index), got %s", op, type_name(tr_arg(rc, 1)));
@@ -255,6 +269,29 @@ static Type *collective(RuleCtx *rc)
 	Type *res = tr_type(tr_arg(rc, ri));
 	if (!form)
 		return res;
+	/* the DSL's own check comes first: each window-bound operand by role,
+	 * the type as printed */
+	static const struct { const char *form; int idx[3]; const char *role[3]; } roles[] = {
+		{ "allreduce", { 0, 1, -1 }, { "target", "signal" } },
+		{ "barrier", { 0, -1, -1 }, { "signal" } },
+		{ "broadcast", { 0, 1, -1 }, { "target", "signal" } },
+		{ "reduce_scatter", { 0, 1, -1 }, { "target", "signal" } },
+		{ "allgather", { 1, 2, -1 }, { "target", "signal" } },
+		{ "all_to_all", { 1, 2, -1 }, { "target", "signal" } },
+		{ "all_to_all_v", { 1, 2, 4 }, { "target", "signal", "recv_counts" } },
+	};
+	for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+		if (strcmp(roles[r].form, form))
+			continue;
+		for (int j = 0; j < 3 && roles[r].idx[j] >= 0; j++) {
+			Type *t = tr_type(tr_arg(rc, roles[r].idx[j]));
+			if (t && t->kind != TY_DIST_TENSOR) {
+				char buf[256];
+				type_to_string(t, buf, sizeof buf);
+				return tr_error(rc, "%s expects a DistributedTensor %s (window-bound); got %s", op, roles[r].role[j], buf);
+			}
+		}
+	}
 	if (!strcmp(form, "allreduce") || !strcmp(form, "broadcast") || !strcmp(form, "reduce_scatter")) {
 		Type *t = of_kind(rc, 0, TY_DIST_TENSOR);
 		if (!t && !unknown(rc, 0))
@@ -526,11 +563,11 @@ static Type *remote_store(RuleCtx *rc)
 		return NULL;
 	Type *t = of_kind(rc, 1, TY_DIST_TENSOR);
 	if (!t)
-		return tr_error(rc, "%s expects a DistributedTensor target (window-bound); got %s", op, type_name(tr_arg(rc, 1)));
+		return tr_error(rc, "%s expects a DistributedTensor target (window-bound); got %s", op, printed(tr_arg(rc, 1)));
 	Type *s = tr_type(tr_arg(rc, 0));
 	if (!tile && s && s->kind != TY_TENSOR)
 		return tr_error(rc, "pld.tensor.remote_store expects a Tensor src (a tensor-level value); got %s. In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use pld.tensor.put.",
-				type_name(tr_arg(rc, 0)));
+				printed(tr_arg(rc, 0)));
 	if (tile && s && s->kind != TY_TILE)
 		return tr_error(rc, "pld.tile.remote_store src_tile must be a TileType, got %s. In a tensor-level kernel (@pl.jit) call pld.tensor.remote_store instead (pld.remote_store dispatches between the two).",
 				type_name(tr_arg(rc, 0)));
@@ -634,6 +671,13 @@ static Type *transfer(RuleCtx *rc)
 		return NULL;
 	Type *dt = tr_type(dst), *st = tr_type(src);
 	bool dt_like = dt->kind == TY_TENSOR || dt->kind == TY_DIST_TENSOR, st_like = st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR;
+	/* the DSL wrapper's checks, before the deducer's */
+	if (put ? dt->kind != TY_DIST_TENSOR : !dt_like)
+		return tr_error(rc, put ? "%s expects a DistributedTensor dst (window-bound); got %s"
+					: "%s expects a Tensor or DistributedTensor dst; got %s", op, printed(dst));
+	if (put ? !st_like : st->kind != TY_DIST_TENSOR)
+		return tr_error(rc, put ? "%s expects a Tensor or DistributedTensor src; got %s"
+					: "%s expects a DistributedTensor src (window-bound); got %s", op, printed(src));
 	if (put ? dt->kind != TY_DIST_TENSOR : !dt_like)
 		return tr_error(rc, put ? "%s dst must be a DistributedTensor (window-bound), got %s"
 					: "%s dst must be a Tensor or DistributedTensor, got %s", op, type_name(dst));
