@@ -199,6 +199,12 @@ static int to_dtype(Loader *L, yaml_node_t *n, const char *field)
 static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 {
 	const char *s = scalar(L, n, "coerce");
+	if (!strncmp(s, "keyword ", 8)) {
+		/* only a literal the DSL receives as a Python int: bound by
+		 * keyword or defaulted (a positional one arrives as an expression) */
+		p->coerce_keyword = true;
+		s += 8;
+	}
 	if (!strncmp(s, "elem-of-", 8)) {
 		char *end;
 		long v = strtol(s + 8, &end, 10);
@@ -207,7 +213,10 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 		p->coerce_elem_of = (int)v;
 		return;
 	}
-	p->coerce_dtype = to_dtype(L, n, "coerce");
+	if (!strncmp(s, "pl.", 3))
+		s += 3;
+	if ((p->coerce_dtype = ir_dtype_parse(s)) < 0)
+		lerr(L, n, "field 'coerce': unknown dtype '%s'", s);
 }
 
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
@@ -237,7 +246,8 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		if (!strcmp(s, "never")) p->omit = OMIT_NEVER;
 		else if (!strcmp(s, "absent")) p->omit = OMIT_ABSENT;
 		else if (!strcmp(s, "default")) p->omit = OMIT_DEFAULT;
-		else lerr(L, v, "field 'omit': unknown value '%s' (expected never, absent or default)", s);
+		else if (!strcmp(s, "always")) p->omit = OMIT_ALWAYS;
+		else lerr(L, v, "field 'omit': unknown value '%s' (expected never, absent, default or always)", s);
 		if (p->omit == OMIT_DEFAULT && p->def.kind == OC_NONE)
 			lerr(L, v, "field 'omit': 'default' needs a 'default' value");
 	}
@@ -271,7 +281,16 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		for (int i = 0; i < cnt; i++) {
 			yaml_node_pair_t *pr = v->data.mapping.pairs.start + i;
 			p->values[i].symbol = istr(L, scalar(L, node(L, pr->key), "values"));
-			p->values[i].value = to_int(L, node(L, pr->value), "values");
+			yaml_node_t *val = node(L, pr->value);
+			if (val->type == YAML_SEQUENCE_NODE) {
+				/* [INT, SYMBOL]: meaning INT, kept as (printed) SYMBOL */
+				if (seq_len(val) != 2)
+					lerr(L, val, "field 'values': a list value must be [INTEGER, SYMBOL]");
+				p->values[i].value = to_int(L, seq_at(L, val, 0), "values");
+				p->values[i].spelling = istr(L, scalar(L, seq_at(L, val, 1), "values"));
+			} else {
+				p->values[i].value = to_int(L, val, "values");
+			}
 		}
 		p->nvalues = cnt;
 	}

@@ -447,7 +447,8 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		nonnull[i] = given[i] || (p->def.kind == OC_REF ? nonnull[p->def.i] : p->def.kind != OC_NONE);
 		/* a bound value prints unless the op drops it when equal to its
 		 * default; an unbound one prints when it has a value never omitted */
-		pl->prints[i] = given[i] ? (p->omit == OMIT_DEFAULT ? PRINT_UNLESS_DEFAULT : PRINT_ALWAYS)
+		pl->prints[i] = p->omit == OMIT_ALWAYS ? PRINT_NEVER /* a DSL-only argument */
+				: given[i] ? (p->omit == OMIT_DEFAULT ? PRINT_UNLESS_DEFAULT : PRINT_ALWAYS)
 				: nonnull[i] && p->omit == OMIT_NEVER ? PRINT_ALWAYS : PRINT_NEVER;
 		if (i < np && pl->prints[i] == PRINT_ALWAYS)
 			pl->last = i;
@@ -508,15 +509,26 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 		}
 		if (m < 0)
 			FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);
-		slots[i] = v = tr_int(c, p->values[m].value, DT_INDEX, v->pos);
+		if (p->values[m].spelling) {
+			if (v->kind != EX_SYMBOL || strcmp(v->str, p->values[m].spelling) != 0) {
+				Expr *sym = ir_expr_new(c->a, EX_SYMBOL, v->pos);
+				sym->str = intern_cstr(c->a, p->values[m].spelling);
+				slots[i] = v = sym;
+			}
+		} else {
+			slots[i] = v = tr_int(c, p->values[m].value, DT_INDEX, v->pos);
+		}
 	}
-	/* an int literal (INDEX placeholder) takes the operand's dtype */
-	if (p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) {
+	/* an int literal (INDEX placeholder) takes the operand's dtype (for
+	 * some ops only one bound by keyword: slots before call->nargs are
+	 * positional) */
+	if ((p->coerce_elem_of >= 0 || p->coerce_dtype >= 0) && !(p->coerce_keyword && i < call->nargs)) {
 		int dt = p->coerce_dtype >= 0 ? p->coerce_dtype : tr_elem_dtype(slots[p->coerce_elem_of]);
 		if (dt >= 0 && v->kind == EX_INT && v->dtype == DT_INDEX) {
 			slots[i] = v = ir_dtype_is_float((DType)dt) ? tr_float(c, (double)v->ival, (DType)dt, v->pos)
 								    : tr_int(c, v->ival, (DType)dt, v->pos);
-		} else if (dt >= 0 && p->coerce_elem_of >= 0 && v->kind != EX_INT && tr_elem_dtype(v) == DT_INDEX) {
+		} else if (dt >= 0 && p->coerce_elem_of >= 0 && !p->coerce_keyword && v->kind != EX_INT &&
+			   tr_elem_dtype(v) == DT_INDEX) {
 			/* the reference's wording (_check_not_index_scalar): the hint names
 			 * an integer operand's dtype, else INT32 */
 			FAIL("%s%s: argument '%s': Scalar operand has dtype `index`, which tile/tensor scalar instructions "
@@ -569,6 +581,8 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 			break;
 		case STEP_DEFAULT:
 			slots[i] = const_expr(c, &p->def, slots, call->pos);
+			if (p->coerce_keyword && slots[i] && slots[i]->kind == EX_INT && !check_arg(c, inf, i, slots, call))
+				return NULL; /* the DSL's default is a Python int too */
 			break;
 		default:
 			FAIL("%s%s: missing required argument '%s' (signature: %s)", inf->prefix, inf->name, p->name, signature(c, inf));

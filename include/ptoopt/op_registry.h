@@ -19,7 +19,7 @@
 
 typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE } OpsKind;
 typedef enum OpsEffect { EFF_READ, EFF_WRITE, EFF_READWRITE } OpsEffect;
-typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT } OpsOmit;
+typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT, OMIT_ALWAYS /* DSL-only: never printed */ } OpsOmit;
 
 /* A constant from the YAML (a default, an enum value, a condition). */
 typedef enum OpsConstKind {
@@ -35,6 +35,8 @@ typedef struct OpsConst {
 typedef struct OpsValueMap {
 	const char *symbol; /* input spelling, e.g. "pld.WaitCmp.Ge" */
 	int64_t value;      /* stored (printed) integer */
+	const char *spelling; /* NULL, or the symbol stored (printed) instead of the integer;
+			       * the integer is then only its meaning (effect conditions) */
 } OpsValueMap;
 
 typedef struct OpsParam {
@@ -45,6 +47,7 @@ typedef struct OpsParam {
 	OpsOmit omit;
 	int coerce_elem_of; /* -1, or the argument whose element dtype an int literal takes */
 	int coerce_dtype;   /* -1, or the DType an int literal takes */
+	bool coerce_keyword; /* ... only when bound by keyword or defaulted */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
