@@ -63,9 +63,11 @@ Expr *tr_arg(RuleCtx *rc, int i)
 Expr *tr_kwarg(RuleCtx *rc, const char *kw)
 {
 	/* kw may be a registry-interned name or any string */
-	for (int i = 0; i < rc->op->nkwargs; i++)
-		if (rc->op->kwargs[i].name == kw || !strcmp(rc->op->kwargs[i].name, kw))
+	for (int i = 0; i < rc->op->nkwargs; i++) {
+		const char *n = rc->op->kwargs[i].name;
+		if (n == kw || (n[0] == kw[0] && !strcmp(n, kw)))
 			return rc->slots[rc->op->nparams + i];
+	}
 	return NULL;
 }
 
@@ -78,7 +80,7 @@ Type *tr_type(Expr *e)
 const char *tr_opt(const OpsResult *r, const char *key)
 {
 	for (int i = 0; i < r->nopts; i++)
-		if (!strcmp(r->opts[i].key, key))
+		if (r->opts[i].key[0] == key[0] && !strcmp(r->opts[i].key, key))
 			return r->opts[i].value;
 	return NULL;
 }

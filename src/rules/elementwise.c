@@ -71,10 +71,11 @@ static const char *type_name(const Type *t)
 /* The op's name as the reference spells it: tile.and_ is tile.and. */
 static const char *ref_name(RuleCtx *rc, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s", rc->op->name);
-	size_t l = strlen(buf);
-	if (l && buf[l - 1] == '_')
-		buf[l - 1] = 0;
+	const char *name = rc->op->name;
+	size_t l = strlen(name);
+	if (!l || name[l - 1] != '_')
+		return name; /* (every call asks: no copy unless needed) */
+	snprintf(buf, n, "%.*s", (int)(l - 1), name);
 	return buf;
 }
 
