@@ -531,6 +531,16 @@ cp in.pto ip4.pto
 run -i ip3.pto ip4.pto "$P"
 expect_rc 0 && { cmp -s ip3.pto expected.pto && cmp -s ip4.pto expected.pto && ok || bad "not both replaced"; }
 
+current=effect-by-kwarg-symbol
+# set_arg_effect of pld.tensor.put: Write, ReadWrite when atomic is not None_;
+# the kwarg's own symbols decide (pld.AtomicType.Add / None_)
+run "$data/pipeline/put_atomic_symbol.pto" --passes=convert-to-ssa,outline-incore
+if expect_rc 0; then
+    if ! grep -q 'def main_incore_0(data__ssa_v0: pl.InOut\[' out; then bad "atomic=Add: not InOut"
+    elif ! grep -q 'def main_incore_1(data__ssa_v0: pl.Out\[' out; then bad "atomic=None_: not Out"
+    else ok; fi
+fi
+
 current=in-place-refuses-to-drop-text
 # a module comment, a tail-of-block comment, a docstring and a module
 # constant: the reference's printer drops all four, so -i keeps the file

@@ -24,10 +24,16 @@ static ArgAccess param_access(const OpDef *op, const OpsParam *pm, int i, const 
 				if (v->kind == EX_INT || v->kind == EX_BOOL)
 					val = v->ival;
 				else if (v->kind == EX_SYMBOL) {
-					val = 1; /* a named enum other than the zero member */
-					for (int j = 0; j < pm->nvalues; j++)
-						if (strcmp(pm->values[j].symbol, v->str) == 0)
-							val = pm->values[j].value;
+					/* a named enum member: its value as the kwarg declares
+					 * it (or, in older entries, the parameter itself) */
+					val = 1; /* other than the zero member */
+					const OpsParam *kp = pm;
+					for (int j = 0; j < op->nkwargs; j++)
+						if (strcmp(op->kwargs[j].name, pm->effect_kwarg) == 0 && op->kwargs[j].nvalues)
+							kp = &op->kwargs[j];
+					for (int j = 0; j < kp->nvalues; j++)
+						if (strcmp(kp->values[j].symbol, v->str) == 0)
+							val = kp->values[j].value;
 				}
 			}
 	OpsEffect e = pm->effect;
