@@ -51,7 +51,12 @@ def index_entries(text):
             cur = None  # a comment or blank line ends the item
     names = [(e[0], e[1]) for e in entries]
     if len(set(names)) != len(names):
-        return None  # a later duplicate overrides: keep the eager load's semantics
+        seen, dups = set(), []
+        for e in entries:
+            if (e[0], e[1]) in seen:
+                dups.append('%s (line %d)' % (e[1], e[4]))
+            seen.add((e[0], e[1]))
+        raise SystemExit('data/ops.yaml: declared twice: ' + ', '.join(dups))
     return [(e[0], e[1], e[2], e[3] - e[2], e[4]) for e in entries]
 
 

@@ -30,6 +30,7 @@
 #include "ptoopt/arena.h"
 #include "ptoopt/file_read.h"
 #include "ptoopt/op_registry.h"
+#include "ptoopt/yaml_guard.h"
 
 typedef struct Loader {
 	yaml_document_t doc;
@@ -321,14 +322,29 @@ bool config_load(DriverConfig *c, const char *path)
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)(text), len);
 	bool ok;
-	if (!yaml_parser_load(&parser, &L.doc)) {
+	int gl, gc;
+	const char *why;
+	yaml_node_t *dup;
+	if (!yaml_guard_depth(text, len, &gl, &gc, &why)) {
+		diag_error(&d, gl, gc, "YAML: %s (a pipeline file needs four)", why);
+		ok = false;
+	} else if (!yaml_parser_load(&parser, &L.doc)) {
 		diag_error(&d, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1, "YAML: %s%s%s",
 			   parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
 			   parser.context ? parser.context : "");
 		ok = false;
 	} else {
 		const yaml_node_t *root = yaml_document_get_root_node(&L.doc);
-		ok = !root || load_top(&L, root); /* an empty file configures nothing */
+		const char *k = root ? yaml_guard_duplicate_key(&L.doc, &dup) : NULL;
+		if (k) {
+			diag_error(&d, (int)dup->start_mark.line + 1, (int)dup->start_mark.column + 1, "YAML: key '%s' given twice", k);
+			ok = false;
+		} else if (root && !yaml_guard_single(&parser, &gl, &gc)) {
+			diag_error(&d, gl, gc, "YAML: a second document; a pipeline file is one");
+			ok = false;
+		} else {
+			ok = !root || load_top(&L, root); /* an empty file configures nothing */
+		}
 		yaml_document_delete(&L.doc);
 	}
 	yaml_parser_delete(&parser);

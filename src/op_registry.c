@@ -7,6 +7,7 @@
  */
 #include "ptoopt/op_registry.h"
 #include "ptoopt/typerule.h"
+#include "ptoopt/yaml_guard.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -28,6 +29,8 @@ typedef struct Loader {
 	jmp_buf fail;
 	const char *file;
 	int line_shift;    /* added to libyaml's lines: a built-in entry parsed alone */
+	PtrMap seen;       /* names declared by this text: a second one is an error */
+	PtrMap pnames;     /* check_op's: the parameter names of one entry */
 } Loader;
 
 static void lerr(Loader *L, yaml_node_t *n, const char *fmt, ...)
@@ -468,6 +471,8 @@ static void load_result(Loader *L, yaml_node_t *n, const OpDef *op, OpsResult *r
 /* Resolve @PARAM defaults and check coerce indices once all params exist. */
 static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 {
+	PtrMap *names = &L->pnames;
+	pmap_clear(names);
 	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
 		OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
 		if (p->def.kind == OC_REF) {
@@ -481,11 +486,10 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 		}
 		if (p->coerce_elem_of >= op->nparams)
 			lerr(L, n, "%s: coerce of '%s' names argument %d, which does not exist", op->name, p->name, p->coerce_elem_of);
-		for (int j = 0; j < i; j++) {
-			OpsParam *q = j < op->nparams ? &op->params[j] : &op->kwargs[j - op->nparams];
-			if (q->name == p->name)
-				lerr(L, n, "%s: parameter '%s' declared twice", op->name, p->name);
-		}
+		/* names are interned: a map finds a repeat in one pass */
+		if (pmap_get(names, p->name))
+			lerr(L, n, "%s: parameter '%s' declared twice", op->name, p->name);
+		pmap_put(names, p->name, (void *)1);
 	}
 }
 
@@ -512,6 +516,9 @@ static void load_op(Loader *L, yaml_node_t *n)
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
 	load_result(L, v, op, &op->result);
+	if (pmap_get(&L->seen, op->name))
+		lerr(L, n, "op '%s' declared twice in this file", op->name);
+	pmap_put(&L->seen, op->name, (void *)1);
 	if (!pmap_get(&L->r->ops, op->name))
 		vec_push(&L->r->all, op);
 	else
@@ -533,6 +540,11 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 	if (!v)
 		lerr(L, n, "sugar entry without 'name'");
 	s->name = istr(L, scalar(L, v, "name"));
+	/* (sugar names live beside op names: "s:" keeps them apart) */
+	const char *sk = intern_cstr(&L->r->arena, arena_printf(&L->r->arena, "s:%s", s->name));
+	if (pmap_get(&L->seen, sk))
+		lerr(L, v, "sugar '%s' declared twice in this file", s->name);
+	pmap_put(&L->seen, sk, (void *)1);
 	v = get(L, n, "dispatch");
 	if (!v)
 		lerr(L, n, "sugar entry '%s' without 'dispatch'", s->name);
@@ -579,13 +591,32 @@ static bool load_text_at(OpRegistry *r, const char *file, const char *text, size
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int gl, gc;
+	const char *why;
+	if (!yaml_guard_depth(text, len, &gl, &gc, &why)) {
+		diag_error(d, gl + line_shift, gc, "invalid YAML: %s (a registry entry needs six)", why);
+		yaml_parser_delete(&parser);
+		return false;
+	}
 	if (!yaml_parser_load(&parser, &L.doc)) {
 		diag_error(d, (int)parser.problem_mark.line + 1 + line_shift, (int)parser.problem_mark.column + 1,
 			   "invalid YAML: %s", parser.problem ? parser.problem : "syntax error");
 		yaml_parser_delete(&parser);
 		return false;
 	}
+	yaml_node_t *dup;
+	const char *dk = yaml_guard_duplicate_key(&L.doc, &dup);
+	bool single = yaml_guard_single(&parser, &gl, &gc);
 	yaml_parser_delete(&parser);
+	if (dk || !single) {
+		if (dk)
+			diag_error(d, (int)dup->start_mark.line + 1 + line_shift, (int)dup->start_mark.column + 1,
+				   "invalid YAML: key '%s' given twice", dk);
+		else
+			diag_error(d, gl + line_shift, gc, "invalid YAML: a second document; a registry file is one");
+		yaml_document_delete(&L.doc);
+		return false;
+	}
 	bool ok = false;
 	if (setjmp(L.fail) == 0) {
 		yaml_node_t *root = yaml_document_get_root_node(&L.doc);
@@ -607,6 +638,8 @@ static bool load_text_at(OpRegistry *r, const char *file, const char *text, size
 		ok = true;
 	}
 	yaml_document_delete(&L.doc);
+	pmap_release(&L.seen);
+	pmap_release(&L.pnames);
 	return ok;
 }
 
@@ -625,9 +658,9 @@ bool ops_load_file(OpRegistry *r, const char *path, Diag *d)
 	char *buf = file_read(path, OPS_FILE_MAX_BYTES, &n, &too_big);
 	if (!buf) {
 		if (too_big)
-			diag_error(d, 0, 0, "op registry file is larger than %d bytes", OPS_FILE_MAX_BYTES);
+			diag_error(d, 0, 0, "op registry file '%s' is larger than %d bytes", path, OPS_FILE_MAX_BYTES);
 		else
-			diag_error(d, 0, 0, "cannot open op registry: %s", strerror(errno));
+			diag_error(d, 0, 0, "cannot open the op registry file '%s': %s", path, strerror(errno));
 		return false;
 	}
 	/* the Diag shows source lines of the registry file, not of the program */

@@ -541,6 +541,35 @@ if expect_rc 0; then
     else ok; fi
 fi
 
+current=yaml-guards
+# nesting is bounded before libyaml spends quadratic time on it; duplicate
+# keys, a second document, an op declared twice are located errors; a
+# missing --ops file is named (also one named in a config)
+awk 'BEGIN { printf "ops: "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' > deep-ops.yaml
+awk 'BEGIN { printf "passes: "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' > deep-cfg.yaml
+awk 'BEGIN { for (i = 0; i < 200; i++) { for (j = 0; j < i; j++) printf " "; printf "k%d:\n", i } }' > deep-block.yaml
+printf 'ops:\n  - {op: tensor.zz, result: {rule: none}}\n  - {op: tensor.zz, result: {rule: none}}\n' > dup-op.yaml
+printf 'ops:\n  - {op: tensor.zz, op: tensor.yy, result: {rule: none}}\n' > dup-key.yaml
+printf 'ops: []\n---\nops: []\n' > two-docs.yaml
+printf 'passes: [convert-to-ssa]\npasses: [outline-incore]\n' > dup-cfg.yaml
+printf 'ops: [no-such-ops.yaml]\n' > cfg-missing-ops.yaml
+all=1
+check_yaml() { # check_yaml RC MESSAGE ARGS...
+    local want=$1 msg=$2; shift 2
+    run "$@" in.pto
+    if [ "$rc" != "$want" ] || ! has "$msg" err; then bad "$*: exit $rc, $(head -1 err)"; all=0; fi
+}
+check_yaml 1 "deep-ops.yaml:1:69: error: invalid YAML: nested deeper than 64 levels" --ops=deep-ops.yaml
+check_yaml 2 "deep-cfg.yaml:1:72: error: YAML: nested deeper than 64 levels" --config=deep-cfg.yaml
+check_yaml 2 "deep-block.yaml:65:65: error: YAML: nested deeper than 64 levels" --config=deep-block.yaml
+check_yaml 1 "dup-op.yaml:3:5: error: op 'tensor.zz' declared twice in this file" --ops=dup-op.yaml
+check_yaml 1 "dup-key.yaml:2:21: error: invalid YAML: key 'op' given twice" --ops=dup-key.yaml
+check_yaml 1 "two-docs.yaml:2:1: error: invalid YAML: a second document" --ops=two-docs.yaml
+check_yaml 2 "dup-cfg.yaml:2:1: error: YAML: key 'passes' given twice" --config=dup-cfg.yaml
+check_yaml 1 "cannot open the op registry file 'nope.yaml'" --ops=nope.yaml
+check_yaml 2 "cannot open the op registry file 'no-such-ops.yaml'" --config=cfg-missing-ops.yaml
+[ $all = 1 ] && ok
+
 current=in-place-refuses-to-drop-text
 # a module comment, a tail-of-block comment, a docstring and a module
 # constant: the reference's printer drops all four, so -i keeps the file
