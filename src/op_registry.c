@@ -503,7 +503,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 static void load_sugar(Loader *L, yaml_node_t *n)
 {
 	static const char *const keys[] = { "name", "dispatch", NULL };
-	static const char *const ckeys[] = { "args", "op", "binary", NULL };
+	static const char *const ckeys[] = { "args", "op", "binary", "kw", "positional", NULL };
 	static const char *const bins[] = { "add", "sub", "mul", "div", "min", "max", NULL };
 	static const int binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX };
 	check_keys(L, n, "a sugar entry", keys);
@@ -533,6 +533,16 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 		}
 		if (!!o == !!b)
 			lerr(L, c, "a dispatch case needs exactly one of 'op' or 'binary'");
+		yaml_node_t *kwn = get(L, c, "kw"), *pn = get(L, c, "positional");
+		if (kwn)
+			sc->kw = istr(L, scalar(L, kwn, "kw"));
+		if (pn) {
+			need_seq(L, pn, "positional");
+			sc->nnames = seq_len(pn);
+			sc->names = arena_alloc(&L->r->arena, (size_t)(sc->nnames + 1) * sizeof *sc->names);
+			for (int j = 0; j < sc->nnames; j++)
+				sc->names[j] = istr(L, scalar(L, seq_at(L, pn, j), "positional"));
+		}
 		if (o) {
 			sc->op = istr(L, scalar(L, o, "op"));
 			if (!ops_find(L->r, sc->op))

@@ -315,6 +315,11 @@ static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 		bool ok = call->nargs >= sc->nargs;
 		for (int j = 0; ok && j < sc->nargs; j++)
 			ok = kind_matches(sc->args[j], call->args[j]);
+		if (ok && sc->kw) {
+			ok = false;
+			for (int k = 0; k < call->nkw; k++)
+				ok |= !strcmp(call->kw[k].name, sc->kw);
+		}
 		if (ok)
 			return i;
 	}
@@ -575,6 +580,27 @@ fail:
 	return NULL;
 }
 
+/* A dispatch case with `positional:` names: the DSL spelling's positional
+ * arguments become keyword arguments of those names (its parameter order
+ * differs from the op's), ahead of the call's own keywords. */
+static bool positional_by_name(SugarCtx *c, const SugarDef *s, const SugarCase *sc, Expr *call)
+{
+	if (call->nargs > sc->nnames)
+		FAIL("pl.%s takes at most %d positional argument%s (%d given)", s->name, sc->nnames, sc->nnames == 1 ? "" : "s",
+		     call->nargs);
+	Kwarg *kw = arena_alloc(c->a, (size_t)(call->nargs + call->nkw + 1) * sizeof *kw);
+	for (int i = 0; i < call->nargs; i++)
+		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
+	for (int k = 0; k < call->nkw; k++)
+		kw[call->nargs + k] = call->kw[k];
+	call->nkw += call->nargs;
+	call->kw = kw;
+	call->nargs = 0;
+	return true;
+fail:
+	return false;
+}
+
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
 	OpInfo *inf = op_info(c, call->str);
@@ -593,6 +619,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 			inf->cases[k] = op_info(c, intern_cstr(c->a, sc->op));
 		inf = inf->cases[k];
 		call->str = inf->name;
+		if (sc->nnames && call->nargs && !positional_by_name(c, s, sc, call))
+			return NULL;
 	}
 	if (!inf->op)
 		return call; /* unknown: printed as written, untyped */

@@ -94,6 +94,9 @@ typedef struct SugarCase {
 	OpsKind args[4]; int nargs; /* kinds of the leading positional arguments */
 	const char *op;             /* canonical op, or NULL for a scalar binary */
 	int binary;                 /* BinOp when op is NULL */
+	const char *kw;             /* the case applies only when the call has this keyword (NULL: any) */
+	const char **names;         /* positional: the op parameters the call's positional */
+	int nnames;                 /* arguments bind to, by name (the DSL's own order), or 0 */
 } SugarCase;
 
 typedef struct SugarDef {
