@@ -1295,6 +1295,100 @@ static Type *mgathered(RuleCtx *rc)
 	return mk_tile(c, shape, 2, mt->dtype, MS_MAT, valid, "col_major", "row_major", NULL);
 }
 
+/* {rule: tile-move, arg: T, mem: KW}: tile.move.  A destination whose
+ * implicit layout differs from the memory-less one (Mat, Left, Right, Acc,
+ * the scale spaces) dictates the layouts, others keep the source's; Right
+ * takes a row-major block layout; blayout / slayout kwargs override; the
+ * valid shape and pad carry over; UINT8 moved into a scale space is
+ * FP8E8M0 */
+static Type *tile_move(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	if (!t0)
+		return NULL;
+	if (!is_tile(t0))
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(t0));
+	int ms = rc->r->mem_kw ? tr_mem_symbol(c, tr_kwarg(rc, rc->r->mem_kw)) : rc->r->mem;
+	if (ms < 0)
+		return NULL;
+	const char *dst[2], *bare[2], *lay[2];
+	implicit_layouts(t0->shape, t0->ndim, (MemSpace)ms, dst);
+	implicit_layouts(t0->shape, t0->ndim, MS_VEC, bare);
+	bool dictates = strcmp(dst[0], bare[0]) || strcmp(dst[1], bare[1]) || ms == MS_ACC;
+	if (dictates) {
+		lay[0] = dst[0], lay[1] = dst[1];
+	} else {
+		layouts_of(t0, lay);
+	}
+	if (ms == MS_RIGHT)
+		lay[0] = "row_major";
+	static const char *const kw[2] = { "blayout", "slayout" };
+	for (int i = 0; i < 2; i++) {
+		Expr *e = tr_kwarg(rc, kw[i]);
+		if (e && e->kind == EX_SYMBOL && !strncmp(e->str, "pl.TileLayout.", 14))
+			lay[i] = e->str + 14;
+	}
+	DType dt = t0->dtype;
+	if ((ms == MS_LEFT_SCALE || ms == MS_RIGHT_SCALE) && dt == DT_UINT8)
+		dt = DT_FP8E8M0;
+	return mk_tile(c, t0->shape, t0->ndim, dt, (MemSpace)ms, valid_of(t0), lay[0], lay[1], tr_view_kw(t0, "pad"));
+}
+
+/* {rule: sequence, args: [START, SHAPE], dtype: KW}: tensor.ci / tile.ci,
+ * an integer sequence along the last dim of a [1, ..., 1, N] shape; an
+ * integer literal start takes the destination dtype */
+static Type *sequence(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	bool tile = op[1] == 'i';
+	const char *pf = tile ? "The operator " : "";
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	Expr *start = tr_arg(rc, rc->r->arg), *shape = tr_arg(rc, rc->r->arg2);
+	if (dt < 0 || !start || !shape)
+		return NULL;
+	if (dt != DT_INT16 && dt != DT_INT32 && dt != DT_UINT16 && dt != DT_UINT32)
+		return tr_error(rc, tile ? "The operator %s requires dtype to be one of {INT16, INT32, UINT16, UINT32}, but got %s"
+					 : "%s dtype must be one of {INT16, INT32, UINT16, UINT32}, but got %s", op, ir_dtype_name((DType)dt));
+	/* an integer-literal expression (31 written 32 - 1) is a literal to the
+	 * reference's parser */
+	if (start->kind == EX_BINARY && start->lhs && start->rhs && start->lhs->kind == EX_INT && start->rhs->kind == EX_INT &&
+	    (start->op == OP_ADD || start->op == OP_SUB || start->op == OP_MUL)) {
+		int64_t a = start->lhs->ival, b = start->rhs->ival;
+		start = tr_int(c, start->op == OP_ADD ? a + b : start->op == OP_SUB ? a - b : a * b, DT_INDEX, start->pos);
+	}
+	if (start->kind == EX_INT && start->dtype != dt) {
+		start = tr_int(c, start->ival, (DType)dt, start->pos);
+		rc->slots[rc->r->arg] = start;
+		if (rc->call->nargs > rc->r->arg)
+			rc->call->args[rc->r->arg] = start;
+	}
+	Type *st = tr_type(start);
+	if (st && st->kind != TY_SCALAR)
+		return tr_error(rc, "%s%s requires first argument 'start' to be a scalar, but got %s", pf, op, type_name(st));
+	if (st && (int)st->dtype != dt)
+		return tr_error(rc, tile ? "The operator %s requires 'start' dtype (%s) to match destination dtype (%s)"
+					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, ir_dtype_name(st->dtype),
+				ir_dtype_name((DType)dt));
+	if (shape->kind != EX_TUPLE)
+		return NULL;
+	int n = shape->nargs;
+	if (!n)
+		return tr_error(rc, "%s%s requires non-empty shape", pf, op);
+	int64_t v;
+	if (cint(shape->args[n - 1], &v) && v == 1)
+		return tr_error(rc, "%s%s requires the innermost dimension (Cols) to be != 1, got 1", pf, op);
+	for (int i = 0; i + 1 < n; i++)
+		if (cint(shape->args[i], &v) && v != 1)
+			return tr_error(rc, "%s%s only populates the first row because pto.tci ignores valid rows; leading dimensions must be 1, but got %lld%s",
+					pf, op, (long long)v, tile ? "" : " at index");
+	if (tile)
+		return mk_tile(c, shape->args, n, (DType)dt, MS_VEC, NULL, NULL, NULL, NULL);
+	return mk_tensor(c, shape->args, n, (DType)dt);
+}
+
 static const char *const kwarg_opts[] = { "kwarg", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
 static const char *const form_only[] = { "form", NULL };
@@ -1310,6 +1404,8 @@ const RuleKind typerule_layout[] = {
 	{ "ptr", ptr, "", NULL, false },
 	{ "reinterpreted", reinterpreted, "arg,dtype", NULL, false },
 	{ "extracted", extracted, "arg,shape", NULL, false },
+	{ "sequence", sequence, "arg,arg2,dtype", NULL, false },
+	{ "tile-move", tile_move, "arg,mem", NULL, false },
 	{ "mgathered", mgathered, "arg,arg2", NULL, false },
 	{ "viewed", viewed, "arg", NULL, false },
 	{ "kwarg-type-error", kwarg_type_error, "", kwarg_opts, false },
