@@ -193,10 +193,14 @@ static int to_dtype(Loader *L, yaml_node_t *n, const char *field)
 	return dt;
 }
 
-/* "elem-of-N" or a dtype name */
+/* "elem-of-N", "list" or a dtype name */
 static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 {
 	const char *s = scalar(L, n, "coerce");
+	if (!strcmp(s, "list")) {
+		p->coerce_list = true;
+		return;
+	}
 	if (!strncmp(s, "elem-of-", 8)) {
 		char *end;
 		long v = strtol(s + 8, &end, 10);

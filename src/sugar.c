@@ -403,7 +403,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		if (given[i]) {
 			/* a bound value needs work for a value map, literal
 			 * coercion or a kind check (positional parameters only) */
-			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0)
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list)
 				step = STEP_CHECK;
 			else if (i < np && p->kind != OPK_ANY)
 				step = STEP_KIND;
@@ -496,6 +496,8 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 			     "e.g. pl.cast(<value>, pl.%s)", pf, name, p->name, ir_dtype_name((DType)dt));
 		}
 	}
+	if (p->coerce_list && v->kind != EX_TUPLE)
+		slots[i] = v = tr_list(c, &v, 1, v->pos); /* pl.read(t, i): a bare index */
 	if (i < inf->op->nparams && !arg_ok(p->kind, v)) {
 		char t[256];
 		describe(v, t, sizeof t);

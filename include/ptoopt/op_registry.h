@@ -45,6 +45,7 @@ typedef struct OpsParam {
 	OpsOmit omit;
 	int coerce_elem_of; /* -1, or the argument whose element dtype an int literal takes */
 	int coerce_dtype;   /* -1, or the DType an int literal takes */
+	bool coerce_list;   /* a value that is not a list becomes a one-element list */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
