@@ -636,7 +636,7 @@ static Type *transposed(RuleCtx *rc)
 		layouts_of(t0, lay);
 		for (int i = 0; i < 2; i++)
 			lay[i] = !strcmp(lay[i], "row_major") ? "col_major" : !strcmp(lay[i], "col_major") ? "row_major" : lay[i];
-		MemSpace mem = t0->mem == MS_NONE ? MS_VEC : t0->mem;
+		MemSpace mem = t0->mem;
 		/* the flipped layouts are written out whatever the implicit ones */
 		Type *t = mk_tile(c, shape, nd, t0->dtype, mem, valid, NULL, NULL, NULL);
 		const char *names[5];
@@ -810,7 +810,7 @@ static Type *set_valid(RuleCtx *rc)
 	Expr **valid = arena_alloc(c->a, 3 * sizeof *valid);
 	valid[0] = rows, valid[1] = cols;
 	if (tile)
-		return mk_tile_like(c, t0, t0->shape, 2, t0->dtype, t0->mem == MS_NONE ? MS_VEC : t0->mem, valid);
+		return mk_tile_like(c, t0, t0->shape, 2, t0->dtype, t0->mem, valid);
 	Type *t = mk_tensor(c, t0->shape, 2, t0->dtype);
 	t->memref = t0->memref;
 	Expr *st = tr_view_kw(t0, "stride");
@@ -860,7 +860,7 @@ static Type *padded(RuleCtx *rc)
 	if (tile) {
 		const char *lay[2];
 		layouts_of(t0, lay);
-		Type *t = mk_tile(c, shape, nd, t0->dtype, t0->mem == MS_NONE ? MS_VEC : t0->mem, NULL, lay[0], lay[1],
+		Type *t = mk_tile(c, shape, nd, t0->dtype, t0->mem, NULL, lay[0], lay[1],
 				  pad ? pad : tr_symbol(c, "pl.PadValue.zero"));
 		t->memref = t0->memref;
 		return t;
@@ -1130,7 +1130,7 @@ static Type *reinterpreted(RuleCtx *rc)
 		}
 	}
 	if (tile) {
-		Type *t = mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem == MS_NONE ? MS_VEC : t0->mem, NULL);
+		Type *t = mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem, NULL);
 		return t;
 	}
 	Type *t = mk_tensor(c, shape, nd, (DType)dt);
@@ -1221,7 +1221,7 @@ static Type *scatter_update(RuleCtx *rc)
 	if (!t0)
 		return NULL;
 	if (is_tile(t0))
-		return mk_tile_like(c, t0, t0->shape, t0->ndim, t0->dtype, t0->mem == MS_NONE ? MS_VEC : t0->mem, valid_of(t0));
+		return mk_tile_like(c, t0, t0->shape, t0->ndim, t0->dtype, t0->mem, valid_of(t0));
 	return is_tensor(t0) ? mk_tensor(c, t0->shape, t0->ndim, t0->dtype) : NULL;
 }
 
