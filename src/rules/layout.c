@@ -113,6 +113,21 @@ static void fmt_shape(char *buf, size_t n, Expr **d, int nd)
 		snprintf(buf + k, n - k, "]");
 }
 
+/* A dtype as the reference's DataType::ToString writes it in messages
+ * (lower case: "fp32"); a few rotating buffers, for several per message. */
+static const char *dts(DType t)
+{
+	static char buf[4][24];
+	static int k;
+	char *b = buf[k++ & 3];
+	const char *n = ir_dtype_name(t);
+	size_t i = 0;
+	for (; n && n[i] && i + 1 < sizeof buf[0]; i++)
+		b[i] = (char)(n[i] >= 'A' && n[i] <= 'Z' ? n[i] - 'A' + 'a' : n[i]);
+	b[i] = 0;
+	return b;
+}
+
 static const char *type_name(const Type *t)
 {
 	if (!t)
@@ -367,10 +382,10 @@ static Type *matmul_tensor_acc(RuleCtx *rc, Type *acc, Type *lt, Type *rt)
 		return tr_error(rc, "%s requires rhs to be at least 2D, but got %dD", op, rt->ndim);
 	if (lt->dtype != rt->dtype)
 		return tr_error(rc, "%s requires identical lhs and rhs dtypes, but got %s and %s", op,
-				ir_dtype_name(lt->dtype), ir_dtype_name(rt->dtype));
+				dts(lt->dtype), dts(rt->dtype));
 	DType rd = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
 	if (acc->dtype != rd)
-		return tr_error(rc, "%s requires accumulator dtype %s, but got %s", op, ir_dtype_name(rd), ir_dtype_name(acc->dtype));
+		return tr_error(rc, "%s requires accumulator dtype %s, but got %s", op, dts(rd), dts(acc->dtype));
 	bool at = kw_bool(rc, "a_trans"), bt = kw_bool(rc, "b_trans");
 	int ln = lt->ndim, rn = rt->ndim, an = acc->ndim;
 	Expr *m = at ? lt->shape[ln - 1] : lt->shape[ln - 2], *kl = at ? lt->shape[ln - 2] : lt->shape[ln - 1];
@@ -414,7 +429,7 @@ static bool tile_product(RuleCtx *rc, Type *lt, Type *rt, DType *acc_dt)
 	}
 	if (lt->dtype != rt->dtype) {
 		tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
-			 ir_dtype_name(lt->dtype), ir_dtype_name(rt->dtype));
+			 dts(lt->dtype), dts(rt->dtype));
 		return false;
 	}
 	*acc_dt = ir_dtype_is_float(lt->dtype) && ir_dtype_is_float(rt->dtype) ? DT_FP32 : DT_INT32;
@@ -431,7 +446,7 @@ static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
 	DType in = lt->dtype;
 	if (in != DT_INT8 && in != DT_FP16 && in != DT_BF16 && in != DT_FP32)
 		return tr_error(rc, "The operator %s supports only INT8 x INT8 -> INT32 and same-type FP16/BF16/FP32 inputs -> FP32, but got %s",
-				op, ir_dtype_name(in));
+				op, dts(in));
 	DType dt = in == DT_INT8 ? DT_INT32 : DT_FP32;
 	*dt_out = dt;
 	char buf[128];
@@ -494,7 +509,7 @@ static Type *matmul(RuleCtx *rc)
 			return tr_error(rc, "The operator %s requires lhs and rhs to be at least 2D", op);
 		if (lt->dtype != rt->dtype)
 			return tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
-					ir_dtype_name(lt->dtype), ir_dtype_name(rt->dtype));
+					dts(lt->dtype), dts(rt->dtype));
 		adt = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
 		if (acc)
 			return mk_tile(c, acc->shape, acc->ndim, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
@@ -536,7 +551,7 @@ static Type *matmul(RuleCtx *rc)
 				}
 			}
 			if (acc->dtype != dt)
-				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, ir_dtype_name(dt), ir_dtype_name(acc->dtype));
+				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(dt), dts(acc->dtype));
 			Expr **av = valid_of(acc), **ev = valid_of(t);
 			if (!dims_equal(av, ev, 2)) {
 				fmt_shape(want, sizeof want, ev, 2);
@@ -547,7 +562,7 @@ static Type *matmul(RuleCtx *rc)
 		if (bias) {
 			if (bias->dtype != dt)
 				return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator output, but got %s", op,
-						ir_dtype_name(dt), ir_dtype_name(bias->dtype));
+						dts(dt), dts(bias->dtype));
 		}
 		return t;
 	}
@@ -562,8 +577,8 @@ static Type *matmul(RuleCtx *rc)
 			return tr_error(rc, "The operator %s requires matching physical N dimensions, but got acc N=%lld and product N=%lld", op,
 					(long long)x, (long long)y);
 		if (acc->dtype != adt)
-			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, ir_dtype_name(adt),
-					ir_dtype_name(acc->dtype));
+			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(adt),
+					dts(acc->dtype));
 		return mk_tile(c, acc->shape, 2, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
 	}
 	if (bias) {
@@ -580,7 +595,7 @@ static Type *matmul(RuleCtx *rc)
 					(long long)y, (long long)x);
 		if (bias->dtype != adt)
 			return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator, but got %s", op,
-					ir_dtype_name(adt), ir_dtype_name(bias->dtype));
+					dts(adt), dts(bias->dtype));
 	}
 	Expr **lv = valid_of(lt), **rv = valid_of(rt);
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
@@ -757,8 +772,8 @@ static Type *concat(RuleCtx *rc)
 	if (tile ? !is_tile(b) : !is_tensor(b))
 		return tr_error(rc, "%s: src1 must be %s, got %s", op, tile ? "TileType" : "TensorType", type_name(b));
 	if (a->dtype != b->dtype)
-		return tr_error(rc, "%s: src0 and src1 must have same dtype, got %s and %s", op, ir_dtype_name(a->dtype),
-				ir_dtype_name(b->dtype));
+		return tr_error(rc, "%s: src0 and src1 must have same dtype, got %s and %s", op, dts(a->dtype),
+				dts(b->dtype));
 	if (a->ndim != 2 || b->ndim != 2)
 		return tr_error(rc, "%s requires 2D %s", op, tile ? "tiles" : "tensors");
 	int64_t x, y;
@@ -798,7 +813,7 @@ static Type *set_valid(RuleCtx *rc)
 		if (st && st->kind != TY_SCALAR)
 			return tr_error(rc, "%s %s must be ScalarType, but got %s", op, nm[i], type_name(st));
 		if (st && st->dtype != DT_INDEX && st->dtype != DT_INT64 && st->dtype != DT_UINT64)
-			return tr_error(rc, "%s %s must have dtype INT64, UINT64, or INDEX, but got %s", op, nm[i], ir_dtype_name(st->dtype));
+			return tr_error(rc, "%s %s must have dtype INT64, UINT64, or INDEX, but got %s", op, nm[i], dts(st->dtype));
 		int64_t v, b;
 		if (cint(vals[i], &v)) {
 			if (v < 0)
@@ -913,7 +928,7 @@ static Type *sorted(RuleCtx *rc)
 				form_is(rc, "sort32") ? "first argument" : "argument 0", tile ? "TileType" : "TensorType", type_name(t0));
 	if (t0->dtype != DT_FP16 && t0->dtype != DT_FP32)
 		return tr_error(rc, "The operator %s requires %s dtype to be FP16 or FP32, but got %s", op,
-				form_is(rc, "sort32") ? "src" : "src0", ir_dtype_name(t0->dtype));
+				form_is(rc, "sort32") ? "src" : "src0", dts(t0->dtype));
 	int nd = t0->ndim;
 	if (nd == 0)
 		return tr_error(rc, "The operator %s requires non-empty input shape", op);
@@ -953,7 +968,7 @@ static Type *sorted(RuleCtx *rc)
 				return NULL;
 			if (ti->dtype != t0->dtype)
 				return tr_error(rc, "The operator %s requires all inputs to share src0's dtype %s, but argument %d has %s", op,
-						ir_dtype_name(t0->dtype), i, ir_dtype_name(ti->dtype));
+						dts(t0->dtype), i, dts(ti->dtype));
 			int64_t x, y;
 			if (cint(sum, &x) && cint(ti->shape[ti->ndim - 1], &y))
 				sum = idx(c, x + y);
@@ -1004,7 +1019,7 @@ static Type *gathered(RuleCtx *rc)
 		int bytes = ir_dtype_bits((DType)dt) / 8;
 		if (bytes <= 0 || 32 % bytes)
 			return tr_error(rc, "The operator %s requires a byte-addressable output dtype that divides 32 bytes, but got %s", op,
-					ir_dtype_name((DType)dt));
+					dts((DType)dt));
 		Expr *per = idx(c, 32 / bytes);
 		Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 		Expr **ov = valid_of(ot);
@@ -1019,7 +1034,7 @@ static Type *gathered(RuleCtx *rc)
 	if (form_is(rc, "mask")) {
 		if (src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
 			return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
-					ir_dtype_name(src->dtype));
+					dts(src->dtype));
 		Expr *mp = tr_kwarg(rc, "mask_pattern");
 		int64_t p;
 		if (!cint(mp, &p))
@@ -1047,7 +1062,7 @@ static Type *gathered(RuleCtx *rc)
 				return NULL;
 			if (ir_dtype_bits((DType)dt) != ir_dtype_bits(src->dtype))
 				return tr_error(rc, "The operator %s output_dtype must have the same bit width as src dtype (%s = %d bits), but got %s = %d bits",
-						op, ir_dtype_name(src->dtype), ir_dtype_bits(src->dtype), ir_dtype_name((DType)dt),
+						op, dts(src->dtype), ir_dtype_bits(src->dtype), dts((DType)dt),
 						ir_dtype_bits((DType)dt));
 		}
 		if (tile)
@@ -1066,7 +1081,7 @@ static Type *gathered(RuleCtx *rc)
 	if (cd && (cdt = tr_dtype_symbol(c, cd)) < 0)
 		return NULL;
 	if (cdt != DT_INT32 && cdt != DT_UINT32)
-		return tr_error(rc, "The operator %s requires count_dtype to be INT32 or UINT32, but got %s", op, ir_dtype_name((DType)cdt));
+		return tr_error(rc, "The operator %s requires count_dtype to be INT32 or UINT32, but got %s", op, dts((DType)cdt));
 	Expr **d0 = arena_alloc(c->a, 3 * sizeof *d0), **d1 = arena_alloc(c->a, 3 * sizeof *d1);
 	d0[0] = src->shape[0], d0[1] = idx(c, cols);
 	d1[0] = idx(c, 1), d1[1] = src->shape[0];
@@ -1351,7 +1366,7 @@ static Type *sequence(RuleCtx *rc)
 		return NULL;
 	if (dt != DT_INT16 && dt != DT_INT32 && dt != DT_UINT16 && dt != DT_UINT32)
 		return tr_error(rc, tile ? "The operator %s requires dtype to be one of {INT16, INT32, UINT16, UINT32}, but got %s"
-					 : "%s dtype must be one of {INT16, INT32, UINT16, UINT32}, but got %s", op, ir_dtype_name((DType)dt));
+					 : "%s dtype must be one of {INT16, INT32, UINT16, UINT32}, but got %s", op, dts((DType)dt));
 	/* an integer-literal expression (31 written 32 - 1) is a literal to the
 	 * reference's parser */
 	if (start->kind == EX_BINARY && start->lhs && start->rhs && start->lhs->kind == EX_INT && start->rhs->kind == EX_INT &&
@@ -1370,8 +1385,8 @@ static Type *sequence(RuleCtx *rc)
 		return tr_error(rc, "%s%s requires first argument 'start' to be a scalar, but got %s", pf, op, type_name(st));
 	if (st && (int)st->dtype != dt)
 		return tr_error(rc, tile ? "The operator %s requires 'start' dtype (%s) to match destination dtype (%s)"
-					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, ir_dtype_name(st->dtype),
-				ir_dtype_name((DType)dt));
+					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, dts(st->dtype),
+				dts((DType)dt));
 	if (shape->kind != EX_TUPLE)
 		return NULL;
 	int n = shape->nargs;
