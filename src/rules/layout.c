@@ -1404,7 +1404,57 @@ static Type *sequence(RuleCtx *rc)
 	return mk_tensor(c, shape->args, n, (DType)dt);
 }
 
+/* {rule: sliced, arg: T, shape: N, valid-shape: M, opts: {drop: K}}:
+ * tensor.slice: the window's shape with the drop_dims axes (argument K)
+ * erased; a valid shape other than the shape, or a pad (the pad_value
+ * kwarg, else the source's), makes a view */
+static Type *sliced(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *s = tr_arg(rc, rc->r->shape);
+	if (!t0 || !is_tensor(t0) || !s || s->kind != EX_TUPLE)
+		return NULL;
+	int n = s->nargs;
+	Expr *v = tr_arg(rc, rc->r->valid_shape);
+	Expr **valid = v && v->kind == EX_TUPLE && v->nargs == n ? v->args : s->args;
+	Expr *dd = tr_arg(rc, opt_arg(rc, "drop"));
+	bool *drop = arena_alloc(c->a, (size_t)n + 1);
+	int nd = 0;
+	for (int i = 0; dd && dd->kind == EX_TUPLE && i < dd->nargs; i++) {
+		int64_t a;
+		if (!cint(dd->args[i], &a))
+			return tr_error(rc, "%s drop_dims entries must be constant integers", op);
+		if (a < 0)
+			a += n;
+		if (a < 0 || a >= n)
+			return tr_error(rc, "%s drop_dims axis %lld is out of range for rank %d", op, (long long)dd->args[i]->ival, n);
+		if (!ir_is_int_const(s->args[a], 1, DT_INDEX))
+			return tr_error(rc, "%s drop_dims axis %lld must be a static unit dim of shape", op, (long long)a);
+		nd += !drop[a];
+		drop[a] = true;
+	}
+	if (nd && nd >= n)
+		return tr_error(rc, "%s drop_dims cannot erase every dimension; keep one unit axis or use tensor.read for a scalar result", op);
+	Expr **shape = arena_alloc(c->a, (size_t)(n + 1) * sizeof *shape), **vd = arena_alloc(c->a, (size_t)(n + 1) * sizeof *vd);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (!drop[i]) {
+			shape[k] = s->args[i];
+			vd[k++] = valid[i];
+		}
+	Type *t = mk_tensor(c, shape, k, t0->dtype);
+	t->kind = t0->kind;
+	Expr *pad = tr_kwarg(rc, "pad_value");
+	if (!pad)
+		pad = tr_view_kw(t0, "pad");
+	set_tensor_view(c, t, tr_list(c, vd, k, nopos), NULL, "pl.TensorLayout.ND", pad);
+	return t;
+}
+
 static const char *const kwarg_opts[] = { "kwarg", NULL };
+static const char *const drop_opts[] = { "drop", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
 static const char *const form_only[] = { "form", NULL };
 
@@ -1422,6 +1472,7 @@ const RuleKind typerule_layout[] = {
 	{ "sequence", sequence, "arg,arg2,dtype", NULL, false },
 	{ "tile-move", tile_move, "arg,mem", NULL, false },
 	{ "mgathered", mgathered, "arg,arg2", NULL, false },
+	{ "sliced", sliced, "arg,shape", drop_opts, false },
 	{ "viewed", viewed, "arg", NULL, false },
 	{ "kwarg-type-error", kwarg_type_error, "", kwarg_opts, false },
 	{ "scatter-update", scatter_update, "args", NULL, false },
