@@ -1453,6 +1453,50 @@ static Type *sliced(RuleCtx *rc)
 	return t;
 }
 
+/* {rule: tile-load, ...tile-from-shape's fields}: tile.load, the core
+ * tile-from-shape window read (shape, dtype, memory, valid shape) with the
+ * reference's layouts: MX-layout scale tensors (row/row or, MX_B_NN,
+ * col/col, fractal 32); Mat reads col/row, swapped from a DN source, and
+ * row/none_box for a single row; a [.., 1] Vec read col_major */
+static Type *tile_load(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const RuleKind *core = typerule_find("tile-from-shape");
+	Type *t = core && core->fn ? core->fn(rc) : NULL;
+	Type *src = targ(rc, rc->r->window_source);
+	if (!t || !src || t->kind != TY_TILE)
+		return t;
+	const char *sl = tensor_layout(src);
+	bool mx = !strcmp(sl, "pl.TensorLayout.MX_A_ZZ") || !strcmp(sl, "pl.TensorLayout.MX_B_NN");
+	const char *lay[2] = { NULL, NULL };
+	if (mx) {
+		bool b = !strcmp(sl, "pl.TensorLayout.MX_B_NN");
+		lay[0] = lay[1] = b ? "col_major" : "row_major";
+	} else if (t->mem == MS_MAT) {
+		bool dn = !strcmp(sl, "pl.TensorLayout.DN");
+		lay[0] = dn ? "row_major" : "col_major";
+		lay[1] = dn ? "col_major" : "row_major";
+		if (t->ndim == 2 && ir_is_int_const(t->shape[dn ? 1 : 0], 1, DT_INDEX))
+			lay[0] = "row_major", lay[1] = "none_box";
+	} else {
+		return t; /* the core's view already */
+	}
+	Expr **valid = valid_of(t);
+	Type *r = mk_tile(c, t->shape, t->ndim, t->dtype, t->mem, valid, lay[0], lay[1], NULL);
+	if (mx) {
+		/* fractal 32 after the layouts */
+		int n = r->view ? r->view->nkw : 0;
+		const char *names[6];
+		Expr *vals[6];
+		for (int i = 0; i < n; i++)
+			names[i] = r->view->kw[i].name, vals[i] = r->view->kw[i].value;
+		names[n] = "fractal";
+		vals[n++] = idx(c, 32);
+		r->view = tr_view(c, names, vals, n);
+	}
+	return r;
+}
+
 static const char *const kwarg_opts[] = { "kwarg", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
@@ -1473,6 +1517,7 @@ const RuleKind typerule_layout[] = {
 	{ "tile-move", tile_move, "arg,mem", NULL, false },
 	{ "mgathered", mgathered, "arg,arg2", NULL, false },
 	{ "sliced", sliced, "arg,shape", drop_opts, false },
+	{ "tile-load", tile_load, "shape,dtype", NULL, false },
 	{ "viewed", viewed, "arg", NULL, false },
 	{ "kwarg-type-error", kwarg_type_error, "", kwarg_opts, false },
 	{ "scatter-update", scatter_update, "args", NULL, false },
