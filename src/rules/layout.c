@@ -1497,6 +1497,67 @@ static Type *tile_load(RuleCtx *rc)
 	return r;
 }
 
+/* {rule: element, args: [T, INDICES, VALUE?]}: tensor / tile read (a
+ * scalar of T's dtype) and write (T itself): one integer index per dim,
+ * a written value of T's dtype */
+static Type *element(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	bool tile = op[1] == 'i', write = rc->r->nargs > 2;
+	const char *what = tile ? "tile" : "tensor";
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *ix = tr_arg(rc, rc->r->arg2);
+	if (!t0 || !ix)
+		return NULL;
+	if (tile ? !is_tile(t0) : !is_tensor(t0))
+		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+	if (ix->kind != EX_TUPLE)
+		return NULL;
+	if (ix->nargs != t0->ndim)
+		return tr_error(rc, "%s indices count (%d) must match %s rank (%d)", op, ix->nargs, what, t0->ndim);
+	for (int i = 0; i < ix->nargs; i++) {
+		Type *it = tr_type(ix->args[i]);
+		if (!it)
+			continue;
+		if (it->kind != TY_SCALAR)
+			return tr_error(rc, "%s index element %d must be ScalarType, but got %s", op, i, type_name(it));
+		if (!ir_dtype_is_int(it->dtype))
+			return tr_error(rc, "%s index element %d must have integer dtype, but got %s", op, i, dts(it->dtype));
+	}
+	if (!write)
+		return ir_scalar_type(c->a, t0->dtype);
+	Expr *v = tr_arg(rc, rc->r->args[2]);
+	Type *vt = tr_type(v);
+	if (!tile && vt && v->kind != EX_INT && v->kind != EX_FLOAT) {
+		if (vt->kind != TY_SCALAR)
+			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, type_name(vt));
+		if (vt->dtype != t0->dtype)
+			return tr_error(rc, "%s requires value dtype to match tensor dtype, but got value dtype %s and tensor dtype %s", op,
+					dts(vt->dtype), dts(t0->dtype));
+	}
+	return t0;
+}
+
+/* {rule: dim, args: [T, AXIS]}: tensor.dim, an INDEX scalar; the axis a
+ * constant within the rank (negative counts from the end) */
+static Type *dim(RuleCtx *rc)
+{
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *ax = tr_arg(rc, rc->r->arg2);
+	if (!t0)
+		return NULL;
+	if (!is_tensor(t0))
+		return tr_error(rc, "tensor.dim requires first argument to be a TensorType, but got %s", type_name(t0));
+	int64_t a;
+	if (!cint(ax, &a))
+		return tr_error(rc, "tensor.dim requires axis to be a constant integer");
+	int64_t n = t0->ndim, b = a < 0 ? a + n : a;
+	if (b < 0 || b >= n)
+		return tr_error(rc, "tensor.dim axis %lld out of range for tensor of rank %lld", (long long)a, (long long)n);
+	return ir_scalar_type(rc->c->a, DT_INDEX);
+}
+
 static const char *const kwarg_opts[] = { "kwarg", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
@@ -1518,6 +1579,8 @@ const RuleKind typerule_layout[] = {
 	{ "mgathered", mgathered, "arg,arg2", NULL, false },
 	{ "sliced", sliced, "arg,shape", drop_opts, false },
 	{ "tile-load", tile_load, "shape,dtype", NULL, false },
+	{ "element", element, "arg,arg2", NULL, false },
+	{ "dim", dim, "arg,arg2", NULL, false },
 	{ "viewed", viewed, "arg", NULL, false },
 	{ "kwarg-type-error", kwarg_type_error, "", kwarg_opts, false },
 	{ "scatter-update", scatter_update, "args", NULL, false },
