@@ -1558,6 +1558,69 @@ static Type *dim(RuleCtx *rc)
 	return ir_scalar_type(rc->c->a, DT_INDEX);
 }
 
+/* The product of constant dims, -1 when one is not constant. */
+static int64_t const_product(Expr **d, int n)
+{
+	int64_t p = 1, v;
+	for (int i = 0; i < n; i++) {
+		if (!cint(d[i], &v))
+			return -1;
+		p *= v;
+	}
+	return p;
+}
+
+/* {rule: reshape, arg: T, shape: N, valid-shape: M}: the core reshaped
+ * kind, after the reference's element-count check */
+static Type *reshape(RuleCtx *rc)
+{
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *s = tr_arg(rc, rc->r->shape);
+	if (t0 && s && s->kind == EX_TUPLE && (is_tensor(t0) || is_tile(t0))) {
+		int64_t a = const_product(t0->shape, t0->ndim), b = const_product(s->args, s->nargs);
+		const char *w = is_tile(t0) ? "tile" : "tensor";
+		if (a > 0 && b > 0 && a != b)
+			return tr_error(rc, "%s: cannot reshape %s of size %lld into shape with size %lld", rc->op->name, w, (long long)a,
+					(long long)b);
+	}
+	const RuleKind *core = typerule_find("reshaped");
+	return core && core->fn ? core->fn(rc) : NULL;
+}
+
+/* {rule: random, args: [SHAPE], dtype: KW, opts: {valid: N}}: tensor.random /
+ * tile.random, a 2-D INT32 / UINT32 shape (rounds 7 or 10); tiles in Vec
+ * with the optional valid shape of argument N */
+static Type *random_rule(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	bool tile = op[1] == 'i';
+	const char *pf = tile ? "The operator " : "";
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	Expr *s = tr_arg(rc, rc->r->arg), *ro = tr_kwarg(rc, "rounds");
+	if (dt < 0 || !s || s->kind != EX_TUPLE)
+		return NULL;
+	if (dt != DT_INT32 && dt != DT_UINT32)
+		return tr_error(rc, "%s%s dtype must be one of {INT32, UINT32}, but got %s", pf, op, dts((DType)dt));
+	int64_t r;
+	if (cint(ro, &r) && r != 7 && r != 10)
+		return tr_error(rc, "%s%s requires rounds to be 7 or 10, but got %lld", pf, op, (long long)r);
+	for (int i = 0; i < 6; i++) {
+		Type *st = targ(rc, i);
+		if (st && st->kind == TY_SCALAR && st->dtype != DT_INT32)
+			return tr_error(rc, "%s%s requires seed argument %d to have INT32 dtype, but got %s", pf, op, i, dts(st->dtype));
+	}
+	if (!s->nargs)
+		return tr_error(rc, "%s%s requires non-empty shape", pf, op);
+	if (s->nargs != 2)
+		return tr_error(rc, "%s%s requires a 2D shape (rows, cols), but got rank %d", pf, op, s->nargs);
+	if (!tile)
+		return mk_tensor(c, s->args, 2, (DType)dt);
+	Expr *v = tr_arg(rc, opt_arg(rc, "valid"));
+	return mk_tile(c, s->args, 2, (DType)dt, MS_VEC, v && v->kind == EX_TUPLE && v->nargs == 2 ? v->args : NULL, NULL, NULL, NULL);
+}
+
+static const char *const valid_opts[] = { "valid", NULL };
 static const char *const kwarg_opts[] = { "kwarg", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
@@ -1581,6 +1644,8 @@ const RuleKind typerule_layout[] = {
 	{ "tile-load", tile_load, "shape,dtype", NULL, false },
 	{ "element", element, "arg,arg2", NULL, false },
 	{ "dim", dim, "arg,arg2", NULL, false },
+	{ "reshape", reshape, "arg,shape", NULL, false },
+	{ "random", random_rule, "arg,dtype", valid_opts, false },
 	{ "viewed", viewed, "arg", NULL, false },
 	{ "kwarg-type-error", kwarg_type_error, "", kwarg_opts, false },
 	{ "scatter-update", scatter_update, "args", NULL, false },
