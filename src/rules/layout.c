@@ -219,6 +219,21 @@ static Type *mk_tile(SugarCtx *c, Expr **shape, int n, DType dt, MemSpace mem, E
 	return t;
 }
 
+/* t with compact=pl.CompactMode.normal last in its view (an Acc / Left /
+ * Right tile whose valid rows may be narrower than its physical rows). */
+static Type *with_compact(SugarCtx *c, Type *t)
+{
+	int n = t->view ? t->view->nkw : 0;
+	const char *names[8];
+	Expr *vals[8];
+	for (int i = 0; i < n && i < 7; i++)
+		names[i] = t->view->kw[i].name, vals[i] = t->view->kw[i].value;
+	names[n] = "compact";
+	vals[n++] = tr_symbol(c, "pl.CompactMode.normal");
+	t->view = tr_view(c, names, vals, n);
+	return t;
+}
+
 /* A tile type inheriting src's layouts and pad (InheritTileViewLayout). */
 static Type *mk_tile_like(SugarCtx *c, const Type *src, Expr **shape, int n, DType dt, MemSpace mem, Expr **valid)
 {
@@ -579,7 +594,8 @@ static Type *matmul(RuleCtx *rc)
 		if (acc->dtype != adt)
 			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(adt),
 					dts(acc->dtype));
-		return mk_tile(c, acc->shape, 2, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
+		Type *t = mk_tile(c, acc->shape, 2, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
+		return tr_view_kw(acc, "compact") ? with_compact(c, t) : t;
 	}
 	if (bias) {
 		char buf[128];
@@ -601,7 +617,8 @@ static Type *matmul(RuleCtx *rc)
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 	shape[0] = lt->shape[0], shape[1] = rt->shape[1];
 	valid[0] = lv[0], valid[1] = rv[1];
-	return mk_tile(c, shape, 2, adt, MS_ACC, valid, NULL, NULL, NULL);
+	Type *t = mk_tile(c, shape, 2, adt, MS_ACC, valid, NULL, NULL, NULL);
+	return expr_equal(valid[0], shape[0]) ? t : with_compact(c, t);
 }
 
 /* ------------------------------------------------------------ transpose */
@@ -1070,6 +1087,12 @@ static Type *gathered(RuleCtx *rc)
 		return mk_tensor(c, shape, 2, (DType)dt);
 	}
 	/* compare */
+	Type *kt = targ(rc, rc->r->arg2);
+	if (kt && kt->kind != TY_SCALAR)
+		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, type_name(kt));
+	if (kt && kt->dtype != src->dtype)
+		return tr_error(rc, "The operator %s requires kvalue dtype equal to src dtype %s , but got %s", op, dts(src->dtype),
+				dts(kt->dtype));
 	Expr *oc = tr_kwarg(rc, "out_cols");
 	int64_t cols;
 	if (!cint(oc, &cols))
@@ -1125,13 +1148,14 @@ static Type *reinterpreted(RuleCtx *rc)
 	int nd = t0->ndim;
 	if (nd == 0)
 		return tr_error(rc, "%s requires a %s rank >= 1", op, tile ? "tile" : "tensor");
-	Expr **shape;
+	Expr **shape, **vshape = NULL;
 	Expr *s = rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
 	if (s && s->kind == EX_TUPLE && s->nargs) {
 		shape = s->args;
 		nd = s->nargs;
 	} else {
 		shape = dims_copy(c, t0->shape, nd);
+		vshape = has_valid(t0) ? dims_copy(c, valid_of(t0), nd) : NULL;
 		int ob = ir_dtype_bits(t0->dtype), nb = ir_dtype_bits((DType)dt);
 		int axis = !strcmp(tensor_layout(t0), "pl.TensorLayout.DN") && nd >= 2 ? nd - 2 : nd - 1;
 		int64_t v;
@@ -1142,11 +1166,12 @@ static Type *reinterpreted(RuleCtx *rc)
 				return tr_error(rc, "%s: the contiguous dimension (%lld x %d bits) is not a multiple of the target element width (%d bits)",
 						op, (long long)v, ob, nb);
 			shape[axis] = idx(c, v * ob / nb);
+			if (vshape && cint(vshape[axis], &v) && (v * ob) % nb == 0)
+				vshape[axis] = idx(c, v * ob / nb);
 		}
 	}
 	if (tile) {
-		Type *t = mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem, NULL);
-		return t;
+		return mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem, vshape);
 	}
 	Type *t = mk_tensor(c, shape, nd, (DType)dt);
 	t->memref = t0->memref;
@@ -1211,7 +1236,8 @@ static Type *extracted(RuleCtx *rc)
 		bl = "row_major", sl = "row_major";
 	else if (ms == MS_RIGHT)
 		bl = "row_major", sl = "col_major";
-	return mk_tile(c, s->args, 2, t0->dtype, (MemSpace)ms, valid, bl, sl, NULL);
+	Type *t = mk_tile(c, s->args, 2, t0->dtype, (MemSpace)ms, valid, bl, sl, NULL);
+	return (ms == MS_LEFT || ms == MS_RIGHT) && !dims_equal(valid, s->args, 2) ? with_compact(c, t) : t;
 }
 
 /* {rule: kwarg-type-error, opts: {kwarg: KW}}: the DSL passes kwarg KW on
@@ -1414,7 +1440,7 @@ static Type *sliced(RuleCtx *rc)
 	const char *op = rc->op->name;
 	Type *t0 = targ(rc, rc->r->arg);
 	Expr *s = tr_arg(rc, rc->r->shape);
-	if (!t0 || !is_tensor(t0) || !s || s->kind != EX_TUPLE)
+	if (!t0 || (!is_tensor(t0) && !is_tile(t0)) || !s || s->kind != EX_TUPLE)
 		return NULL;
 	int n = s->nargs;
 	Expr *v = tr_arg(rc, rc->r->valid_shape);
@@ -1444,11 +1470,26 @@ static Type *sliced(RuleCtx *rc)
 			shape[k] = s->args[i];
 			vd[k++] = valid[i];
 		}
-	Type *t = mk_tensor(c, shape, k, t0->dtype);
-	t->kind = t0->kind;
 	Expr *pad = tr_kwarg(rc, "pad_value");
 	if (!pad)
 		pad = tr_view_kw(t0, "pad");
+	if (is_tile(t0)) {
+		if (k < 2) { /* tiles keep two dims: unit axes in front */
+			Expr **s2 = arena_alloc(c->a, 3 * sizeof *s2), **v2 = arena_alloc(c->a, 3 * sizeof *v2);
+			s2[0] = v2[0] = idx(c, 1);
+			s2[1] = shape[0], v2[1] = vd[0];
+			shape = s2, vd = v2, k = 2;
+		}
+		/* an explicit source view lends its layouts, else they follow the shape */
+		const char *lay[2] = { NULL, "none_box" };
+		if (t0->view)
+			layouts_of(t0, lay);
+		else
+			implicit_layouts(shape, k, MS_VEC, lay);
+		return mk_tile(c, shape, k, t0->dtype, t0->mem, vd, lay[0], lay[1], pad);
+	}
+	Type *t = mk_tensor(c, shape, k, t0->dtype);
+	t->kind = t0->kind;
 	set_tensor_view(c, t, tr_list(c, vd, k, nopos), NULL, "pl.TensorLayout.ND", pad);
 	return t;
 }
