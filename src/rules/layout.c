@@ -1258,9 +1258,32 @@ static Type *scatter_update(RuleCtx *rc)
 	SugarCtx *c = rc->c;
 	if (!tr_arg(rc, rc->r->args[1]) || !tr_arg(rc, rc->r->args[2]) || !tr_kwarg(rc, "dim"))
 		return tr_error(rc, "scatter_update requires input, dim, index, and src");
-	Type *t0 = targ(rc, rc->r->arg);
+	Type *t0 = targ(rc, rc->r->arg), *it = targ(rc, rc->r->args[1]), *st = targ(rc, rc->r->args[2]);
 	if (!t0)
 		return NULL;
+	const char *op = rc->op->name, *k = is_tile(t0) ? "TileType" : "TensorType";
+	if (!is_tile(t0) && !is_tensor(t0))
+		return tr_error(rc, "%s: input must be %s, got %s", op, op[1] == 'i' ? "TileType" : "TensorType", type_name(t0));
+	if (t0->ndim != 2 && t0->ndim != 4)
+		return tr_error(rc, "%s: input must be 2D or 4D, got rank %d", op, t0->ndim);
+	if (it && it->kind != t0->kind)
+		return tr_error(rc, "%s: index must be %s, got %s", op, k, type_name(it));
+	if (it && it->ndim != 2)
+		return tr_error(rc, "%s: index must be 2D [b, s], got rank %d", op, it->ndim);
+	if (it && !ir_dtype_is_int(it->dtype))
+		return tr_error(rc, "%s: index dtype must be integer, got %s", op, dts(it->dtype));
+	if (st && st->kind != t0->kind)
+		return tr_error(rc, "%s: src must be %s, got %s", op, k, type_name(st));
+	if (st && st->ndim != t0->ndim)
+		return tr_error(rc, "%s: src rank (%d) must match input rank (%d)", op, st->ndim, t0->ndim);
+	if (st && st->dtype != t0->dtype)
+		return tr_error(rc, "%s: src dtype (%s) must match input dtype (%s)", op, dts(st->dtype), dts(t0->dtype));
+	int64_t d;
+	if (cint(tr_kwarg(rc, "dim"), &d) && d != -2)
+		return tr_error(rc, "%s: only dim=-2 is currently supported, got %lld", op, (long long)d);
+	Expr *de = tr_kwarg(rc, "dim");
+	if (de && de->kind == EX_UNARY && de->op == UOP_NEG && de->lhs && de->lhs->kind == EX_INT && de->lhs->ival != 2)
+		return tr_error(rc, "%s: only dim=-2 is currently supported, got %lld", op, -(long long)de->lhs->ival);
 	if (is_tile(t0))
 		return mk_tile_like(c, t0, t0->shape, t0->ndim, t0->dtype, t0->mem, valid_of(t0));
 	return is_tensor(t0) ? mk_tensor(c, t0->shape, t0->ndim, t0->dtype) : NULL;
@@ -1661,6 +1684,33 @@ static Type *random_rule(RuleCtx *rc)
 	return mk_tile(c, s->args, 2, (DType)dt, MS_VEC, v && v->kind == EX_TUPLE && v->nargs == 2 ? v->args : NULL, NULL, NULL, NULL);
 }
 
+/* {rule: tile-create, ...tile-from-shape's fields}: tile.create, the core
+ * tile-from-shape with the reference's layouts for transpose=True (Mat:
+ * row / col major) and flat_layout=True (Mat: the flat layout of the
+ * shape) */
+static Type *tile_create(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	const RuleKind *core = typerule_find("tile-from-shape");
+	Type *t = core && core->fn ? core->fn(rc) : NULL;
+	if (!t || t->kind != TY_TILE)
+		return t;
+	bool tr = kw_bool(rc, "transpose"), flat = kw_bool(rc, "flat_layout");
+	if (tr && (t->ndim != 2 || t->mem != MS_MAT))
+		return tr_error(rc, "The operator %s supports transpose=true only for a 2D tile with target_memory=Mat (L1)", op);
+	if (flat && (t->mem != MS_MAT || tr))
+		return tr_error(rc, "The operator %s supports flat_layout=true only for target_memory=Mat (L1) without transpose", op);
+	if (!tr && !flat)
+		return t;
+	const char *lay[2];
+	if (tr)
+		lay[0] = "row_major", lay[1] = "col_major";
+	else
+		implicit_layouts(t->shape, t->ndim, MS_VEC, lay);
+	return mk_tile(c, t->shape, t->ndim, t->dtype, t->mem, valid_of(t), lay[0], lay[1], NULL);
+}
+
 static const char *const valid_opts[] = { "valid", NULL };
 static const char *const kwarg_opts[] = { "kwarg", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
@@ -1682,6 +1732,7 @@ const RuleKind typerule_layout[] = {
 	{ "tile-move", tile_move, "arg,mem", NULL, false },
 	{ "mgathered", mgathered, "arg,arg2", NULL, false },
 	{ "sliced", sliced, "arg,shape", drop_opts, false },
+	{ "tile-create", tile_create, "shape,dtype", NULL, false },
 	{ "tile-load", tile_load, "shape,dtype", NULL, false },
 	{ "element", element, "arg,arg2", NULL, false },
 	{ "dim", dim, "arg,arg2", NULL, false },
