@@ -215,7 +215,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", NULL };
+					    "effect_if", "values", "attr", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = -1;
@@ -245,6 +245,11 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 	}
 	if ((v = get(L, n, "coerce")))
 		to_coerce(L, v, p);
+	if ((v = get(L, n, "attr"))) {
+		if (strcmp(scalar(L, v, "attr"), "int"))
+			lerr(L, v, "field 'attr': expected int");
+		p->int_attr = true;
+	}
 	if ((v = get(L, n, "effect")))
 		p->effect = to_effect(L, v, "effect");
 	if ((v = get(L, n, "effect_if"))) {

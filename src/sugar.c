@@ -529,6 +529,10 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 		for (int u = 0; u < plan->nunbound; u++)
 			slots[plan->unbound[u]] = NULL;
 	}
+	/* an int attribute bound by position gets the literal as an expression */
+	for (int i = np; i < call->nargs; i++)
+		if (inf->param[i]->int_attr && slots[i]->kind == EX_INT)
+			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[i]->name, inf->name);
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
@@ -585,14 +589,20 @@ fail:
 /* A dispatch case with `positional:` names: the DSL spelling's positional
  * arguments become keyword arguments of those names (its parameter order
  * differs from the op's), ahead of the call's own keywords. */
-static bool positional_by_name(SugarCtx *c, const SugarDef *s, const SugarCase *sc, Expr *call)
+static int keyword_slot(const OpInfo *inf, const char *kn);
+
+static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s, const SugarCase *sc, Expr *call)
 {
 	if (call->nargs > sc->nnames)
 		FAIL("pl.%s takes at most %d positional argument%s (%d given)", s->name, sc->nnames, sc->nnames == 1 ? "" : "s",
 		     call->nargs);
 	Kwarg *kw = arena_alloc(c->a, (size_t)(call->nargs + call->nkw + 1) * sizeof *kw);
-	for (int i = 0; i < call->nargs; i++)
+	for (int i = 0; i < call->nargs; i++) {
 		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
+		int j = keyword_slot(inf, kw[i].name);
+		if (j >= 0 && inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
+			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+	}
 	for (int k = 0; k < call->nkw; k++)
 		kw[call->nargs + k] = call->kw[k];
 	call->nkw += call->nargs;
@@ -621,7 +631,7 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 			inf->cases[k] = op_info(c, intern_cstr(c->a, sc->op));
 		inf = inf->cases[k];
 		call->str = inf->name;
-		if (sc->nnames && call->nargs && !positional_by_name(c, s, sc, call))
+		if (sc->nnames && call->nargs && inf->op && !positional_by_name(c, inf, s, sc, call))
 			return NULL;
 	}
 	if (!inf->op)

@@ -46,6 +46,9 @@ typedef struct OpsParam {
 	int coerce_elem_of; /* -1, or the argument whose element dtype an int literal takes */
 	int coerce_dtype;   /* -1, or the DType an int literal takes */
 	bool coerce_list;   /* a value that is not a list becomes a one-element list */
+	bool int_attr;      /* attr: int - a kwarg the reference stores as a plain int: an int
+			     * literal passed positionally reaches it as an expression and is
+			     * rejected ("has incompatible type"), as the reference's text parser does */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
