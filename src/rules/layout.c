@@ -1240,15 +1240,41 @@ static Type *extracted(RuleCtx *rc)
 	return (ms == MS_LEFT || ms == MS_RIGHT) && !dims_equal(valid, s->args, 2) ? with_compact(c, t) : t;
 }
 
-/* {rule: kwarg-type-error, opts: {kwarg: KW}}: the DSL passes kwarg KW on
- * as an expression where the op's attribute is a plain int, so the
- * reference rejects every call written in text that sets it */
-static Type *kwarg_type_error(RuleCtx *rc)
+/* {rule: paged, arg: SRC}: tensor.paged_gather, [max_indices, size] rows of
+ * SRC ([size, max_indices] with is_trans, which needs space Mat) */
+static Type *paged(RuleCtx *rc)
 {
-	const char *kw = opt_str(rc, "kwarg", "");
-	if (!tr_kwarg(rc, kw))
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	int64_t size, mx, off = 0;
+	if (!t0 || !is_tensor(t0) || !cint(tr_kwarg(rc, "size"), &size) || !cint(tr_kwarg(rc, "max_indices"), &mx))
 		return NULL;
-	return tr_error(rc, "Kwarg '%s' for operator '%s' has incompatible type", kw, rc->op->name);
+	cint(tr_kwarg(rc, "col_off"), &off);
+	Type *it = targ(rc, rc->r->arg + 1), *bt = targ(rc, rc->r->arg + 2);
+	int64_t r0;
+	if (it && is_tensor(it) && it->ndim == 2 && (!cint(it->shape[0], &r0) || r0 != 1)) {
+		if (cint(it->shape[0], &r0))
+			return tr_error(rc, "The operator %s requires 2D indices to have shape [1, n], but got first dim %lld", op, (long long)r0);
+		return tr_error(rc, "The operator %s requires 2D indices to have shape [1, n], but got first dim dynamic", op);
+	}
+	if (bt && is_tensor(bt) && bt->ndim == 2 && (!cint(bt->shape[0], &r0) || r0 != 1)) {
+		if (cint(bt->shape[0], &r0))
+			return tr_error(rc, "The operator %s requires 2D block_table to have shape [1, n], but got first dim %lld", op, (long long)r0);
+		return tr_error(rc, "The operator %s requires 2D block_table to have shape [1, n], but got first dim dynamic", op);
+	}
+	bool tr = kw_bool(rc, "is_trans");
+	Expr *sp = tr_kwarg(rc, "space");
+	if (tr && sp && tr_mem_symbol(c, sp) != MS_MAT)
+		return tr_error(rc, "The operator %s requires space=MemorySpace::Mat (L1) when is_trans=true", op);
+	int64_t cols;
+	if (t0->ndim == 2 && cint(t0->shape[1], &cols) && off + size > cols)
+		return tr_error(rc, "The operator %s requires col_off + size (%lld) <= src columns (%lld)", op, (long long)(off + size),
+				(long long)cols);
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape);
+	shape[0] = idx(c, tr ? size : mx);
+	shape[1] = idx(c, tr ? mx : size);
+	return mk_tensor(c, shape, 2, t0->dtype);
 }
 
 /* {rule: scatter-update, arg: INPUT, args: [INPUT, INDEX, SRC]}: INPUT's
@@ -1712,7 +1738,6 @@ static Type *tile_create(RuleCtx *rc)
 }
 
 static const char *const valid_opts[] = { "valid", NULL };
-static const char *const kwarg_opts[] = { "kwarg", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
 static const char *const form_only[] = { "form", NULL };
@@ -1739,7 +1764,7 @@ const RuleKind typerule_layout[] = {
 	{ "reshape", reshape, "arg,shape", NULL, false },
 	{ "random", random_rule, "arg,dtype", valid_opts, false },
 	{ "viewed", viewed, "arg", NULL, false },
-	{ "kwarg-type-error", kwarg_type_error, "", kwarg_opts, false },
+	{ "paged", paged, "arg", NULL, false },
 	{ "scatter-update", scatter_update, "args", NULL, false },
 	{ NULL, NULL, NULL, NULL, false },
 };
