@@ -1315,9 +1315,48 @@ static Type *scatter_update(RuleCtx *rc)
 	return is_tensor(t0) ? mk_tensor(c, t0->shape, t0->ndim, t0->dtype) : NULL;
 }
 
+/* The product of constant dims, -1 when one is not constant. */
+static int64_t const_product(Expr **d, int n)
+{
+	int64_t p = 1, v;
+	for (int i = 0; i < n; i++) {
+		if (!cint(d[i], &v))
+			return -1;
+		p *= v;
+	}
+	return p;
+}
+
+/* Packed strides of a shape in an ND (row-major) or DN (the trailing two
+ * dims column-major) layout; NULL when a product cannot be built. */
+static Expr **packed_strides(SugarCtx *c, Expr **shape, int n, bool dn)
+{
+	Expr **st = arena_alloc(c->a, (size_t)(n + 1) * sizeof *st);
+	Expr *acc = idx(c, 1);
+	if (dn && n >= 2) {
+		st[n - 2] = idx(c, 1);
+		st[n - 1] = shape[n - 2];
+		if (!(acc = mul_dims(c, shape[n - 2], shape[n - 1])))
+			return NULL;
+		for (int i = n - 3; i >= 0; i--) {
+			st[i] = acc;
+			if (i && !(acc = mul_dims(c, acc, shape[i])))
+				return NULL;
+		}
+		return st;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		st[i] = acc;
+		if (i && !(acc = mul_dims(c, acc, shape[i])))
+			return NULL;
+	}
+	return st;
+}
+
 /* {rule: viewed, arg: T, shape: N, valid-shape: M, layout: KW}: tensor.view,
- * T reinterpreted with a new shape and / or layout (the simple cases: an
- * explicit valid shape needs one on the source) */
+ * T reinterpreted with a new shape and / or layout; the view records its
+ * strides (the source's when only the layout changes, else the packed ones
+ * of the new shape); a layout change alone swaps the trailing dims */
 static Type *viewed(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -1329,18 +1368,70 @@ static Type *viewed(RuleCtx *rc)
 	Expr *s = tr_arg(rc, rc->r->shape), *v = tr_arg(rc, rc->r->valid_shape), *l = rc->r->layout_kw ? tr_kwarg(rc, rc->r->layout_kw) : NULL;
 	if (!s && !l)
 		return tr_error(rc, "tensor.view requires at least one of shape or layout");
-	if (v && v->kind == EX_TUPLE && v->nargs && !has_valid(t0))
-		return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
-	if (has_valid(t0) || (s && s->kind != EX_TUPLE))
-		return NULL; /* partial sources: not derived here */
-	Expr **shape = s ? s->args : t0->shape;
-	int nd = s ? s->nargs : t0->ndim;
-	const char *layout = l && l->kind == EX_SYMBOL ? l->str : tensor_layout(t0);
-	Type *t = mk_tensor(c, shape, nd, t0->dtype);
+	const char *sl = tensor_layout(t0), *nl = l && l->kind == EX_SYMBOL ? l->str : sl;
+	if (strstr(sl, ".MX_") || strstr(nl, ".MX_"))
+		return tr_error(rc, "tensor.view does not support MX layouts");
+	if (!strcmp(nl, "pl.TensorLayout.NZ"))
+		return tr_error(rc, "tensor.view: NZ layout is not allowed on TensorType (NZ is tile-only)");
+	bool cross = strcmp(sl, nl) != 0, explicit_valid = v && v->kind == EX_TUPLE;
+	Expr *sst = tr_view_kw(t0, "stride");
+	bool src_strided = sst && sst->kind == EX_TUPLE && sst->nargs == t0->ndim && t0->ndim;
+	Expr **shape;
+	int n;
+	if (s) {
+		if (s->kind != EX_TUPLE)
+			return NULL;
+		shape = s->args, n = s->nargs;
+		int64_t a = const_product(t0->shape, t0->ndim), b = const_product(shape, n);
+		if (a > 0 && b > 0 && a != b)
+			return tr_error(rc, "tensor.view: cannot reinterpret tensor of size %lld as shape with size %lld", (long long)a, (long long)b);
+		if (!explicit_valid && has_valid(t0) && !dims_equal(valid_of(t0), t0->shape, t0->ndim))
+			return tr_error(rc, "tensor.view: shape reinterpret does not support a source with a partial valid_shape");
+	} else {
+		n = t0->ndim;
+		shape = dims_copy(c, t0->shape, n);
+		if (cross) {
+			if (n < 2)
+				return tr_error(rc, "tensor.view: cross-layout reinterpret requires rank >= 2, got %d", n);
+			Expr *x = shape[n - 2];
+			shape[n - 2] = shape[n - 1], shape[n - 1] = x;
+		}
+	}
+	if (!n)
+		return tr_error(rc, "tensor.view: target shape must have rank >= 1");
+	if (!strcmp(nl, "pl.TensorLayout.DN") && n < 2)
+		return tr_error(rc, "tensor.view: DN layout requires rank >= 2, got %d", n);
+	Expr **stride;
+	if (!s && src_strided) {
+		stride = dims_copy(c, sst->args, n);
+		if (cross) {
+			Expr *x = stride[n - 2];
+			stride[n - 2] = stride[n - 1], stride[n - 1] = x;
+		}
+	} else if (!(stride = packed_strides(c, shape, n, !strcmp(nl, "pl.TensorLayout.DN")))) {
+		return NULL;
+	}
+	Expr *valid = NULL, *pad = NULL;
+	if (explicit_valid) {
+		if (v->nargs && !has_valid(t0))
+			return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
+		if (v->nargs && v->nargs != n)
+			return tr_error(rc, "tensor.view: valid_shape rank (%d) must match target shape rank (%d)", v->nargs, n);
+		valid = v->nargs ? v : NULL;
+	} else if (!s && has_valid(t0)) {
+		Expr **vd = dims_copy(c, valid_of(t0), n);
+		if (cross && n >= 2) {
+			Expr *x = vd[n - 2];
+			vd[n - 2] = vd[n - 1], vd[n - 1] = x;
+		}
+		valid = tr_list(c, vd, n, nopos);
+	}
+	if (!s || explicit_valid)
+		pad = tr_view_kw(t0, "pad");
+	Type *t = mk_tensor(c, shape, n, t0->dtype);
 	t->kind = t0->kind;
 	t->memref = t0->memref;
-	if (strcmp(layout, "pl.TensorLayout.ND"))
-		t->view = mk_tensor_view(c, NULL, NULL, layout, NULL);
+	t->view = mk_tensor_view(c, valid, tr_list(c, stride, n, nopos), nl, pad);
 	return t;
 }
 
@@ -1646,18 +1737,6 @@ static Type *dim(RuleCtx *rc)
 	if (b < 0 || b >= n)
 		return tr_error(rc, "tensor.dim axis %lld out of range for tensor of rank %lld", (long long)a, (long long)n);
 	return ir_scalar_type(rc->c->a, DT_INDEX);
-}
-
-/* The product of constant dims, -1 when one is not constant. */
-static int64_t const_product(Expr **d, int n)
-{
-	int64_t p = 1, v;
-	for (int i = 0; i < n; i++) {
-		if (!cint(d[i], &v))
-			return -1;
-		p *= v;
-	}
-	return p;
 }
 
 /* {rule: reshape, arg: T, shape: N, valid-shape: M}: the core reshaped
