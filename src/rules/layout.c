@@ -1739,6 +1739,42 @@ static Type *dim(RuleCtx *rc)
 	return ir_scalar_type(rc->c->a, DT_INDEX);
 }
 
+/* {rule: assembled, args: [TARGET, SOURCE, OFFSET]}: tensor / tile
+ * assemble, TARGET's type whose valid region grows to cover the source's
+ * valid region written at OFFSET (constant extents; else TARGET's) */
+static Type *assembled(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	Type *t0 = targ(rc, rc->r->arg), *s0 = targ(rc, rc->r->arg2);
+	Expr *off = tr_arg(rc, rc->r->args[2]);
+	if (!t0 || (!is_tensor(t0) && !is_tile(t0)))
+		return t0;
+	int n = t0->ndim;
+	Expr **tv = valid_of(t0), **valid = dims_copy(c, tv, n);
+	if (s0 && s0->ndim == n && off && off->kind == EX_TUPLE && off->nargs == n) {
+		Expr **sv = valid_of(s0);
+		for (int i = 0; i < n; i++) {
+			int64_t a, o, b, p;
+			if (expr_equal(tv[i], t0->shape[i]))
+				continue;
+			if (cint(tv[i], &a) && cint(off->args[i], &o) && cint(sv[i], &b)) {
+				int64_t e = o + b;
+				if (cint(t0->shape[i], &p) && e > p)
+					e = p;
+				valid[i] = idx(c, e > a ? e : a);
+			}
+		}
+	}
+	if (is_tile(t0)) {
+		Type *t = mk_tile_like(c, t0, t0->shape, n, t0->dtype, t0->mem, valid);
+		return tr_view_kw(t0, "compact") ? with_compact(c, t) : t;
+	}
+	Type *t = mk_tensor(c, t0->shape, n, t0->dtype);
+	t->kind = t0->kind;
+	set_tensor_view(c, t, tr_list(c, valid, n, nopos), NULL, "pl.TensorLayout.ND", NULL);
+	return t;
+}
+
 /* {rule: reshape, arg: T, shape: N, valid-shape: M}: the core reshaped
  * kind, after the reference's element-count check */
 static Type *reshape(RuleCtx *rc)
@@ -1840,6 +1876,7 @@ const RuleKind typerule_layout[] = {
 	{ "tile-load", tile_load, "shape,dtype", NULL, false },
 	{ "element", element, "arg,arg2", NULL, false },
 	{ "dim", dim, "arg,arg2", NULL, false },
+	{ "assembled", assembled, "args", NULL, false },
 	{ "reshape", reshape, "arg,shape", NULL, false },
 	{ "random", random_rule, "arg,dtype", valid_opts, false },
 	{ "viewed", viewed, "arg", NULL, false },
