@@ -1739,6 +1739,76 @@ static Type *dim(RuleCtx *rc)
 	return ir_scalar_type(rc->c->a, DT_INDEX);
 }
 
+/* The valid extents of target t0 once source s0's valid region is written
+ * at offsets off: per dim the larger of the two ends (constants; else
+ * t0's) */
+static Expr **union_valid(RuleCtx *rc, const Type *t0, const Type *s0, const Expr *off)
+{
+	SugarCtx *c = rc->c;
+	int n = t0->ndim;
+	Expr **tv = valid_of(t0), **valid = dims_copy(c, tv, n);
+	if (!s0 || s0->ndim != n || !off || off->kind != EX_TUPLE || off->nargs != n)
+		return valid;
+	Expr **sv = valid_of(s0);
+	for (int i = 0; i < n; i++) {
+		int64_t a, o, b, p;
+		if (expr_equal(tv[i], t0->shape[i]))
+			continue;
+		if (cint(tv[i], &a) && cint(off->args[i], &o) && cint(sv[i], &b)) {
+			if (o > a) {
+				tr_error(rc, "%s leaves a gap in dimension %d: the write starts at %lld, which is not provably at or before the target valid extent %lld. A valid shape names one contiguous origin-anchored rectangle, so a write that grows it must abut the region already there",
+					 rc->op->name, i, (long long)o, (long long)a);
+				return NULL;
+			}
+			int64_t e = o + b;
+			if (cint(t0->shape[i], &p) && e > p)
+				e = p;
+			valid[i] = idx(c, e > a ? e : a);
+		}
+	}
+	return valid;
+}
+
+/* {rule: stored, args: [TILE, OFFSETS, OUTPUT, SHAPES]}: tile.store, the
+ * output tensor's type, its valid region grown over the stored tile's
+ * (without explicit shapes); atomic=Add needs a hardware atomic dtype */
+static Type *stored(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	Type *tt = targ(rc, rc->r->arg), *ot = targ(rc, rc->r->args[2]);
+	Expr *off = tr_arg(rc, rc->r->arg2), *sh = tr_arg(rc, rc->r->args[3]), *at = tr_kwarg(rc, "atomic");
+	if (!ot)
+		return NULL;
+	if (tt && is_tile(tt) && at && at->kind == EX_SYMBOL && !strcmp(at->str, "pl.AtomicType.Add")) {
+		DType d = tt->dtype;
+		if (d != DT_FP32 && d != DT_BF16 && d != DT_FP16 && d != DT_INT32 && d != DT_INT16 && d != DT_INT8)
+			return tr_error(rc, "The operator %s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile (hardware atomic-add dtypes), but got %s",
+					rc->op->name, dts(d));
+	}
+	if (sh || !tt || !is_tile(tt) || !is_tensor(ot))
+		return ot;
+	Expr **valid = union_valid(rc, ot, tt, off);
+	if (!valid)
+		return NULL;
+	if (dims_equal(valid, valid_of(ot), ot->ndim))
+		return ot;
+	Type *t = tr_copy_type(c, ot);
+	ViewSpec *vs = arena_alloc(c->a, sizeof *vs);
+	int n0 = ot->view ? ot->view->nkw : 0;
+	vs->kw = arena_alloc(c->a, (size_t)(n0 + 3) * sizeof *vs->kw);
+	if (!has_valid(ot))
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(c->a, "valid_shape"), tr_list(c, valid, ot->ndim, nopos) };
+	for (int i = 0; i < n0; i++)
+		vs->kw[vs->nkw++] = strcmp(ot->view->kw[i].name, "valid_shape") ? ot->view->kw[i]
+			: (Kwarg){ ot->view->kw[i].name, tr_list(c, valid, ot->ndim, nopos) };
+	if (!n0) {
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(c->a, "stride"), tr_list(c, NULL, 0, nopos) };
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(c->a, "layout"), tr_symbol(c, "pl.TensorLayout.ND") };
+	}
+	t->view = vs;
+	return t;
+}
+
 /* {rule: assembled, args: [TARGET, SOURCE, OFFSET]}: tensor / tile
  * assemble, TARGET's type whose valid region grows to cover the source's
  * valid region written at OFFSET (constant extents; else TARGET's) */
@@ -1750,21 +1820,9 @@ static Type *assembled(RuleCtx *rc)
 	if (!t0 || (!is_tensor(t0) && !is_tile(t0)))
 		return t0;
 	int n = t0->ndim;
-	Expr **tv = valid_of(t0), **valid = dims_copy(c, tv, n);
-	if (s0 && s0->ndim == n && off && off->kind == EX_TUPLE && off->nargs == n) {
-		Expr **sv = valid_of(s0);
-		for (int i = 0; i < n; i++) {
-			int64_t a, o, b, p;
-			if (expr_equal(tv[i], t0->shape[i]))
-				continue;
-			if (cint(tv[i], &a) && cint(off->args[i], &o) && cint(sv[i], &b)) {
-				int64_t e = o + b;
-				if (cint(t0->shape[i], &p) && e > p)
-					e = p;
-				valid[i] = idx(c, e > a ? e : a);
-			}
-		}
-	}
+	Expr **valid = union_valid(rc, t0, s0, off);
+	if (!valid)
+		return NULL;
 	if (is_tile(t0)) {
 		Type *t = mk_tile_like(c, t0, t0->shape, n, t0->dtype, t0->mem, valid);
 		return tr_view_kw(t0, "compact") ? with_compact(c, t) : t;
@@ -1876,6 +1934,7 @@ const RuleKind typerule_layout[] = {
 	{ "tile-load", tile_load, "shape,dtype", NULL, false },
 	{ "element", element, "arg,arg2", NULL, false },
 	{ "dim", dim, "arg,arg2", NULL, false },
+	{ "stored", stored, "args", NULL, false },
 	{ "assembled", assembled, "args", NULL, false },
 	{ "reshape", reshape, "arg,shape", NULL, false },
 	{ "random", random_rule, "arg,dtype", valid_opts, false },
