@@ -1769,6 +1769,40 @@ static Expr **union_valid(RuleCtx *rc, const Type *t0, const Type *s0, const Exp
 	return valid;
 }
 
+/* {rule: mscattered, args: [SRC, IDX, OUTPUT]}: tile.mscatter, OUTPUT's
+ * type after the reference's dtype and shape checks */
+static Type *mscattered(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *st = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2), *ot = targ(rc, rc->r->args[2]);
+	if (!st || !it || !ot)
+		return ot;
+	if (!is_tile(st))
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(st));
+	if (st->dtype != DT_FP16 && st->dtype != DT_FP32 && st->dtype != DT_INT16 && st->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op, dts(st->dtype));
+	if (!is_tile(it))
+		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", op, type_name(it));
+	if (it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, dts(it->dtype));
+	if (it->ndim != st->ndim)
+		return tr_error(rc, "The operator %s requires idx rank to match src rank (%d), but got %d", op, st->ndim, it->ndim);
+	for (int i = 0; i < st->ndim; i++) {
+		int64_t a, b;
+		if (cint(st->shape[i], &a) && cint(it->shape[i], &b) && a != b)
+			return tr_error(rc, "The operator %s requires idx shape to match src shape at dimension %d, but got %lld vs %lld", op, i,
+					(long long)b, (long long)a);
+	}
+	if (!is_tensor(ot))
+		return tr_error(rc, "The operator %s requires third argument to be a TensorType or DistributedTensorType, but got %s", op,
+				type_name(ot));
+	if (!ot->ndim)
+		return tr_error(rc, "The operator %s requires output_tensor to have at least 1 dimension (scalar not supported)", op);
+	if (ot->dtype != st->dtype)
+		return tr_error(rc, "The operator %s requires output_tensor dtype (%s) to match src dtype (%s)", op, dts(ot->dtype), dts(st->dtype));
+	return ot;
+}
+
 /* {rule: stored, args: [TILE, OFFSETS, OUTPUT, SHAPES]}: tile.store, the
  * output tensor's type, its valid region grown over the stored tile's
  * (without explicit shapes); atomic=Add needs a hardware atomic dtype */
@@ -1934,6 +1968,7 @@ const RuleKind typerule_layout[] = {
 	{ "tile-load", tile_load, "shape,dtype", NULL, false },
 	{ "element", element, "arg,arg2", NULL, false },
 	{ "dim", dim, "arg,arg2", NULL, false },
+	{ "mscattered", mscattered, "args", NULL, false },
 	{ "stored", stored, "args", NULL, false },
 	{ "assembled", assembled, "args", NULL, false },
 	{ "reshape", reshape, "arg,shape", NULL, false },
