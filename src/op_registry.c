@@ -198,10 +198,14 @@ static int to_dtype(Loader *L, yaml_node_t *n, const char *field)
 	return dt;
 }
 
-/* "elem-of-N" or a dtype name */
+/* "elem-of-N", "list" or a dtype name */
 static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 {
 	const char *s = scalar(L, n, "coerce");
+	if (!strcmp(s, "list")) {
+		p->coerce_list = true;
+		return;
+	}
 	if (!strncmp(s, "keyword ", 8)) {
 		/* only a literal the DSL receives as a Python int: bound by
 		 * keyword or defaulted (a positional one arrives as an expression) */
@@ -225,7 +229,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", NULL };
+					    "effect_if", "values", "attr", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = -1;
@@ -256,6 +260,11 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 	}
 	if ((v = get(L, n, "coerce")))
 		to_coerce(L, v, p);
+	if ((v = get(L, n, "attr"))) {
+		if (strcmp(scalar(L, v, "attr"), "int"))
+			lerr(L, v, "field 'attr': expected int");
+		p->int_attr = true;
+	}
 	if ((v = get(L, n, "effect")))
 		p->effect = to_effect(L, v, "effect");
 	if ((v = get(L, n, "effect_if"))) {
@@ -531,7 +540,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 static void load_sugar(Loader *L, yaml_node_t *n)
 {
 	static const char *const keys[] = { "name", "dispatch", NULL };
-	static const char *const ckeys[] = { "args", "op", "binary", NULL };
+	static const char *const ckeys[] = { "args", "op", "binary", "kw", "positional", NULL };
 	static const char *const bins[] = { "add", "sub", "mul", "div", "min", "max", NULL };
 	static const int binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX };
 	check_keys(L, n, "a sugar entry", keys);
@@ -566,6 +575,16 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 		}
 		if (!!o == !!b)
 			lerr(L, c, "a dispatch case needs exactly one of 'op' or 'binary'");
+		yaml_node_t *kwn = get(L, c, "kw"), *pn = get(L, c, "positional");
+		if (kwn)
+			sc->kw = istr(L, scalar(L, kwn, "kw"));
+		if (pn) {
+			need_seq(L, pn, "positional");
+			sc->nnames = seq_len(pn);
+			sc->names = arena_alloc(&L->r->arena, (size_t)(sc->nnames + 1) * sizeof *sc->names);
+			for (int j = 0; j < sc->nnames; j++)
+				sc->names[j] = istr(L, scalar(L, seq_at(L, pn, j), "positional"));
+		}
 		if (o) {
 			sc->op = istr(L, scalar(L, o, "op"));
 			if (!ops_find(L->r, sc->op))

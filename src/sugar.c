@@ -333,6 +333,11 @@ static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 			Expr *a = case_operand(c, sc, call, j);
 			ok = a && kind_matches(sc->args[j], a);
 		}
+		if (ok && sc->kw) {
+			ok = false;
+			for (int k = 0; k < call->nkw; k++)
+				ok |= !strcmp(call->kw[k].name, sc->kw);
+		}
 		if (ok)
 			return i;
 	}
@@ -428,7 +433,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		if (given[i]) {
 			/* a bound value needs work for a value map, literal
 			 * coercion or a kind check (positional parameters only) */
-			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0)
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list)
 				step = STEP_CHECK;
 			else if (i < np && p->kind != OPK_ANY)
 				step = STEP_KIND;
@@ -536,6 +541,8 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 			     ir_dtype_name(ir_dtype_is_int((DType)dt) ? (DType)dt : DT_INT32));
 		}
 	}
+	if (p->coerce_list && v->kind != EX_TUPLE)
+		slots[i] = v = tr_list(c, &v, 1, v->pos); /* pl.read(t, i): a bare index */
 	if (i < inf->op->nparams && !arg_ok(p->kind, v)) {
 		char t[256];
 		describe(v, t, sizeof t);
@@ -567,6 +574,10 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 		for (int u = 0; u < plan->nunbound; u++)
 			slots[plan->unbound[u]] = NULL;
 	}
+	/* an int attribute bound by position gets the literal as an expression */
+	for (int i = np; i < call->nargs; i++)
+		if (inf->param[i]->int_attr && slots[i]->kind == EX_INT)
+			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[i]->name, inf->name);
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
@@ -664,6 +675,33 @@ fail:
 	return NULL;
 }
 
+/* A dispatch case with `positional:` names: the DSL spelling's positional
+ * arguments become keyword arguments of those names (its parameter order
+ * differs from the op's), ahead of the call's own keywords. */
+static int keyword_slot(const OpInfo *inf, const char *kn);
+
+static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s, const SugarCase *sc, Expr *call)
+{
+	if (call->nargs > sc->nnames)
+		FAIL("pl.%s takes at most %d positional argument%s (%d given)", s->name, sc->nnames, sc->nnames == 1 ? "" : "s",
+		     call->nargs);
+	Kwarg *kw = arena_alloc(c->a, (size_t)(call->nargs + call->nkw + 1) * sizeof *kw);
+	for (int i = 0; i < call->nargs; i++) {
+		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
+		int j = keyword_slot(inf, kw[i].name);
+		if (j >= 0 && inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
+			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+	}
+	for (int k = 0; k < call->nkw; k++)
+		kw[call->nargs + k] = call->kw[k];
+	call->nkw += call->nargs;
+	call->kw = kw;
+	call->nargs = 0;
+	return true;
+fail:
+	return false;
+}
+
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
 	OpInfo *inf = op_info(c, call->str);
@@ -682,6 +720,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 			inf->cases[k] = op_info(c, intern_cstr(c->a, sc->op));
 		inf = inf->cases[k];
 		call->str = inf->name;
+		if (sc->nnames && call->nargs && inf->op && !positional_by_name(c, inf, s, sc, call))
+			return NULL;
 	}
 	if (!inf->op)
 		return unregistered(c, inf, call);

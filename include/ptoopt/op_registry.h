@@ -48,6 +48,10 @@ typedef struct OpsParam {
 	int coerce_elem_of; /* -1, or the argument whose element dtype an int literal takes */
 	int coerce_dtype;   /* -1, or the DType an int literal takes */
 	bool coerce_keyword; /* ... only when bound by keyword or defaulted */
+	bool coerce_list;   /* a value that is not a list becomes a one-element list */
+	bool int_attr;      /* attr: int - a kwarg the reference stores as a plain int: an int
+			     * literal passed positionally reaches it as an expression and is
+			     * rejected ("has incompatible type"), as the reference's text parser does */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
@@ -97,6 +101,9 @@ typedef struct SugarCase {
 	OpsKind args[4]; int nargs; /* kinds of the leading positional arguments */
 	const char *op;             /* canonical op, or NULL for a scalar binary */
 	int binary;                 /* BinOp when op is NULL */
+	const char *kw;             /* the case applies only when the call has this keyword (NULL: any) */
+	const char **names;         /* positional: the op parameters the call's positional */
+	int nnames;                 /* arguments bind to, by name (the DSL's own order), or 0 */
 } SugarCase;
 
 typedef struct SugarDef {

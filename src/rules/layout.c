@@ -3,9 +3,1978 @@
  * (reshape, transpose, concat, fillpad, slices), matmuls, gathers,
  * scatters and sorts, on tensors and tiles (data/ops.yaml's header
  * documents each kind's fields).
+ *
+ * Tile results carry a TileView only where it differs from the implicit
+ * one of their shape and memory space (the reference canonicalises the
+ * implicit view away): valid_shape, blayout, slayout, fractal, pad, in
+ * that order.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ptoopt/typerule.h"
+#include "ptoopt/types.h"
+
+static const SrcPos nopos = { 0, 0 };
+
+/* ------------------------------------------------------------ helpers */
+
+static Type *targ(RuleCtx *rc, int i)
+{
+	return i < 0 ? NULL : tr_type(tr_arg(rc, i));
+}
+
+static bool is_tensor(const Type *t)
+{
+	return t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR);
+}
+
+static bool is_tile(const Type *t)
+{
+	return t && t->kind == TY_TILE;
+}
+
+static const char *opt_str(RuleCtx *rc, const char *key, const char *def)
+{
+	const char *v = tr_opt(rc->r, key);
+	return v ? v : def;
+}
+
+static int opt_arg(RuleCtx *rc, const char *key)
+{
+	return (int)tr_opt_int(rc->r, key, -1);
+}
+
+static bool form_is(RuleCtx *rc, const char *f)
+{
+	return !strcmp(opt_str(rc, "form", ""), f);
+}
+
+static Expr *idx(SugarCtx *c, int64_t v)
+{
+	return tr_int(c, v, DT_INDEX, nopos);
+}
+
+static bool cint(const Expr *e, int64_t *v)
+{
+	if (!e || e->kind != EX_INT)
+		return false;
+	*v = e->ival;
+	return true;
+}
+
+static Expr **dims_copy(SugarCtx *c, Expr **d, int n)
+{
+	Expr **o = arena_alloc(c->a, (size_t)(n + 1) * sizeof *o);
+	for (int i = 0; i < n; i++)
+		o[i] = d[i];
+	return o;
+}
+
+/* The valid extents of a tensor or tile type: its view's valid_shape, else
+ * its shape. */
+static Expr **valid_of(const Type *t)
+{
+	Expr *v = tr_view_kw(t, "valid_shape");
+	if (v && v->kind == EX_TUPLE && v->nargs == t->ndim)
+		return v->args;
+	return t->shape;
+}
+
+static bool has_valid(const Type *t)
+{
+	Expr *v = tr_view_kw(t, "valid_shape");
+	return v && v->kind == EX_TUPLE && v->nargs == t->ndim && t->ndim > 0;
+}
+
+static bool dims_equal(Expr **a, Expr **b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!expr_equal(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* "[16, 64]" as the reference's FormatShape writes it (constants only;
+ * others as "?") */
+static void fmt_shape(char *buf, size_t n, Expr **d, int nd)
+{
+	size_t k = (size_t)snprintf(buf, n, "[");
+	for (int i = 0; i < nd && k < n; i++) {
+		if (d[i]->kind == EX_INT)
+			k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]->ival);
+		else if (d[i]->kind == EX_VAR && d[i]->var)
+			k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", d[i]->var->name);
+		else
+			k += (size_t)snprintf(buf + k, n - k, "%s?", i ? ", " : "");
+	}
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+}
+
+/* A dtype as the reference's DataType::ToString writes it in messages
+ * (lower case: "fp32"); a few rotating buffers, for several per message. */
+static const char *dts(DType t)
+{
+	static char buf[4][24];
+	static int k;
+	char *b = buf[k++ & 3];
+	const char *n = ir_dtype_name(t);
+	size_t i = 0;
+	for (; n && n[i] && i + 1 < sizeof buf[0]; i++)
+		b[i] = (char)(n[i] >= 'A' && n[i] <= 'Z' ? n[i] - 'A' + 'a' : n[i]);
+	b[i] = 0;
+	return b;
+}
+
+static const char *type_name(const Type *t)
+{
+	if (!t)
+		return "UnknownType";
+	switch (t->kind) {
+	case TY_SCALAR: return "ScalarType";
+	case TY_TENSOR: return "TensorType";
+	case TY_DIST_TENSOR: return "DistributedTensorType";
+	case TY_TILE: return "TileType";
+	case TY_TUPLE: return "TupleType";
+	case TY_ARRAY: return "ArrayType";
+	case TY_PTR: return "PtrType";
+	default: return "UnknownType";
+	}
+}
+
+/* The reference's implicit block / scatter layout of a tile of this shape
+ * in this memory space. */
+static void implicit_layouts(Expr **shape, int ndim, MemSpace mem, const char *out[2])
+{
+	bool column = ndim == 2 && ir_is_int_const(shape[1], 1, DT_INDEX) && !ir_is_int_const(shape[0], 1, DT_INDEX);
+	out[0] = column ? "col_major" : "row_major";
+	out[1] = "none_box";
+	switch (mem) {
+	case MS_MAT: case MS_LEFT: case MS_ACC:
+		out[0] = "col_major";
+		out[1] = "row_major";
+		break;
+	case MS_RIGHT:
+		out[1] = "col_major";
+		break;
+	case MS_LEFT_SCALE:
+		out[0] = "row_major", out[1] = "row_major";
+		break;
+	case MS_RIGHT_SCALE:
+		out[0] = "col_major", out[1] = "col_major";
+		break;
+	default:
+		break;
+	}
+}
+
+/* The effective layouts of a tile type (its view's, else the implicit). */
+static void layouts_of(const Type *t, const char *out[2])
+{
+	implicit_layouts(t->shape, t->ndim, t->mem == MS_NONE ? MS_VEC : t->mem, out);
+	for (int i = 0; t->view && i < t->view->nkw; i++) {
+		const Expr *v = t->view->kw[i].value;
+		int slot = !strcmp(t->view->kw[i].name, "blayout") ? 0 : !strcmp(t->view->kw[i].name, "slayout") ? 1 : -1;
+		if (slot >= 0 && v->kind == EX_SYMBOL && !strncmp(v->str, "pl.TileLayout.", 14))
+			out[slot] = v->str + 14;
+	}
+}
+
+/* A tile type; valid: its valid extents (NULL: the shape), blay / slay:
+ * its layouts (NULL: implicit), pad: a pl.PadValue symbol (NULL: none). */
+static Type *mk_tile(SugarCtx *c, Expr **shape, int n, DType dt, MemSpace mem, Expr **valid, const char *blay,
+		     const char *slay, Expr *pad)
+{
+	Type *t = ir_type_new(c->a, TY_TILE);
+	t->dtype = dt;
+	t->shape = shape;
+	t->ndim = n;
+	t->mem = mem;
+	const char *imp[2];
+	implicit_layouts(shape, n, mem, imp);
+	const char *names[5];
+	Expr *vals[5];
+	int k = 0;
+	if (valid && n && !dims_equal(valid, shape, n)) {
+		names[k] = "valid_shape";
+		vals[k++] = tr_list(c, valid, n, nopos);
+	}
+	const char *lay[2] = { blay, slay };
+	static const char *const kw[2] = { "blayout", "slayout" };
+	for (int i = 0; i < 2; i++)
+		if (lay[i] && strcmp(lay[i], imp[i]) != 0) {
+			char buf[64];
+			snprintf(buf, sizeof buf, "pl.TileLayout.%s", lay[i]);
+			names[k] = kw[i];
+			vals[k++] = tr_symbol(c, buf);
+		}
+	if (pad && !(pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))) {
+		names[k] = "pad";
+		vals[k++] = pad;
+	}
+	if (k)
+		t->view = tr_view(c, names, vals, k);
+	return t;
+}
+
+/* t with compact=pl.CompactMode.normal last in its view (an Acc / Left /
+ * Right tile whose valid rows may be narrower than its physical rows). */
+static Type *with_compact(SugarCtx *c, Type *t)
+{
+	int n = t->view ? t->view->nkw : 0;
+	const char *names[8];
+	Expr *vals[8];
+	for (int i = 0; i < n && i < 7; i++)
+		names[i] = t->view->kw[i].name, vals[i] = t->view->kw[i].value;
+	names[n] = "compact";
+	vals[n++] = tr_symbol(c, "pl.CompactMode.normal");
+	t->view = tr_view(c, names, vals, n);
+	return t;
+}
+
+/* A tile type inheriting src's layouts and pad (InheritTileViewLayout). */
+static Type *mk_tile_like(SugarCtx *c, const Type *src, Expr **shape, int n, DType dt, MemSpace mem, Expr **valid)
+{
+	const char *lay[2];
+	layouts_of(src, lay);
+	return mk_tile(c, shape, n, dt, mem, valid, lay[0], lay[1], tr_view_kw(src, "pad"));
+}
+
+/* pl.TensorView(valid_shape=V?, stride=S, layout=L, pad=P?) */
+static ViewSpec *mk_tensor_view(SugarCtx *c, Expr *valid, Expr *stride, const char *layout, Expr *pad)
+{
+	const char *names[4];
+	Expr *vals[4];
+	int n = 0;
+	if (valid) {
+		names[n] = "valid_shape";
+		vals[n++] = valid;
+	}
+	names[n] = "stride";
+	vals[n++] = stride ? stride : tr_list(c, NULL, 0, nopos);
+	names[n] = "layout";
+	vals[n++] = tr_symbol(c, layout);
+	if (pad && !(pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))) {
+		names[n] = "pad";
+		vals[n++] = pad;
+	}
+	return tr_view(c, names, vals, n);
+}
+
+/* t's TensorView, canonical: a valid shape equal to the shape is dropped,
+ * and a view of nothing but defaults (no strides, ND, no pad) is none */
+static void set_tensor_view(SugarCtx *c, Type *t, Expr *valid, Expr *stride, const char *layout, Expr *pad)
+{
+	if (valid && valid->kind == EX_TUPLE && valid->nargs == t->ndim && dims_equal(valid->args, t->shape, t->ndim))
+		valid = NULL;
+	if (stride && stride->kind == EX_TUPLE && stride->nargs == 0)
+		stride = NULL;
+	if (pad && pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))
+		pad = NULL;
+	t->view = valid || stride || pad || strcmp(layout, "pl.TensorLayout.ND") ? mk_tensor_view(c, valid, stride, layout, pad) : NULL;
+}
+
+static Type *mk_tensor(SugarCtx *c, Expr **shape, int n, DType dt)
+{
+	Type *t = ir_type_new(c->a, TY_TENSOR);
+	t->dtype = dt;
+	t->shape = shape;
+	t->ndim = n;
+	return t;
+}
+
+static const char *tensor_layout(const Type *t)
+{
+	Expr *l = tr_view_kw(t, "layout");
+	return l && l->kind == EX_SYMBOL ? l->str : "pl.TensorLayout.ND";
+}
+
+static bool kw_bool(RuleCtx *rc, const char *kw)
+{
+	Expr *e = tr_kwarg(rc, kw);
+	return e && (e->kind == EX_BOOL || e->kind == EX_INT) && e->ival;
+}
+
+static Expr *mul_dims(SugarCtx *c, Expr *a, Expr *b)
+{
+	int64_t x, y;
+	if (cint(a, &x) && cint(b, &y))
+		return idx(c, x * y);
+	return type_make_binary(c->a, OP_MUL, a, b, nopos, c->d);
+}
+
+/* ------------------------------------------------------------ matmul */
+
+/* {rule: matmul, args: [LHS, RHS], opts: {form: F, acc: N, bias: N}}
+ *   form tensor: tensor.matmul (out_dtype kwarg or the promoted dtype,
+ *   a_trans / b_trans, 1-D / 2-D / batched); tensor-acc: tensor.matmul_acc;
+ *   tile / tile-acc / tile-bias: the Acc-resident product; gemv / gemv-acc /
+ *   gemv-bias: the [16, N] GEMV accumulator; batch / batch-acc: batched
+ *   tile products. */
+static Type *matmul_tensor(RuleCtx *rc, Type *lt, Type *rt)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	int dt;
+	Expr *od = tr_kwarg(rc, "out_dtype");
+	if (od)
+		dt = tr_dtype_symbol(c, od);
+	else
+		dt = tr_promote(lt->dtype, rt->dtype);
+	if (dt < 0)
+		return NULL;
+	bool at = kw_bool(rc, "a_trans"), bt = kw_bool(rc, "b_trans");
+	int ln = lt->ndim, rn = rt->ndim;
+	if (ln < 1)
+		return tr_error(rc, "%s requires lhs to have at least 1 dimension", op);
+	if (rn < 1)
+		return tr_error(rc, "%s requires rhs to have at least 1 dimension", op);
+	if (at && ln < 2)
+		return tr_error(rc, "%s: a_trans does not apply to a 1D lhs (a vector has no axes to swap); drop a_trans or pass a 2D lhs", op);
+	if (bt && rn < 2)
+		return tr_error(rc, "%s: b_trans does not apply to a 1D rhs (a vector has no axes to swap); drop b_trans or pass a 2D rhs", op);
+	Expr **out = arena_alloc(c->a, (size_t)(ln + rn + 1) * sizeof *out);
+	int n = 0;
+	Expr *kl, *kr;
+	const char *ctx = "requires matching inner dimensions";
+	if (ln == 1 && rn == 1) {
+		kl = lt->shape[0], kr = rt->shape[0];
+		ctx = "dot product requires matching dimensions";
+	} else if (ln == 2 && rn == 1) {
+		out[n++] = at ? lt->shape[1] : lt->shape[0];
+		kl = at ? lt->shape[0] : lt->shape[1];
+		kr = rt->shape[0];
+	} else if (ln == 1 && rn == 2) {
+		kl = lt->shape[0];
+		kr = bt ? rt->shape[1] : rt->shape[0];
+		out[n++] = bt ? rt->shape[0] : rt->shape[1];
+	} else {
+		if (ln < 2 || rn < 2)
+			return tr_error(rc, "%s requires both tensors to have at least 2 dimensions for batched matmul, but got lhs shape size %d and rhs shape size %d", op, ln, rn);
+		if (ln > 2 || rn > 2) {
+			/* broadcast the batch dims, right-aligned */
+			int lb = ln - 2, rb = rn - 2, nb = lb > rb ? lb : rb;
+			for (int i = 0; i < nb; i++) {
+				Expr *a = i - (nb - lb) >= 0 ? lt->shape[i - (nb - lb)] : NULL;
+				Expr *b = i - (nb - rb) >= 0 ? rt->shape[i - (nb - rb)] : NULL;
+				if (!a)
+					out[n++] = b;
+				else if (!b || ir_is_int_const(b, 1, DT_INDEX))
+					out[n++] = a;
+				else if (ir_is_int_const(a, 1, DT_INDEX))
+					out[n++] = b;
+				else {
+					int64_t x, y;
+					if (cint(a, &x) && cint(b, &y) && x != y)
+						return tr_error(rc, "Cannot broadcast batch dimensions for %s", op);
+					out[n++] = a;
+				}
+			}
+			ctx = "requires matching inner dimensions for batched matmul";
+		}
+		out[n++] = at ? lt->shape[ln - 1] : lt->shape[ln - 2];
+		kl = at ? lt->shape[ln - 2] : lt->shape[ln - 1];
+		kr = bt ? rt->shape[rn - 1] : rt->shape[rn - 2];
+		out[n++] = bt ? rt->shape[rn - 2] : rt->shape[rn - 1];
+	}
+	int64_t x, y;
+	if (cint(kl, &x) && cint(kr, &y) && x != y)
+		return tr_error(rc, "%s %s, but got lhs K=%lld and rhs K=%lld", op, ctx, (long long)x, (long long)y);
+	return mk_tensor(c, out, n, (DType)dt);
+}
+
+static Type *matmul_tensor_acc(RuleCtx *rc, Type *acc, Type *lt, Type *rt)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	if (acc->ndim < 2)
+		return tr_error(rc, "%s requires acc to be at least 2D, but got %dD", op, acc->ndim);
+	if (lt->ndim < 2)
+		return tr_error(rc, "%s requires lhs to be at least 2D, but got %dD", op, lt->ndim);
+	if (rt->ndim < 2)
+		return tr_error(rc, "%s requires rhs to be at least 2D, but got %dD", op, rt->ndim);
+	if (lt->dtype != rt->dtype)
+		return tr_error(rc, "%s requires identical lhs and rhs dtypes, but got %s and %s", op,
+				dts(lt->dtype), dts(rt->dtype));
+	DType rd = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
+	if (acc->dtype != rd)
+		return tr_error(rc, "%s requires accumulator dtype %s, but got %s", op, dts(rd), dts(acc->dtype));
+	bool at = kw_bool(rc, "a_trans"), bt = kw_bool(rc, "b_trans");
+	int ln = lt->ndim, rn = rt->ndim, an = acc->ndim;
+	Expr *m = at ? lt->shape[ln - 1] : lt->shape[ln - 2], *kl = at ? lt->shape[ln - 2] : lt->shape[ln - 1];
+	Expr *kr = bt ? rt->shape[rn - 1] : rt->shape[rn - 2], *nn = bt ? rt->shape[rn - 2] : rt->shape[rn - 1];
+	int64_t x, y;
+	if (cint(kl, &x) && cint(kr, &y) && x != y)
+		return tr_error(rc, "%s: lhs K=%lld != rhs K=%lld", op, (long long)x, (long long)y);
+	if (cint(acc->shape[an - 2], &x) && cint(m, &y) && x != y)
+		return tr_error(rc, "%s: acc M=%lld != matmul M=%lld", op, (long long)x, (long long)y);
+	if (cint(acc->shape[an - 1], &x) && cint(nn, &y) && x != y)
+		return tr_error(rc, "%s: acc N=%lld != matmul N=%lld", op, (long long)x, (long long)y);
+	int nb = (ln > rn ? ln : rn) - 2;
+	if (nb != an - 2)
+		return tr_error(rc, "%s: acc batch rank (%d) must equal broadcast(lhs, rhs) batch rank (%d)", op, an - 2, nb);
+	return mk_tensor(c, acc->shape, acc->ndim, rd);
+}
+
+/* DeduceMatmulProductInfo: the checks shared by the tile products */
+static bool tile_product(RuleCtx *rc, Type *lt, Type *rt, DType *acc_dt)
+{
+	const char *op = rc->op->name;
+	if (lt->ndim != 2) {
+		tr_error(rc, "The operator %s requires lhs to be 2D, but got %d dimensions", op, lt->ndim);
+		return false;
+	}
+	if (rt->ndim != 2) {
+		tr_error(rc, "The operator %s requires rhs to be 2D, but got %d dimensions", op, rt->ndim);
+		return false;
+	}
+	int64_t x, y;
+	if (cint(lt->shape[1], &x) && cint(rt->shape[0], &y) && x != y) {
+		tr_error(rc, "The operator %s requires matching physical inner dimensions (physical K), but got lhs K=%lld and rhs K=%lld",
+			 op, (long long)x, (long long)y);
+		return false;
+	}
+	Expr **lv = valid_of(lt), **rv = valid_of(rt);
+	if (cint(lv[1], &x) && cint(rv[0], &y) && x > y) {
+		tr_error(rc, "The operator %s requires rhs valid K to cover lhs valid K, but got lhs K=%lld and rhs K=%lld", op,
+			 (long long)x, (long long)y);
+		return false;
+	}
+	if (lt->dtype != rt->dtype) {
+		tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
+			 dts(lt->dtype), dts(rt->dtype));
+		return false;
+	}
+	*acc_dt = ir_dtype_is_float(lt->dtype) && ir_dtype_is_float(rt->dtype) ? DT_FP32 : DT_INT32;
+	return true;
+}
+
+static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Expr *ph = tr_kwarg(rc, "acc_phase");
+	if (ph && ph->kind == EX_STR && strcmp(ph->str, "unspecified") && strcmp(ph->str, "partial") && strcmp(ph->str, "final"))
+		return tr_error(rc, "The operator %s requires acc_phase to be one of {unspecified, partial, final}, but got %s", op, ph->str);
+	DType in = lt->dtype;
+	if (in != DT_INT8 && in != DT_FP16 && in != DT_BF16 && in != DT_FP32)
+		return tr_error(rc, "The operator %s supports only INT8 x INT8 -> INT32 and same-type FP16/BF16/FP32 inputs -> FP32, but got %s",
+				op, dts(in));
+	DType dt = in == DT_INT8 ? DT_INT32 : DT_FP32;
+	*dt_out = dt;
+	char buf[128];
+	if (!ir_is_int_const(lt->shape[0], 1, DT_INDEX)) {
+		fmt_shape(buf, sizeof buf, lt->shape, lt->ndim);
+		return tr_error(rc, "GEMV requires lhs physical row extent to be exactly 1, but got shape %s", buf);
+	}
+	Expr **lv = valid_of(lt), **rv = valid_of(rt);
+	if (!ir_is_int_const(lv[0], 1, DT_INDEX)) {
+		fmt_shape(buf, sizeof buf, lv, 2);
+		return tr_error(rc, "GEMV requires lhs logical row extent to be exactly 1, but got valid_shape %s", buf);
+	}
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
+	shape[0] = idx(c, 16);
+	shape[1] = rt->shape[1];
+	valid[0] = lv[0];
+	valid[1] = rv[1];
+	return mk_tile(c, shape, 2, dt, MS_ACC, valid, NULL, NULL, NULL);
+}
+
+static Type *matmul(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	const OpsResult *r = rc->r;
+	Expr *le = tr_arg(rc, r->arg), *re = tr_arg(rc, r->arg2);
+	Type *lt = tr_type(le), *rt = tr_type(re);
+	int acc_i = opt_arg(rc, "acc"), bias_i = opt_arg(rc, "bias");
+	Type *acc = targ(rc, acc_i), *bias = targ(rc, bias_i);
+	if (!lt || !rt || (acc_i >= 0 && !acc) || (bias_i >= 0 && !bias))
+		return NULL;
+	if (form_is(rc, "tensor") || form_is(rc, "tensor-acc")) {
+		if (acc && !is_tensor(acc))
+			return tr_error(rc, "%s requires first argument (acc) to be a TensorType, but got %s", op, type_name(acc));
+		if (!is_tensor(lt))
+			return tr_error(rc, acc ? "%s requires second argument (lhs) to be a TensorType, but got %s"
+					    : "%s requires first argument to be a TensorType, but got %s", op, type_name(lt));
+		if (!is_tensor(rt))
+			return tr_error(rc, acc ? "%s requires third argument (rhs) to be a TensorType, but got %s"
+					    : "%s requires second argument to be a TensorType, but got %s", op, type_name(rt));
+		return acc ? matmul_tensor_acc(rc, acc, lt, rt) : matmul_tensor(rc, lt, rt);
+	}
+	bool three = acc || bias;
+	if (acc && !is_tile(acc))
+		return tr_error(rc, "The operator %s requires first argument (acc) to be a TileType, but got %s", op, type_name(acc));
+	if (!is_tile(lt))
+		return tr_error(rc, three ? "The operator %s requires %s argument (lhs) to be a TileType, but got %s"
+				      : "The operator %s requires %s argument to be a TileType, but got %s", op,
+				acc ? "second" : "first", type_name(lt));
+	if (!is_tile(rt))
+		return tr_error(rc, three ? "The operator %s requires %s argument (rhs) to be a TileType, but got %s"
+				      : "The operator %s requires %s argument to be a TileType, but got %s", op,
+				acc ? "third" : "second", type_name(rt));
+	if (bias && !is_tile(bias))
+		return tr_error(rc, "The operator %s requires third argument (bias) to be a TileType, but got %s", op, type_name(bias));
+	bool batch = form_is(rc, "batch");
+	DType adt;
+	if (batch) {
+		if (lt->ndim < 2 || rt->ndim < 2)
+			return tr_error(rc, "The operator %s requires lhs and rhs to be at least 2D", op);
+		if (lt->dtype != rt->dtype)
+			return tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
+					dts(lt->dtype), dts(rt->dtype));
+		adt = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
+		if (acc)
+			return mk_tile(c, acc->shape, acc->ndim, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
+		int ln = lt->ndim, rn = rt->ndim, nb = (ln > rn ? ln : rn) - 2, n = 0;
+		Expr **shape = arena_alloc(c->a, (size_t)(nb + 3) * sizeof *shape);
+		Expr **valid = arena_alloc(c->a, (size_t)(nb + 3) * sizeof *valid);
+		Expr **lv = valid_of(lt), **rv = valid_of(rt);
+		for (int i = 0; i < nb; i++) {
+			int li = i - (nb - (ln - 2)), ri = i - (nb - (rn - 2));
+			Expr *a = li >= 0 ? lt->shape[li] : NULL, *b = ri >= 0 ? rt->shape[ri] : NULL;
+			Expr *pick = !a ? b : !b || ir_is_int_const(b, 1, DT_INDEX) ? a : ir_is_int_const(a, 1, DT_INDEX) ? b : a;
+			valid[n] = pick == a ? lv[li] : rv[ri];
+			shape[n++] = pick;
+		}
+		shape[n] = lt->shape[ln - 2], valid[n++] = lv[ln - 2];
+		shape[n] = rt->shape[rn - 1], valid[n++] = rv[rn - 1];
+		return mk_tile(c, shape, n, adt, MS_ACC, valid, NULL, NULL, NULL);
+	}
+	bool gemv = form_is(rc, "gemv");
+	if (acc && gemv) {
+		if (acc->ndim != 2)
+			return tr_error(rc, "The operator %s requires acc to be 2D, but got %d dimensions", op, acc->ndim);
+	}
+	if (!tile_product(rc, lt, rt, &adt))
+		return NULL;
+	if (gemv) {
+		DType dt = DT_FP32;
+		Type *t = gemv_result(rc, lt, rt, &dt);
+		if (!t)
+			return NULL;
+		char want[128], got[128];
+		if (acc) {
+			for (int a = 0; a < 2; a++) {
+				int64_t x, y;
+				if (cint(acc->shape[a], &x) && cint(t->shape[a], &y) && x != y) {
+					fmt_shape(want, sizeof want, t->shape, 2);
+					fmt_shape(got, sizeof got, acc->shape, 2);
+					return tr_error(rc, "The operator %s requires accumulator physical shape %s, but got %s", op, want, got);
+				}
+			}
+			if (acc->dtype != dt)
+				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(dt), dts(acc->dtype));
+			Expr **av = valid_of(acc), **ev = valid_of(t);
+			if (!dims_equal(av, ev, 2)) {
+				fmt_shape(want, sizeof want, ev, 2);
+				fmt_shape(got, sizeof got, av, 2);
+				return tr_error(rc, "The operator %s requires accumulator valid_shape %s, but got %s", op, want, got);
+			}
+		}
+		if (bias) {
+			if (bias->dtype != dt)
+				return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator output, but got %s", op,
+						dts(dt), dts(bias->dtype));
+		}
+		return t;
+	}
+	if (acc) {
+		if (acc->ndim != 2)
+			return tr_error(rc, "The operator %s requires acc to be 2D, but got %d dimensions", op, acc->ndim);
+		int64_t x, y;
+		if (cint(acc->shape[0], &x) && cint(lt->shape[0], &y) && x != y)
+			return tr_error(rc, "The operator %s requires matching physical M dimensions, but got acc M=%lld and product M=%lld", op,
+					(long long)x, (long long)y);
+		if (cint(acc->shape[1], &x) && cint(rt->shape[1], &y) && x != y)
+			return tr_error(rc, "The operator %s requires matching physical N dimensions, but got acc N=%lld and product N=%lld", op,
+					(long long)x, (long long)y);
+		if (acc->dtype != adt)
+			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(adt),
+					dts(acc->dtype));
+		Type *t = mk_tile(c, acc->shape, 2, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
+		return tr_view_kw(acc, "compact") ? with_compact(c, t) : t;
+	}
+	if (bias) {
+		char buf[128];
+		if (bias->ndim != 2)
+			return tr_error(rc, "The operator %s requires bias to be 2D, but got %d dimensions", op, bias->ndim);
+		if (!ir_is_int_const(bias->shape[0], 1, DT_INDEX)) {
+			fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
+			return tr_error(rc, "The operator %s requires bias to have shape [1, N], but got %s", op, buf);
+		}
+		int64_t x, y;
+		if (cint(bias->shape[1], &x) && cint(rt->shape[1], &y) && x != y)
+			return tr_error(rc, "The operator %s requires bias N dimension to match output N=%lld, but got bias N=%lld", op,
+					(long long)y, (long long)x);
+		if (bias->dtype != adt)
+			return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator, but got %s", op,
+					dts(adt), dts(bias->dtype));
+	}
+	Expr **lv = valid_of(lt), **rv = valid_of(rt);
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
+	shape[0] = lt->shape[0], shape[1] = rt->shape[1];
+	valid[0] = lv[0], valid[1] = rv[1];
+	Type *t = mk_tile(c, shape, 2, adt, MS_ACC, valid, NULL, NULL, NULL);
+	return expr_equal(valid[0], shape[0]) ? t : with_compact(c, t);
+}
+
+/* ------------------------------------------------------------ transpose */
+
+/* {rule: transposed, args: [T, AXIS1, AXIS2], opts: {form: tensor|tile|view}}
+ *   tensor: the axes swapped, strides recorded (a trailing swap flips ND /
+ *   DN); tile: a fresh Vec tile of the swapped shape; view
+ *   (tile.transpose_view): the trailing axes swapped, layouts flipped, in
+ *   the source's memory. */
+static int norm_axis(RuleCtx *rc, Expr *e, int nd, const char *which, bool *ok)
+{
+	*ok = false;
+	if (!e || e->kind != EX_INT) {
+		tr_error(rc, "%s requires %s argument (%s) to be a ConstInt", rc->op->name, which[4] == '1' ? "second" : "third", which);
+		return 0;
+	}
+	int64_t a = e->ival;
+	if (a < 0)
+		a += nd;
+	if (a < 0 || a >= nd) {
+		tr_error(rc, "Axis %lld is out of range for %dD tensor", (long long)e->ival, nd);
+		return 0;
+	}
+	*ok = true;
+	return (int)a;
+}
+
+static Type *transposed(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	if (!t0)
+		return NULL;
+	int nd = t0->ndim;
+	if (form_is(rc, "view")) {
+		if (!is_tile(t0))
+			return tr_error(rc, "%s requires input to be a TileType, but got %s", op, type_name(t0));
+		if (nd < 2)
+			return tr_error(rc, "%s requires at least 2 dimensions, but got %d", op, nd);
+		Expr **shape = dims_copy(c, t0->shape, nd), **valid = dims_copy(c, valid_of(t0), nd);
+		Expr *x = shape[nd - 1];
+		shape[nd - 1] = shape[nd - 2], shape[nd - 2] = x;
+		x = valid[nd - 1];
+		valid[nd - 1] = valid[nd - 2], valid[nd - 2] = x;
+		const char *lay[2];
+		layouts_of(t0, lay);
+		for (int i = 0; i < 2; i++)
+			lay[i] = !strcmp(lay[i], "row_major") ? "col_major" : !strcmp(lay[i], "col_major") ? "row_major" : lay[i];
+		MemSpace mem = t0->mem;
+		/* the flipped layouts are written out whatever the implicit ones */
+		Type *t = mk_tile(c, shape, nd, t0->dtype, mem, valid, NULL, NULL, NULL);
+		const char *names[5];
+		Expr *vals[5];
+		int k = 0;
+		if (!dims_equal(valid, shape, nd)) {
+			names[k] = "valid_shape";
+			vals[k++] = tr_list(c, valid, nd, nopos);
+		}
+		const char *imp[2];
+		implicit_layouts(shape, nd, mem, imp);
+		static const char *const kw[2] = { "blayout", "slayout" };
+		for (int i = 0; i < 2; i++)
+			if (strcmp(lay[i], imp[i])) {
+				char buf[64];
+				snprintf(buf, sizeof buf, "pl.TileLayout.%s", lay[i]);
+				names[k] = kw[i];
+				vals[k++] = tr_symbol(c, buf);
+			}
+		Expr *pad = tr_view_kw(t0, "pad");
+		if (pad) {
+			names[k] = "pad";
+			vals[k++] = pad;
+		}
+		t->view = k ? tr_view(c, names, vals, k) : NULL;
+		return t;
+	}
+	bool ok;
+	int a1 = 0, a2 = 0;
+	if (form_is(rc, "tensor")) {
+		if (!is_tensor(t0))
+			return tr_error(rc, "%s requires first argument to be a TensorType, but got %s", op, type_name(t0));
+		if (nd < 2)
+			return tr_error(rc, "%s requires at least 2 dimensions, but got %d", op, nd);
+	} else {
+		if (!is_tile(t0))
+			return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(t0));
+	}
+	a1 = norm_axis(rc, tr_arg(rc, rc->r->args[1]), nd, "axis1", &ok);
+	if (!ok)
+		return NULL;
+	a2 = norm_axis(rc, tr_arg(rc, rc->r->args[2]), nd, "axis2", &ok);
+	if (!ok)
+		return NULL;
+	if (a1 == a2)
+		return tr_error(rc, "%s: axis1 and axis2 must be different, but got axis1=%d, axis2=%d", op, a1, a2);
+	Expr **shape = dims_copy(c, t0->shape, nd);
+	Expr *x = shape[a1];
+	shape[a1] = shape[a2], shape[a2] = x;
+	if (!form_is(rc, "tensor"))
+		return mk_tile(c, shape, nd, t0->dtype, MS_VEC, NULL, NULL, NULL, NULL);
+	bool trailing = (a1 == nd - 1 && a2 == nd - 2) || (a1 == nd - 2 && a2 == nd - 1);
+	const char *in_layout = tensor_layout(t0);
+	const char *out_layout = in_layout;
+	if (trailing)
+		out_layout = !strcmp(in_layout, "pl.TensorLayout.ND") ? "pl.TensorLayout.DN" : "pl.TensorLayout.ND";
+	Expr *pad = tr_view_kw(t0, "pad");
+	Expr *st = tr_view_kw(t0, "stride");
+	Expr **stride = arena_alloc(c->a, (size_t)(nd + 1) * sizeof *stride);
+	if (st && st->kind == EX_TUPLE && st->nargs == nd) {
+		for (int i = 0; i < nd; i++)
+			stride[i] = st->args[i];
+	} else {
+		Expr *acc = idx(c, 1);
+		for (int i = nd - 1; i >= 0; i--) {
+			stride[i] = acc;
+			if (i && !(acc = mul_dims(c, acc, t0->shape[i])))
+				return NULL;
+		}
+	}
+	x = stride[a1];
+	stride[a1] = stride[a2], stride[a2] = x;
+	Expr *valid = NULL;
+	Expr *vs = tr_kwarg(rc, "valid_shape");
+	if (vs && vs->kind == EX_TUPLE) {
+		if (vs->nargs != nd)
+			return tr_error(rc, "%s: valid_shape rank (%d) must match tensor rank (%d)", op, vs->nargs, nd);
+		valid = vs;
+	} else if (has_valid(t0)) {
+		Expr **v = dims_copy(c, valid_of(t0), nd);
+		x = v[a1];
+		v[a1] = v[a2], v[a2] = x;
+		valid = tr_list(c, v, nd, nopos);
+	}
+	bool record = true;
+	if (!strcmp(out_layout, "pl.TensorLayout.ND")) {
+		/* strides equal to the row-major ones of the new shape are not recorded */
+		Expr *acc = idx(c, 1);
+		record = false;
+		for (int i = nd - 1; i >= 0 && !record; i--) {
+			if (!expr_equal(acc, stride[i]))
+				record = true;
+			if (i && !(acc = mul_dims(c, acc, shape[i])))
+				return NULL;
+		}
+	}
+	Type *t = mk_tensor(c, shape, nd, t0->dtype);
+	bool has_pad = pad && !(pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"));
+	if (record || strcmp(out_layout, "pl.TensorLayout.ND") || valid || has_pad)
+		t->view = mk_tensor_view(c, valid, record ? tr_list(c, stride, nd, nopos) : NULL, out_layout, pad);
+	return t;
+}
+
+/* ------------------------------------------------------------ concat */
+
+/* {rule: concat, args: [A, B]}: two 2-D operands side by side (columns
+ * added); a tile result is a fresh Vec tile */
+static Type *concat(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *a = targ(rc, rc->r->arg), *b = targ(rc, rc->r->arg2);
+	if (!a || !b)
+		return NULL;
+	bool tile = rc->op->name[1] == 'i';
+	if (tile ? !is_tile(a) : !is_tensor(a))
+		return tr_error(rc, "%s: src0 must be %s, got %s", op, tile ? "TileType" : "TensorType", type_name(a));
+	if (tile ? !is_tile(b) : !is_tensor(b))
+		return tr_error(rc, "%s: src1 must be %s, got %s", op, tile ? "TileType" : "TensorType", type_name(b));
+	if (a->dtype != b->dtype)
+		return tr_error(rc, "%s: src0 and src1 must have same dtype, got %s and %s", op, dts(a->dtype),
+				dts(b->dtype));
+	if (a->ndim != 2 || b->ndim != 2)
+		return tr_error(rc, "%s requires 2D %s", op, tile ? "tiles" : "tensors");
+	int64_t x, y;
+	if (cint(a->shape[0], &x) && cint(b->shape[0], &y) && x != y)
+		return tr_error(rc, "%s: row count must match, got %lld vs %lld", op, (long long)x, (long long)y);
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape);
+	shape[0] = a->shape[0];
+	if (cint(a->shape[1], &x) && cint(b->shape[1], &y))
+		shape[1] = idx(c, x + y);
+	else if (!(shape[1] = type_make_binary(c->a, OP_ADD, a->shape[1], b->shape[1], nopos, c->d)))
+		return NULL;
+	if (tile)
+		return mk_tile(c, shape, 2, a->dtype, MS_VEC, NULL, NULL, NULL, NULL);
+	return mk_tensor(c, shape, 2, a->dtype);
+}
+
+/* ------------------------------------------------------------ valid shapes */
+
+/* {rule: set-valid, args: [T, ROWS, COLS]}: T with valid_shape [ROWS, COLS] */
+static Type *set_valid(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *rows = tr_arg(rc, rc->r->args[1]), *cols = tr_arg(rc, rc->r->args[2]);
+	if (!t0 || !rows || !cols)
+		return NULL;
+	bool tile = op[1] == 'i';
+	if (tile ? !is_tile(t0) : !is_tensor(t0))
+		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+	if (t0->ndim != 2)
+		return tr_error(rc, "%s requires a 2D %s, but got rank %d", op, tile ? "tile" : "tensor", t0->ndim);
+	Expr *vals[2] = { rows, cols };
+	static const char *const nm[2] = { "valid_rows", "valid_cols" };
+	for (int i = 0; i < 2; i++) {
+		Type *st = tr_type(vals[i]);
+		if (st && st->kind != TY_SCALAR)
+			return tr_error(rc, "%s %s must be ScalarType, but got %s", op, nm[i], type_name(st));
+		if (st && st->dtype != DT_INDEX && st->dtype != DT_INT64 && st->dtype != DT_UINT64)
+			return tr_error(rc, "%s %s must have dtype INT64, UINT64, or INDEX, but got %s", op, nm[i], dts(st->dtype));
+		int64_t v, b;
+		if (cint(vals[i], &v)) {
+			if (v < 0)
+				return tr_error(rc, "%s %s must be >= 0, got %lld", op, nm[i], (long long)v);
+			if (cint(t0->shape[i], &b) && v > b)
+				return tr_error(rc, "%s %s (%lld) exceeds %s bound %lld", op, nm[i], (long long)v, tile ? "tile" : "tensor", (long long)b);
+		}
+	}
+	Expr **valid = arena_alloc(c->a, 3 * sizeof *valid);
+	valid[0] = rows, valid[1] = cols;
+	if (tile)
+		return mk_tile_like(c, t0, t0->shape, 2, t0->dtype, t0->mem, valid);
+	Type *t = mk_tensor(c, t0->shape, 2, t0->dtype);
+	t->memref = t0->memref;
+	Expr *st = tr_view_kw(t0, "stride");
+	set_tensor_view(c, t, tr_list(c, valid, 2, nopos), st, tensor_layout(t0), tr_view_kw(t0, "pad"));
+	return t;
+}
+
+/* ------------------------------------------------------------ padding */
+
+/* {rule: padded, arg: T, shape: N?, opts: {form: tensor|tile}}: fillpad
+ * (the whole shape valid, the pad mode recorded on tiles) and, with a
+ * shape, fillpad_expand (the larger shape, the pad recorded) */
+static Type *padded(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	if (!t0)
+		return NULL;
+	bool tile = form_is(rc, "tile");
+	if (tile ? !is_tile(t0) : !is_tensor(t0))
+		return tr_error(rc, tile ? "The operator %s requires first argument to be a TileType, but got %s"
+					 : "%s requires first argument to be a TensorType, but got %s", op, type_name(t0));
+	Expr *pad = tr_kwarg(rc, "pad_value");
+	if (pad && pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))
+		return tr_error(rc, "%s requires pad_value to be zero/max/min, not null", op);
+	Expr **shape = t0->shape;
+	int nd = t0->ndim;
+	if (rc->r->shape >= 0) {
+		Expr *s = tr_arg(rc, rc->r->shape);
+		if (!s || s->kind != EX_TUPLE)
+			return tr_error(rc, "%s shape must be a literal tuple of constants, but got %s", op, type_name(tr_type(s)));
+		if (s->nargs != nd)
+			return tr_error(rc, "%s shape rank (%d) must match source rank (%d)", op, s->nargs, nd);
+		for (int i = 0; i < nd; i++) {
+			int64_t d, sd;
+			if (!cint(s->args[i], &d))
+				return tr_error(rc, "%s shape dimension %d must be a constant integer", op, i);
+			if (d <= 0)
+				return tr_error(rc, "%s shape dimension %d must be positive, got %lld", op, i, (long long)d);
+			if (cint(t0->shape[i], &sd) && d < sd)
+				return tr_error(rc, "%s destination dimension %d (%lld) must be >= source dimension (%lld)", op, i,
+						(long long)d, (long long)sd);
+		}
+		shape = s->args;
+	}
+	if (tile) {
+		const char *lay[2];
+		layouts_of(t0, lay);
+		Type *t = mk_tile(c, shape, nd, t0->dtype, t0->mem, NULL, lay[0], lay[1],
+				  pad ? pad : tr_symbol(c, "pl.PadValue.zero"));
+		t->memref = t0->memref;
+		return t;
+	}
+	Type *t = mk_tensor(c, shape, nd, t0->dtype);
+	if (rc->r->shape >= 0) {
+		t->view = mk_tensor_view(c, NULL, NULL, tensor_layout(t0), pad ? pad : tr_symbol(c, "pl.PadValue.zero"));
+		return t;
+	}
+	t->memref = t0->memref;
+	if (t0->view) {
+		/* the view kept, its valid shape now the whole shape */
+		ViewSpec *vs = arena_alloc(c->a, sizeof *vs);
+		vs->kw = arena_alloc(c->a, (size_t)(t0->view->nkw + 1) * sizeof *vs->kw);
+		vs->nkw = 0;
+		bool plain = true; /* only the defaults left: no view */
+		for (int i = 0; i < t0->view->nkw; i++) {
+			const Kwarg *k = &t0->view->kw[i];
+			if (!strcmp(k->name, "valid_shape"))
+				continue;
+			vs->kw[vs->nkw++] = *k;
+			if (!strcmp(k->name, "stride"))
+				plain &= k->value->kind == EX_TUPLE && k->value->nargs == 0;
+			else if (!strcmp(k->name, "layout"))
+				plain &= k->value->kind == EX_SYMBOL && !strcmp(k->value->str, "pl.TensorLayout.ND");
+			else
+				plain = false;
+		}
+		t->view = plain ? NULL : vs;
+	}
+	return t;
+}
+
+/* ------------------------------------------------------------ sorts */
+
+/* {rule: sorted, arg: SRC, opts: {form: sort32|format1|format2}}
+ *   sort32: the last dim doubled (value-index pairs); format1: SRC's shape;
+ *   format2: tensors, the last dims of the inputs summed; tiles, the shape
+ *   of the tmp workspace (the last given operand) */
+static Type *sorted(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	if (!t0)
+		return NULL;
+	bool tile = op[1] == 'i';
+	if (tile ? !is_tile(t0) : !is_tensor(t0))
+		return tr_error(rc, "The operator %s requires %s to be a %s, but got %s", op,
+				form_is(rc, "sort32") ? "first argument" : "argument 0", tile ? "TileType" : "TensorType", type_name(t0));
+	if (t0->dtype != DT_FP16 && t0->dtype != DT_FP32)
+		return tr_error(rc, "The operator %s requires %s dtype to be FP16 or FP32, but got %s", op,
+				form_is(rc, "sort32") ? "src" : "src0", dts(t0->dtype));
+	int nd = t0->ndim;
+	if (nd == 0)
+		return tr_error(rc, "The operator %s requires non-empty input shape", op);
+	Expr **shape = dims_copy(c, t0->shape, nd);
+	if (form_is(rc, "sort32")) {
+		int64_t v;
+		if (!tile && cint(shape[nd - 1], &v) && (v <= 0 || v % 32))
+			return tr_error(rc, "The operator %s requires the last dimension to be a positive multiple of 32, but got %lld", op, (long long)v);
+		if (cint(shape[nd - 1], &v))
+			shape[nd - 1] = idx(c, v * 2);
+		else if (!(shape[nd - 1] = type_make_binary(c->a, OP_MUL, shape[nd - 1], idx(c, 2), nopos, c->d)))
+			return NULL;
+	} else if (form_is(rc, "format1")) {
+		Expr *bl = tr_arg(rc, rc->r->arg2);
+		int64_t v;
+		if (bl && cint(bl, &v) && (v <= 0 || v % 64))
+			return tr_error(rc, "The operator %s requires block_len to be a positive multiple of 64, but got %lld", op, (long long)v);
+	} else {
+		/* the given operands after the first */
+		int last = rc->r->arg;
+		for (int i = rc->r->arg + 1; i < rc->op->nparams; i++)
+			if (rc->slots[i] && !(rc->slots[i]->kind == EX_TUPLE && rc->slots[i]->nargs == 0))
+				last = i;
+		if (tile) {
+			Type *tmp = targ(rc, last);
+			if (!tmp)
+				return NULL;
+			if (!is_tile(tmp))
+				return tr_error(rc, "The operator %s requires argument %d (tmp) to be a TileType, but got %s", op, last,
+						type_name(tmp));
+			return mk_tile_like(c, t0, tmp->shape, tmp->ndim, t0->dtype, MS_VEC, NULL);
+		}
+		Expr *sum = shape[nd - 1];
+		for (int i = rc->r->arg + 1; i <= last; i++) {
+			Type *ti = targ(rc, i);
+			if (!ti)
+				return NULL;
+			if (ti->dtype != t0->dtype)
+				return tr_error(rc, "The operator %s requires all inputs to share src0's dtype %s, but argument %d has %s", op,
+						dts(t0->dtype), i, dts(ti->dtype));
+			int64_t x, y;
+			if (cint(sum, &x) && cint(ti->shape[ti->ndim - 1], &y))
+				sum = idx(c, x + y);
+			else if (!(sum = type_make_binary(c->a, OP_ADD, sum, ti->shape[ti->ndim - 1], nopos, c->d)))
+				return NULL;
+		}
+		shape[nd - 1] = sum;
+	}
+	if (tile)
+		return mk_tile_like(c, t0, shape, nd, t0->dtype, MS_VEC, NULL);
+	return mk_tensor(c, shape, nd, t0->dtype);
+}
+
+/* ------------------------------------------------------------ gathers */
+
+/* {rule: gathered, args: [SRC, IDX?], opts: {form: index|mask|block|compare}}
+ *   index: IDX's shape, SRC's dtype (tensor.gather, tile.gather);
+ *   mask: the columns cut by mask_pattern (1-2: /2, 3-6: /4, 7: all),
+ *   output_dtype or SRC's; block (tile.gatherb): IDX's columns times the
+ *   elements of a 32-byte block; compare: a (dst, count) tuple */
+static Type *gathered(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *src = targ(rc, rc->r->arg);
+	if (!src)
+		return NULL;
+	bool tile = op[1] == 'i';
+	if (tile ? !is_tile(src) : !is_tensor(src))
+		return tr_error(rc, "The operator %s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType",
+				type_name(src));
+	if (form_is(rc, "index")) {
+		Type *it = targ(rc, rc->r->arg2);
+		if (!it)
+			return NULL;
+		if (tile)
+			return mk_tile_like(c, src, it->shape, it->ndim, src->dtype, MS_VEC, NULL);
+		return mk_tensor(c, it->shape, it->ndim, src->dtype);
+	}
+	if (form_is(rc, "block")) {
+		Type *ot = targ(rc, rc->r->arg2);
+		if (!ot || ot->ndim != 2)
+			return NULL;
+		int dt = src->dtype;
+		Expr *od = tr_kwarg(rc, "output_dtype");
+		if (od && (dt = tr_dtype_symbol(c, od)) < 0)
+			return NULL;
+		int bytes = ir_dtype_bits((DType)dt) / 8;
+		if (bytes <= 0 || 32 % bytes)
+			return tr_error(rc, "The operator %s requires a byte-addressable output dtype that divides 32 bytes, but got %s", op,
+					dts((DType)dt));
+		Expr *per = idx(c, 32 / bytes);
+		Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
+		Expr **ov = valid_of(ot);
+		shape[0] = ot->shape[0];
+		valid[0] = ov[0];
+		if (!(shape[1] = mul_dims(c, ot->shape[1], per)) || !(valid[1] = mul_dims(c, ov[1], per)))
+			return NULL;
+		return mk_tile(c, shape, 2, (DType)dt, MS_VEC, valid, "row_major", NULL, NULL);
+	}
+	if (src->ndim != 2)
+		return NULL;
+	if (form_is(rc, "mask")) {
+		if (src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
+			return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
+					dts(src->dtype));
+		Expr *mp = tr_kwarg(rc, "mask_pattern");
+		int64_t p;
+		if (!cint(mp, &p))
+			return NULL;
+		if (p < 1 || p > 7)
+			return tr_error(rc, "The operator %s requires mask_pattern in range [1, 7], but got %lld", op, (long long)p);
+		Expr **shape = arena_alloc(c->a, 3 * sizeof *shape);
+		shape[0] = src->shape[0];
+		shape[1] = src->shape[1];
+		if (p != 7) {
+			int64_t dv = p <= 2 ? 2 : 4, cols;
+			if (cint(src->shape[1], &cols)) {
+				if (cols % dv)
+					return tr_error(rc, "The operator %s with mask_pattern=%lld requires src columns divisible by %lld, got %lld", op,
+							(long long)p, (long long)dv, (long long)cols);
+				shape[1] = idx(c, cols / dv);
+			} else if (!(shape[1] = type_make_binary(c->a, OP_FLOORDIV, src->shape[1], idx(c, dv), nopos, c->d))) {
+				return NULL;
+			}
+		}
+		int dt = src->dtype;
+		Expr *od = tr_kwarg(rc, "output_dtype");
+		if (od) {
+			if ((dt = tr_dtype_symbol(c, od)) < 0)
+				return NULL;
+			if (ir_dtype_bits((DType)dt) != ir_dtype_bits(src->dtype))
+				return tr_error(rc, "The operator %s output_dtype must have the same bit width as src dtype (%s = %d bits), but got %s = %d bits",
+						op, dts(src->dtype), ir_dtype_bits(src->dtype), dts((DType)dt),
+						ir_dtype_bits((DType)dt));
+		}
+		if (tile)
+			return mk_tile_like(c, src, shape, 2, (DType)dt, MS_VEC, NULL);
+		return mk_tensor(c, shape, 2, (DType)dt);
+	}
+	/* compare */
+	Type *kt = targ(rc, rc->r->arg2);
+	if (kt && kt->kind != TY_SCALAR)
+		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, type_name(kt));
+	if (kt && kt->dtype != src->dtype)
+		return tr_error(rc, "The operator %s requires kvalue dtype equal to src dtype %s , but got %s", op, dts(src->dtype),
+				dts(kt->dtype));
+	Expr *oc = tr_kwarg(rc, "out_cols");
+	int64_t cols;
+	if (!cint(oc, &cols))
+		return NULL;
+	if (cols <= 0)
+		return tr_error(rc, "The operator %s requires out_cols > 0, but got %lld", op, (long long)cols);
+	int cdt = DT_INT32;
+	Expr *cd = tr_kwarg(rc, "count_dtype");
+	if (cd && (cdt = tr_dtype_symbol(c, cd)) < 0)
+		return NULL;
+	if (cdt != DT_INT32 && cdt != DT_UINT32)
+		return tr_error(rc, "The operator %s requires count_dtype to be INT32 or UINT32, but got %s", op, dts((DType)cdt));
+	Expr **d0 = arena_alloc(c->a, 3 * sizeof *d0), **d1 = arena_alloc(c->a, 3 * sizeof *d1);
+	d0[0] = src->shape[0], d0[1] = idx(c, cols);
+	d1[0] = idx(c, 1), d1[1] = src->shape[0];
+	Type *t = ir_type_new(c->a, TY_TUPLE);
+	t->elems = arena_alloc(c->a, 3 * sizeof *t->elems);
+	t->nelems = 2;
+	if (tile) {
+		t->elems[0] = mk_tile_like(c, src, d0, 2, DT_INT32, MS_VEC, NULL);
+		t->elems[1] = mk_tile(c, d1, 2, (DType)cdt, MS_VEC, NULL, "row_major", NULL, NULL);
+	} else {
+		t->elems[0] = mk_tensor(c, d0, 2, DT_INT32);
+		t->elems[1] = mk_tensor(c, d1, 2, (DType)cdt);
+	}
+	return t;
+}
+
+/* ------------------------------------------------------------ others */
+
+/* {rule: ptr}: pl.Ptr (tensor.alloc, tile.alloc) */
+static Type *ptr(RuleCtx *rc)
+{
+	return ir_type_new(rc->c->a, TY_PTR);
+}
+
+/* {rule: reinterpreted, arg: T, shape: N?, dtype: KW}: T's bytes as dtype
+ * KW: the given shape, else the contiguous (last) dim scaled by the ratio
+ * of the element widths */
+static Type *reinterpreted(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	if (!t0 || dt < 0)
+		return NULL;
+	bool tile = op[1] == 'i';
+	if (!tile && t0->kind == TY_DIST_TENSOR)
+		return tr_error(rc, "%s does not support DistributedTensorType in the initial implementation", op);
+	if (tile ? !is_tile(t0) : !is_tensor(t0))
+		return tr_error(rc, "%s requires data to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+	int nd = t0->ndim;
+	if (nd == 0)
+		return tr_error(rc, "%s requires a %s rank >= 1", op, tile ? "tile" : "tensor");
+	Expr **shape, **vshape = NULL;
+	Expr *s = rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
+	if (s && s->kind == EX_TUPLE && s->nargs) {
+		shape = s->args;
+		nd = s->nargs;
+	} else {
+		shape = dims_copy(c, t0->shape, nd);
+		vshape = has_valid(t0) ? dims_copy(c, valid_of(t0), nd) : NULL;
+		int ob = ir_dtype_bits(t0->dtype), nb = ir_dtype_bits((DType)dt);
+		int axis = !strcmp(tensor_layout(t0), "pl.TensorLayout.DN") && nd >= 2 ? nd - 2 : nd - 1;
+		int64_t v;
+		if (ob != nb) {
+			if (!cint(shape[axis], &v))
+				return NULL;
+			if ((v * ob) % nb)
+				return tr_error(rc, "%s: the contiguous dimension (%lld x %d bits) is not a multiple of the target element width (%d bits)",
+						op, (long long)v, ob, nb);
+			shape[axis] = idx(c, v * ob / nb);
+			if (vshape && cint(vshape[axis], &v) && (v * ob) % nb == 0)
+				vshape[axis] = idx(c, v * ob / nb);
+		}
+	}
+	if (tile) {
+		return mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem, vshape);
+	}
+	Type *t = mk_tensor(c, shape, nd, (DType)dt);
+	t->memref = t0->memref;
+	if (strcmp(tensor_layout(t0), "pl.TensorLayout.ND"))
+		t->view = mk_tensor_view(c, NULL, NULL, tensor_layout(t0), NULL);
+	return t;
+}
+
+/* {rule: extracted, arg: SRC, shape: N, mem: KW}: a window of a 2-D tile
+ * (tile.extract) in memory KW: Left / Right take their own layouts */
+static Type *extracted(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *s = tr_arg(rc, rc->r->shape);
+	if (!t0)
+		return NULL;
+	if (!is_tile(t0))
+		return tr_error(rc, "%s requires src to be a TileType, but got %s", op, type_name(t0));
+	if (t0->ndim != 2)
+		return tr_error(rc, "%s requires a 2D source tile, but got rank %d", op, t0->ndim);
+	if (!s || s->kind != EX_TUPLE)
+		return tr_error(rc, "%s shape must be a literal MakeTuple of ConstInt", op);
+	if (s->nargs != 2)
+		return tr_error(rc, "%s shape must be 2D, got rank %d", op, s->nargs);
+	static const char *const an[2] = { "row", "col" };
+	for (int i = 0; i < 2; i++) {
+		int64_t d, sd, off;
+		if (!cint(s->args[i], &d))
+			return tr_error(rc, "%s shape[%d] must be a compile-time ConstInt", op, i);
+		if (d <= 0)
+			return tr_error(rc, "%s shape[%d] must be positive, got %lld", op, i, (long long)d);
+		if (!cint(t0->shape[i], &sd))
+			continue;
+		if (d > sd)
+			return tr_error(rc, "%s shape[%d]=%lld exceeds src %s %lld", op, i, (long long)d, an[i], (long long)sd);
+		if (!cint(tr_arg(rc, rc->r->arg + 1 + i), &off))
+			continue;
+		if (off < 0)
+			return tr_error(rc, "%s index_%s must be >= 0, got %lld", op, an[i], (long long)off);
+		if (off + d > sd)
+			return tr_error(rc, "%s index_%s=%lld + shape[%d]=%lld exceeds src %s %lld", op, an[i], (long long)off, i,
+					(long long)d, an[i], (long long)sd);
+	}
+	int ms = MS_VEC;
+	Expr *m = rc->r->mem_kw ? tr_kwarg(rc, rc->r->mem_kw) : NULL;
+	if (m && (ms = tr_mem_symbol(c, m)) < 0)
+		return NULL;
+	/* the source's valid region under the window */
+	Expr **sv = valid_of(t0), **valid = dims_copy(c, s->args, 2);
+	for (int i = 0; i < 2; i++) {
+		int64_t v, off, d;
+		if (!expr_equal(sv[i], t0->shape[i]) && cint(sv[i], &v) && cint(tr_arg(rc, rc->r->arg + 1 + i), &off) &&
+		    cint(s->args[i], &d)) {
+			int64_t rest = v > off ? v - off : 0;
+			valid[i] = idx(c, rest < d ? rest : d);
+		}
+	}
+	const char *bl = NULL, *sl = NULL;
+	if (ms == MS_LEFT)
+		bl = "row_major", sl = "row_major";
+	else if (ms == MS_RIGHT)
+		bl = "row_major", sl = "col_major";
+	Type *t = mk_tile(c, s->args, 2, t0->dtype, (MemSpace)ms, valid, bl, sl, NULL);
+	return (ms == MS_LEFT || ms == MS_RIGHT) && !dims_equal(valid, s->args, 2) ? with_compact(c, t) : t;
+}
+
+/* {rule: paged, arg: SRC}: tensor.paged_gather, [max_indices, size] rows of
+ * SRC ([size, max_indices] with is_trans, which needs space Mat) */
+static Type *paged(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	int64_t size, mx, off = 0;
+	if (!t0 || !is_tensor(t0) || !cint(tr_kwarg(rc, "size"), &size) || !cint(tr_kwarg(rc, "max_indices"), &mx))
+		return NULL;
+	cint(tr_kwarg(rc, "col_off"), &off);
+	Type *it = targ(rc, rc->r->arg + 1), *bt = targ(rc, rc->r->arg + 2);
+	int64_t r0;
+	if (it && is_tensor(it) && it->ndim == 2 && (!cint(it->shape[0], &r0) || r0 != 1)) {
+		if (cint(it->shape[0], &r0))
+			return tr_error(rc, "The operator %s requires 2D indices to have shape [1, n], but got first dim %lld", op, (long long)r0);
+		return tr_error(rc, "The operator %s requires 2D indices to have shape [1, n], but got first dim dynamic", op);
+	}
+	if (bt && is_tensor(bt) && bt->ndim == 2 && (!cint(bt->shape[0], &r0) || r0 != 1)) {
+		if (cint(bt->shape[0], &r0))
+			return tr_error(rc, "The operator %s requires 2D block_table to have shape [1, n], but got first dim %lld", op, (long long)r0);
+		return tr_error(rc, "The operator %s requires 2D block_table to have shape [1, n], but got first dim dynamic", op);
+	}
+	bool tr = kw_bool(rc, "is_trans");
+	Expr *sp = tr_kwarg(rc, "space");
+	if (tr && sp && tr_mem_symbol(c, sp) != MS_MAT)
+		return tr_error(rc, "The operator %s requires space=MemorySpace::Mat (L1) when is_trans=true", op);
+	int64_t cols;
+	if (t0->ndim == 2 && cint(t0->shape[1], &cols) && off + size > cols)
+		return tr_error(rc, "The operator %s requires col_off + size (%lld) <= src columns (%lld)", op, (long long)(off + size),
+				(long long)cols);
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape);
+	shape[0] = idx(c, tr ? size : mx);
+	shape[1] = idx(c, tr ? mx : size);
+	return mk_tensor(c, shape, 2, t0->dtype);
+}
+
+/* {rule: scatter-update, arg: INPUT, args: [INPUT, INDEX, SRC]}: INPUT's
+ * type once index, src and the dim kwarg are all given */
+static Type *scatter_update(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	if (!tr_arg(rc, rc->r->args[1]) || !tr_arg(rc, rc->r->args[2]) || !tr_kwarg(rc, "dim"))
+		return tr_error(rc, "scatter_update requires input, dim, index, and src");
+	Type *t0 = targ(rc, rc->r->arg), *it = targ(rc, rc->r->args[1]), *st = targ(rc, rc->r->args[2]);
+	if (!t0)
+		return NULL;
+	const char *op = rc->op->name, *k = is_tile(t0) ? "TileType" : "TensorType";
+	if (!is_tile(t0) && !is_tensor(t0))
+		return tr_error(rc, "%s: input must be %s, got %s", op, op[1] == 'i' ? "TileType" : "TensorType", type_name(t0));
+	if (t0->ndim != 2 && t0->ndim != 4)
+		return tr_error(rc, "%s: input must be 2D or 4D, got rank %d", op, t0->ndim);
+	if (it && it->kind != t0->kind)
+		return tr_error(rc, "%s: index must be %s, got %s", op, k, type_name(it));
+	if (it && it->ndim != 2)
+		return tr_error(rc, "%s: index must be 2D [b, s], got rank %d", op, it->ndim);
+	if (it && !ir_dtype_is_int(it->dtype))
+		return tr_error(rc, "%s: index dtype must be integer, got %s", op, dts(it->dtype));
+	if (st && st->kind != t0->kind)
+		return tr_error(rc, "%s: src must be %s, got %s", op, k, type_name(st));
+	if (st && st->ndim != t0->ndim)
+		return tr_error(rc, "%s: src rank (%d) must match input rank (%d)", op, st->ndim, t0->ndim);
+	if (st && st->dtype != t0->dtype)
+		return tr_error(rc, "%s: src dtype (%s) must match input dtype (%s)", op, dts(st->dtype), dts(t0->dtype));
+	int64_t d;
+	if (cint(tr_kwarg(rc, "dim"), &d) && d != -2)
+		return tr_error(rc, "%s: only dim=-2 is currently supported, got %lld", op, (long long)d);
+	Expr *de = tr_kwarg(rc, "dim");
+	if (de && de->kind == EX_UNARY && de->op == UOP_NEG && de->lhs && de->lhs->kind == EX_INT && de->lhs->ival != 2)
+		return tr_error(rc, "%s: only dim=-2 is currently supported, got %lld", op, -(long long)de->lhs->ival);
+	if (is_tile(t0))
+		return mk_tile_like(c, t0, t0->shape, t0->ndim, t0->dtype, t0->mem, valid_of(t0));
+	return is_tensor(t0) ? mk_tensor(c, t0->shape, t0->ndim, t0->dtype) : NULL;
+}
+
+/* The product of constant dims, -1 when one is not constant. */
+static int64_t const_product(Expr **d, int n)
+{
+	int64_t p = 1, v;
+	for (int i = 0; i < n; i++) {
+		if (!cint(d[i], &v))
+			return -1;
+		p *= v;
+	}
+	return p;
+}
+
+/* Packed strides of a shape in an ND (row-major) or DN (the trailing two
+ * dims column-major) layout; NULL when a product cannot be built. */
+static Expr **packed_strides(SugarCtx *c, Expr **shape, int n, bool dn)
+{
+	Expr **st = arena_alloc(c->a, (size_t)(n + 1) * sizeof *st);
+	Expr *acc = idx(c, 1);
+	if (dn && n >= 2) {
+		st[n - 2] = idx(c, 1);
+		st[n - 1] = shape[n - 2];
+		if (!(acc = mul_dims(c, shape[n - 2], shape[n - 1])))
+			return NULL;
+		for (int i = n - 3; i >= 0; i--) {
+			st[i] = acc;
+			if (i && !(acc = mul_dims(c, acc, shape[i])))
+				return NULL;
+		}
+		return st;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		st[i] = acc;
+		if (i && !(acc = mul_dims(c, acc, shape[i])))
+			return NULL;
+	}
+	return st;
+}
+
+/* {rule: viewed, arg: T, shape: N, valid-shape: M, layout: KW}: tensor.view,
+ * T reinterpreted with a new shape and / or layout; the view records its
+ * strides (the source's when only the layout changes, else the packed ones
+ * of the new shape); a layout change alone swaps the trailing dims */
+static Type *viewed(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	Type *t0 = targ(rc, rc->r->arg);
+	if (!t0)
+		return NULL;
+	if (!is_tensor(t0))
+		return tr_error(rc, "tensor.view: src must be TensorType or DistributedTensorType, got %s", type_name(t0));
+	Expr *s = tr_arg(rc, rc->r->shape), *v = tr_arg(rc, rc->r->valid_shape), *l = rc->r->layout_kw ? tr_kwarg(rc, rc->r->layout_kw) : NULL;
+	if (!s && !l)
+		return tr_error(rc, "tensor.view requires at least one of shape or layout");
+	const char *sl = tensor_layout(t0), *nl = l && l->kind == EX_SYMBOL ? l->str : sl;
+	if (strstr(sl, ".MX_") || strstr(nl, ".MX_"))
+		return tr_error(rc, "tensor.view does not support MX layouts");
+	if (!strcmp(nl, "pl.TensorLayout.NZ"))
+		return tr_error(rc, "tensor.view: NZ layout is not allowed on TensorType (NZ is tile-only)");
+	bool cross = strcmp(sl, nl) != 0, explicit_valid = v && v->kind == EX_TUPLE;
+	Expr *sst = tr_view_kw(t0, "stride");
+	bool src_strided = sst && sst->kind == EX_TUPLE && sst->nargs == t0->ndim && t0->ndim;
+	Expr **shape;
+	int n;
+	if (s) {
+		if (s->kind != EX_TUPLE)
+			return NULL;
+		shape = s->args, n = s->nargs;
+		int64_t a = const_product(t0->shape, t0->ndim), b = const_product(shape, n);
+		if (a > 0 && b > 0 && a != b)
+			return tr_error(rc, "tensor.view: cannot reinterpret tensor of size %lld as shape with size %lld", (long long)a, (long long)b);
+		if (!explicit_valid && has_valid(t0) && !dims_equal(valid_of(t0), t0->shape, t0->ndim))
+			return tr_error(rc, "tensor.view: shape reinterpret does not support a source with a partial valid_shape");
+	} else {
+		n = t0->ndim;
+		shape = dims_copy(c, t0->shape, n);
+		if (cross) {
+			if (n < 2)
+				return tr_error(rc, "tensor.view: cross-layout reinterpret requires rank >= 2, got %d", n);
+			Expr *x = shape[n - 2];
+			shape[n - 2] = shape[n - 1], shape[n - 1] = x;
+		}
+	}
+	if (!n)
+		return tr_error(rc, "tensor.view: target shape must have rank >= 1");
+	if (!strcmp(nl, "pl.TensorLayout.DN") && n < 2)
+		return tr_error(rc, "tensor.view: DN layout requires rank >= 2, got %d", n);
+	Expr **stride;
+	if (!s && src_strided) {
+		stride = dims_copy(c, sst->args, n);
+		if (cross) {
+			Expr *x = stride[n - 2];
+			stride[n - 2] = stride[n - 1], stride[n - 1] = x;
+		}
+	} else if (!(stride = packed_strides(c, shape, n, !strcmp(nl, "pl.TensorLayout.DN")))) {
+		return NULL;
+	}
+	Expr *valid = NULL, *pad = NULL;
+	if (explicit_valid) {
+		if (v->nargs && !has_valid(t0))
+			return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
+		if (v->nargs && v->nargs != n)
+			return tr_error(rc, "tensor.view: valid_shape rank (%d) must match target shape rank (%d)", v->nargs, n);
+		valid = v->nargs ? v : NULL;
+	} else if (!s && has_valid(t0)) {
+		Expr **vd = dims_copy(c, valid_of(t0), n);
+		if (cross && n >= 2) {
+			Expr *x = vd[n - 2];
+			vd[n - 2] = vd[n - 1], vd[n - 1] = x;
+		}
+		valid = tr_list(c, vd, n, nopos);
+	}
+	if (!s || explicit_valid)
+		pad = tr_view_kw(t0, "pad");
+	Type *t = mk_tensor(c, shape, n, t0->dtype);
+	t->kind = t0->kind;
+	t->memref = t0->memref;
+	t->view = mk_tensor_view(c, valid, tr_list(c, stride, n, nopos), nl, pad);
+	return t;
+}
+
+/* {rule: mgathered, args: [MEM, IDX]} (the valid_shape kwarg): tile.mgather.  Vec:
+ * element mode takes IDX's shape, row mode one row of MEM per index of a
+ * row or column vector IDX; Mat: element mode IDX's shape, row mode
+ * [IDX cols, MEM cols], the valid shape given or the whole */
+static Type *mgathered(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	Type *mt = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2);
+	if (!mt || !it || !is_tensor(mt) || it->ndim != 2 || mt->ndim < 1)
+		return NULL;
+	Expr *ce = tr_kwarg(rc, "coalesce"), *me = tr_kwarg(rc, "target_memory");
+	bool elem = ce && ce->kind == EX_INT && ce->ival == 1;
+	int ms = me ? tr_mem_symbol(c, me) : MS_VEC;
+	if (ms != MS_VEC && ms != MS_MAT)
+		return NULL;
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
+	Expr *last = mt->shape[mt->ndim - 1];
+	if (ms == MS_VEC) {
+		if (!is_tile(it))
+			return NULL;
+		Expr **iv = valid_of(it);
+		if (elem) {
+			shape = it->shape;
+			valid = iv;
+		} else {
+			int rd = ir_is_int_const(it->shape[0], 1, DT_INDEX) ? 1 : 0;
+			shape[0] = it->shape[rd], shape[1] = last;
+			valid[0] = iv[rd], valid[1] = last;
+		}
+		return mk_tile(c, shape, 2, mt->dtype, MS_VEC, valid, "row_major", NULL, NULL);
+	}
+	if (elem) {
+		shape = it->shape;
+	} else {
+		shape[0] = it->shape[1], shape[1] = last;
+	}
+	Expr *vs = tr_kwarg(rc, "valid_shape");
+	valid = vs && vs->kind == EX_TUPLE && vs->nargs == 2 ? vs->args : shape;
+	return mk_tile(c, shape, 2, mt->dtype, MS_MAT, valid, "col_major", "row_major", NULL);
+}
+
+/* {rule: tile-move, arg: T, mem: KW}: tile.move.  A destination whose
+ * implicit layout differs from the memory-less one (Mat, Left, Right, Acc,
+ * the scale spaces) dictates the layouts, others keep the source's; Right
+ * takes a row-major block layout; blayout / slayout kwargs override; the
+ * valid shape and pad carry over; UINT8 moved into a scale space is
+ * FP8E8M0 */
+static Type *tile_move(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	if (!t0)
+		return NULL;
+	if (!is_tile(t0))
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(t0));
+	int ms = rc->r->mem_kw ? tr_mem_symbol(c, tr_kwarg(rc, rc->r->mem_kw)) : rc->r->mem;
+	if (ms < 0)
+		return NULL;
+	const char *dst[2], *bare[2], *lay[2];
+	implicit_layouts(t0->shape, t0->ndim, (MemSpace)ms, dst);
+	implicit_layouts(t0->shape, t0->ndim, MS_VEC, bare);
+	bool dictates = strcmp(dst[0], bare[0]) || strcmp(dst[1], bare[1]) || ms == MS_ACC;
+	if (dictates) {
+		lay[0] = dst[0], lay[1] = dst[1];
+	} else {
+		layouts_of(t0, lay);
+	}
+	if (ms == MS_RIGHT)
+		lay[0] = "row_major";
+	static const char *const kw[2] = { "blayout", "slayout" };
+	for (int i = 0; i < 2; i++) {
+		Expr *e = tr_kwarg(rc, kw[i]);
+		if (e && e->kind == EX_SYMBOL && !strncmp(e->str, "pl.TileLayout.", 14))
+			lay[i] = e->str + 14;
+	}
+	DType dt = t0->dtype;
+	if ((ms == MS_LEFT_SCALE || ms == MS_RIGHT_SCALE) && dt == DT_UINT8)
+		dt = DT_FP8E8M0;
+	return mk_tile(c, t0->shape, t0->ndim, dt, (MemSpace)ms, valid_of(t0), lay[0], lay[1], tr_view_kw(t0, "pad"));
+}
+
+/* {rule: sequence, args: [START, SHAPE], dtype: KW}: tensor.ci / tile.ci,
+ * an integer sequence along the last dim of a [1, ..., 1, N] shape; an
+ * integer literal start takes the destination dtype */
+static Type *sequence(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	bool tile = op[1] == 'i';
+	const char *pf = tile ? "The operator " : "";
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	Expr *start = tr_arg(rc, rc->r->arg), *shape = tr_arg(rc, rc->r->arg2);
+	if (dt < 0 || !start || !shape)
+		return NULL;
+	if (dt != DT_INT16 && dt != DT_INT32 && dt != DT_UINT16 && dt != DT_UINT32)
+		return tr_error(rc, tile ? "The operator %s requires dtype to be one of {INT16, INT32, UINT16, UINT32}, but got %s"
+					 : "%s dtype must be one of {INT16, INT32, UINT16, UINT32}, but got %s", op, dts((DType)dt));
+	/* an integer-literal expression (31 written 32 - 1) is a literal to the
+	 * reference's parser */
+	if (start->kind == EX_BINARY && start->lhs && start->rhs && start->lhs->kind == EX_INT && start->rhs->kind == EX_INT &&
+	    (start->op == OP_ADD || start->op == OP_SUB || start->op == OP_MUL)) {
+		int64_t a = start->lhs->ival, b = start->rhs->ival;
+		start = tr_int(c, start->op == OP_ADD ? a + b : start->op == OP_SUB ? a - b : a * b, DT_INDEX, start->pos);
+	}
+	if (start->kind == EX_INT && start->dtype != dt) {
+		start = tr_int(c, start->ival, (DType)dt, start->pos);
+		rc->slots[rc->r->arg] = start;
+		if (rc->call->nargs > rc->r->arg)
+			rc->call->args[rc->r->arg] = start;
+	}
+	Type *st = tr_type(start);
+	if (st && st->kind != TY_SCALAR)
+		return tr_error(rc, "%s%s requires first argument 'start' to be a scalar, but got %s", pf, op, type_name(st));
+	if (st && (int)st->dtype != dt)
+		return tr_error(rc, tile ? "The operator %s requires 'start' dtype (%s) to match destination dtype (%s)"
+					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, dts(st->dtype),
+				dts((DType)dt));
+	if (shape->kind != EX_TUPLE)
+		return NULL;
+	int n = shape->nargs;
+	if (!n)
+		return tr_error(rc, "%s%s requires non-empty shape", pf, op);
+	int64_t v;
+	if (cint(shape->args[n - 1], &v) && v == 1)
+		return tr_error(rc, "%s%s requires the innermost dimension (Cols) to be != 1, got 1", pf, op);
+	for (int i = 0; i + 1 < n; i++)
+		if (cint(shape->args[i], &v) && v != 1)
+			return tr_error(rc, "%s%s only populates the first row because pto.tci ignores valid rows; leading dimensions must be 1, but got %lld%s",
+					pf, op, (long long)v, tile ? "" : " at index");
+	if (tile)
+		return mk_tile(c, shape->args, n, (DType)dt, MS_VEC, NULL, NULL, NULL, NULL);
+	return mk_tensor(c, shape->args, n, (DType)dt);
+}
+
+/* {rule: sliced, arg: T, shape: N, valid-shape: M, opts: {drop: K}}:
+ * tensor.slice: the window's shape with the drop_dims axes (argument K)
+ * erased; a valid shape other than the shape, or a pad (the pad_value
+ * kwarg, else the source's), makes a view */
+static Type *sliced(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *s = tr_arg(rc, rc->r->shape);
+	if (!t0 || (!is_tensor(t0) && !is_tile(t0)) || !s || s->kind != EX_TUPLE)
+		return NULL;
+	int n = s->nargs;
+	Expr *v = tr_arg(rc, rc->r->valid_shape);
+	Expr **valid = v && v->kind == EX_TUPLE && v->nargs == n ? v->args : s->args;
+	Expr *dd = tr_arg(rc, opt_arg(rc, "drop"));
+	bool *drop = arena_alloc(c->a, (size_t)n + 1);
+	int nd = 0;
+	for (int i = 0; dd && dd->kind == EX_TUPLE && i < dd->nargs; i++) {
+		int64_t a;
+		if (!cint(dd->args[i], &a))
+			return tr_error(rc, "%s drop_dims entries must be constant integers", op);
+		if (a < 0)
+			a += n;
+		if (a < 0 || a >= n)
+			return tr_error(rc, "%s drop_dims axis %lld is out of range for rank %d", op, (long long)dd->args[i]->ival, n);
+		if (!ir_is_int_const(s->args[a], 1, DT_INDEX))
+			return tr_error(rc, "%s drop_dims axis %lld must be a static unit dim of shape", op, (long long)a);
+		nd += !drop[a];
+		drop[a] = true;
+	}
+	if (nd && nd >= n)
+		return tr_error(rc, "%s drop_dims cannot erase every dimension; keep one unit axis or use tensor.read for a scalar result", op);
+	Expr **shape = arena_alloc(c->a, (size_t)(n + 1) * sizeof *shape), **vd = arena_alloc(c->a, (size_t)(n + 1) * sizeof *vd);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (!drop[i]) {
+			shape[k] = s->args[i];
+			vd[k++] = valid[i];
+		}
+	Expr *pad = tr_kwarg(rc, "pad_value");
+	if (!pad)
+		pad = tr_view_kw(t0, "pad");
+	if (is_tile(t0)) {
+		if (k < 2) { /* tiles keep two dims: unit axes in front */
+			Expr **s2 = arena_alloc(c->a, 3 * sizeof *s2), **v2 = arena_alloc(c->a, 3 * sizeof *v2);
+			s2[0] = v2[0] = idx(c, 1);
+			s2[1] = shape[0], v2[1] = vd[0];
+			shape = s2, vd = v2, k = 2;
+		}
+		/* an explicit source view lends its layouts, else they follow the shape */
+		const char *lay[2] = { NULL, "none_box" };
+		if (t0->view)
+			layouts_of(t0, lay);
+		else
+			implicit_layouts(shape, k, MS_VEC, lay);
+		return mk_tile(c, shape, k, t0->dtype, t0->mem, vd, lay[0], lay[1], pad);
+	}
+	Type *t = mk_tensor(c, shape, k, t0->dtype);
+	t->kind = t0->kind;
+	set_tensor_view(c, t, tr_list(c, vd, k, nopos), NULL, "pl.TensorLayout.ND", pad);
+	return t;
+}
+
+/* {rule: tile-load, ...tile-from-shape's fields}: tile.load, the core
+ * tile-from-shape window read (shape, dtype, memory, valid shape) with the
+ * reference's layouts: MX-layout scale tensors (row/row or, MX_B_NN,
+ * col/col, fractal 32); Mat reads col/row, swapped from a DN source, and
+ * row/none_box for a single row; a [.., 1] Vec read col_major */
+static Type *tile_load(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const RuleKind *core = typerule_find("tile-from-shape");
+	Type *t = core && core->fn ? core->fn(rc) : NULL;
+	Type *src = targ(rc, rc->r->window_source);
+	if (!t || !src || t->kind != TY_TILE)
+		return t;
+	const char *sl = tensor_layout(src);
+	bool mx = !strcmp(sl, "pl.TensorLayout.MX_A_ZZ") || !strcmp(sl, "pl.TensorLayout.MX_B_NN");
+	const char *lay[2] = { NULL, NULL };
+	if (mx) {
+		bool b = !strcmp(sl, "pl.TensorLayout.MX_B_NN");
+		lay[0] = lay[1] = b ? "col_major" : "row_major";
+	} else if (t->mem == MS_MAT) {
+		bool dn = !strcmp(sl, "pl.TensorLayout.DN");
+		lay[0] = dn ? "row_major" : "col_major";
+		lay[1] = dn ? "col_major" : "row_major";
+		if (t->ndim == 2 && ir_is_int_const(t->shape[dn ? 1 : 0], 1, DT_INDEX))
+			lay[0] = "row_major", lay[1] = "none_box";
+	} else {
+		return t; /* the core's view already */
+	}
+	Expr **valid = valid_of(t);
+	Type *r = mk_tile(c, t->shape, t->ndim, t->dtype, t->mem, valid, lay[0], lay[1], NULL);
+	if (mx) {
+		/* fractal 32 after the layouts */
+		int n = r->view ? r->view->nkw : 0;
+		const char *names[6];
+		Expr *vals[6];
+		for (int i = 0; i < n; i++)
+			names[i] = r->view->kw[i].name, vals[i] = r->view->kw[i].value;
+		names[n] = "fractal";
+		vals[n++] = idx(c, 32);
+		r->view = tr_view(c, names, vals, n);
+	}
+	return r;
+}
+
+/* {rule: element, args: [T, INDICES, VALUE?]}: tensor / tile read (a
+ * scalar of T's dtype) and write (T itself): one integer index per dim,
+ * a written value of T's dtype */
+static Type *element(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	bool tile = op[1] == 'i', write = rc->r->nargs > 2;
+	const char *what = tile ? "tile" : "tensor";
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *ix = tr_arg(rc, rc->r->arg2);
+	if (!t0 || !ix)
+		return NULL;
+	if (tile ? !is_tile(t0) : !is_tensor(t0))
+		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+	if (ix->kind != EX_TUPLE)
+		return NULL;
+	if (ix->nargs != t0->ndim)
+		return tr_error(rc, "%s indices count (%d) must match %s rank (%d)", op, ix->nargs, what, t0->ndim);
+	for (int i = 0; i < ix->nargs; i++) {
+		Type *it = tr_type(ix->args[i]);
+		if (!it)
+			continue;
+		if (it->kind != TY_SCALAR)
+			return tr_error(rc, "%s index element %d must be ScalarType, but got %s", op, i, type_name(it));
+		if (!ir_dtype_is_int(it->dtype))
+			return tr_error(rc, "%s index element %d must have integer dtype, but got %s", op, i, dts(it->dtype));
+	}
+	if (!write)
+		return ir_scalar_type(c->a, t0->dtype);
+	Expr *v = tr_arg(rc, rc->r->args[2]);
+	Type *vt = tr_type(v);
+	if (!tile && vt && v->kind != EX_INT && v->kind != EX_FLOAT) {
+		if (vt->kind != TY_SCALAR)
+			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, type_name(vt));
+		if (vt->dtype != t0->dtype)
+			return tr_error(rc, "%s requires value dtype to match tensor dtype, but got value dtype %s and tensor dtype %s", op,
+					dts(vt->dtype), dts(t0->dtype));
+	}
+	return t0;
+}
+
+/* {rule: dim, args: [T, AXIS]}: tensor.dim, an INDEX scalar; the axis a
+ * constant within the rank (negative counts from the end) */
+static Type *dim(RuleCtx *rc)
+{
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *ax = tr_arg(rc, rc->r->arg2);
+	if (!t0)
+		return NULL;
+	if (!is_tensor(t0))
+		return tr_error(rc, "tensor.dim requires first argument to be a TensorType, but got %s", type_name(t0));
+	int64_t a;
+	if (!cint(ax, &a))
+		return tr_error(rc, "tensor.dim requires axis to be a constant integer");
+	int64_t n = t0->ndim, b = a < 0 ? a + n : a;
+	if (b < 0 || b >= n)
+		return tr_error(rc, "tensor.dim axis %lld out of range for tensor of rank %lld", (long long)a, (long long)n);
+	return ir_scalar_type(rc->c->a, DT_INDEX);
+}
+
+/* The valid extents of target t0 once source s0's valid region is written
+ * at offsets off: per dim the larger of the two ends (constants; else
+ * t0's) */
+static Expr **union_valid(RuleCtx *rc, const Type *t0, const Type *s0, const Expr *off)
+{
+	SugarCtx *c = rc->c;
+	int n = t0->ndim;
+	Expr **tv = valid_of(t0), **valid = dims_copy(c, tv, n);
+	if (!s0 || s0->ndim != n || !off || off->kind != EX_TUPLE || off->nargs != n)
+		return valid;
+	Expr **sv = valid_of(s0);
+	for (int i = 0; i < n; i++) {
+		int64_t a, o, b, p;
+		if (expr_equal(tv[i], t0->shape[i]))
+			continue;
+		if (cint(tv[i], &a) && cint(off->args[i], &o) && cint(sv[i], &b)) {
+			if (o > a) {
+				tr_error(rc, "%s leaves a gap in dimension %d: the write starts at %lld, which is not provably at or before the target valid extent %lld. A valid shape names one contiguous origin-anchored rectangle, so a write that grows it must abut the region already there",
+					 rc->op->name, i, (long long)o, (long long)a);
+				return NULL;
+			}
+			int64_t e = o + b;
+			if (cint(t0->shape[i], &p) && e > p)
+				e = p;
+			valid[i] = idx(c, e > a ? e : a);
+		}
+	}
+	return valid;
+}
+
+/* {rule: mscattered, args: [SRC, IDX, OUTPUT]}: tile.mscatter, OUTPUT's
+ * type after the reference's dtype and shape checks */
+static Type *mscattered(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *st = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2), *ot = targ(rc, rc->r->args[2]);
+	if (!st || !it || !ot)
+		return ot;
+	if (!is_tile(st))
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(st));
+	if (st->dtype != DT_FP16 && st->dtype != DT_FP32 && st->dtype != DT_INT16 && st->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op, dts(st->dtype));
+	if (!is_tile(it))
+		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", op, type_name(it));
+	if (it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, dts(it->dtype));
+	if (it->ndim != st->ndim)
+		return tr_error(rc, "The operator %s requires idx rank to match src rank (%d), but got %d", op, st->ndim, it->ndim);
+	for (int i = 0; i < st->ndim; i++) {
+		int64_t a, b;
+		if (cint(st->shape[i], &a) && cint(it->shape[i], &b) && a != b)
+			return tr_error(rc, "The operator %s requires idx shape to match src shape at dimension %d, but got %lld vs %lld", op, i,
+					(long long)b, (long long)a);
+	}
+	if (!is_tensor(ot))
+		return tr_error(rc, "The operator %s requires third argument to be a TensorType or DistributedTensorType, but got %s", op,
+				type_name(ot));
+	if (!ot->ndim)
+		return tr_error(rc, "The operator %s requires output_tensor to have at least 1 dimension (scalar not supported)", op);
+	if (ot->dtype != st->dtype)
+		return tr_error(rc, "The operator %s requires output_tensor dtype (%s) to match src dtype (%s)", op, dts(ot->dtype), dts(st->dtype));
+	return ot;
+}
+
+/* {rule: stored, args: [TILE, OFFSETS, OUTPUT, SHAPES]}: tile.store, the
+ * output tensor's type, its valid region grown over the stored tile's
+ * (without explicit shapes); atomic=Add needs a hardware atomic dtype */
+static Type *stored(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	Type *tt = targ(rc, rc->r->arg), *ot = targ(rc, rc->r->args[2]);
+	Expr *off = tr_arg(rc, rc->r->arg2), *sh = tr_arg(rc, rc->r->args[3]), *at = tr_kwarg(rc, "atomic");
+	if (!ot)
+		return NULL;
+	if (tt && is_tile(tt) && at && at->kind == EX_SYMBOL && !strcmp(at->str, "pl.AtomicType.Add")) {
+		DType d = tt->dtype;
+		if (d != DT_FP32 && d != DT_BF16 && d != DT_FP16 && d != DT_INT32 && d != DT_INT16 && d != DT_INT8)
+			return tr_error(rc, "The operator %s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile (hardware atomic-add dtypes), but got %s",
+					rc->op->name, dts(d));
+	}
+	if (sh || !tt || !is_tile(tt) || !is_tensor(ot))
+		return ot;
+	Expr **valid = union_valid(rc, ot, tt, off);
+	if (!valid)
+		return NULL;
+	if (dims_equal(valid, valid_of(ot), ot->ndim))
+		return ot;
+	Type *t = tr_copy_type(c, ot);
+	ViewSpec *vs = arena_alloc(c->a, sizeof *vs);
+	int n0 = ot->view ? ot->view->nkw : 0;
+	vs->kw = arena_alloc(c->a, (size_t)(n0 + 3) * sizeof *vs->kw);
+	if (!has_valid(ot))
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(c->a, "valid_shape"), tr_list(c, valid, ot->ndim, nopos) };
+	for (int i = 0; i < n0; i++)
+		vs->kw[vs->nkw++] = strcmp(ot->view->kw[i].name, "valid_shape") ? ot->view->kw[i]
+			: (Kwarg){ ot->view->kw[i].name, tr_list(c, valid, ot->ndim, nopos) };
+	if (!n0) {
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(c->a, "stride"), tr_list(c, NULL, 0, nopos) };
+		vs->kw[vs->nkw++] = (Kwarg){ intern_cstr(c->a, "layout"), tr_symbol(c, "pl.TensorLayout.ND") };
+	}
+	t->view = vs;
+	return t;
+}
+
+/* {rule: assembled, args: [TARGET, SOURCE, OFFSET]}: tensor / tile
+ * assemble, TARGET's type whose valid region grows to cover the source's
+ * valid region written at OFFSET (constant extents; else TARGET's) */
+static Type *assembled(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	Type *t0 = targ(rc, rc->r->arg), *s0 = targ(rc, rc->r->arg2);
+	Expr *off = tr_arg(rc, rc->r->args[2]);
+	if (!t0 || (!is_tensor(t0) && !is_tile(t0)))
+		return t0;
+	int n = t0->ndim;
+	Expr **valid = union_valid(rc, t0, s0, off);
+	if (!valid)
+		return NULL;
+	if (is_tile(t0)) {
+		Type *t = mk_tile_like(c, t0, t0->shape, n, t0->dtype, t0->mem, valid);
+		return tr_view_kw(t0, "compact") ? with_compact(c, t) : t;
+	}
+	Type *t = mk_tensor(c, t0->shape, n, t0->dtype);
+	t->kind = t0->kind;
+	set_tensor_view(c, t, tr_list(c, valid, n, nopos), NULL, "pl.TensorLayout.ND", NULL);
+	return t;
+}
+
+/* {rule: reshape, arg: T, shape: N, valid-shape: M}: the core reshaped
+ * kind, after the reference's element-count check */
+static Type *reshape(RuleCtx *rc)
+{
+	Type *t0 = targ(rc, rc->r->arg);
+	Expr *s = tr_arg(rc, rc->r->shape);
+	if (t0 && s && s->kind == EX_TUPLE && (is_tensor(t0) || is_tile(t0))) {
+		int64_t a = const_product(t0->shape, t0->ndim), b = const_product(s->args, s->nargs);
+		const char *w = is_tile(t0) ? "tile" : "tensor";
+		if (a > 0 && b > 0 && a != b)
+			return tr_error(rc, "%s: cannot reshape %s of size %lld into shape with size %lld", rc->op->name, w, (long long)a,
+					(long long)b);
+	}
+	const RuleKind *core = typerule_find("reshaped");
+	return core && core->fn ? core->fn(rc) : NULL;
+}
+
+/* {rule: random, args: [SHAPE], dtype: KW, opts: {valid: N}}: tensor.random /
+ * tile.random, a 2-D INT32 / UINT32 shape (rounds 7 or 10); tiles in Vec
+ * with the optional valid shape of argument N */
+static Type *random_rule(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	bool tile = op[1] == 'i';
+	const char *pf = tile ? "The operator " : "";
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	Expr *s = tr_arg(rc, rc->r->arg), *ro = tr_kwarg(rc, "rounds");
+	if (dt < 0 || !s || s->kind != EX_TUPLE)
+		return NULL;
+	if (dt != DT_INT32 && dt != DT_UINT32)
+		return tr_error(rc, "%s%s dtype must be one of {INT32, UINT32}, but got %s", pf, op, dts((DType)dt));
+	int64_t r;
+	if (cint(ro, &r) && r != 7 && r != 10)
+		return tr_error(rc, "%s%s requires rounds to be 7 or 10, but got %lld", pf, op, (long long)r);
+	for (int i = 0; i < 6; i++) {
+		Type *st = targ(rc, i);
+		if (st && st->kind == TY_SCALAR && st->dtype != DT_INT32)
+			return tr_error(rc, "%s%s requires seed argument %d to have INT32 dtype, but got %s", pf, op, i, dts(st->dtype));
+	}
+	if (!s->nargs)
+		return tr_error(rc, "%s%s requires non-empty shape", pf, op);
+	if (s->nargs != 2)
+		return tr_error(rc, "%s%s requires a 2D shape (rows, cols), but got rank %d", pf, op, s->nargs);
+	if (!tile)
+		return mk_tensor(c, s->args, 2, (DType)dt);
+	Expr *v = tr_arg(rc, opt_arg(rc, "valid"));
+	return mk_tile(c, s->args, 2, (DType)dt, MS_VEC, v && v->kind == EX_TUPLE && v->nargs == 2 ? v->args : NULL, NULL, NULL, NULL);
+}
+
+/* {rule: tile-create, ...tile-from-shape's fields}: tile.create, the core
+ * tile-from-shape with the reference's layouts for transpose=True (Mat:
+ * row / col major) and flat_layout=True (Mat: the flat layout of the
+ * shape) */
+static Type *tile_create(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	const RuleKind *core = typerule_find("tile-from-shape");
+	Type *t = core && core->fn ? core->fn(rc) : NULL;
+	if (!t || t->kind != TY_TILE)
+		return t;
+	bool tr = kw_bool(rc, "transpose"), flat = kw_bool(rc, "flat_layout");
+	if (tr && (t->ndim != 2 || t->mem != MS_MAT))
+		return tr_error(rc, "The operator %s supports transpose=true only for a 2D tile with target_memory=Mat (L1)", op);
+	if (flat && (t->mem != MS_MAT || tr))
+		return tr_error(rc, "The operator %s supports flat_layout=true only for target_memory=Mat (L1) without transpose", op);
+	if (!tr && !flat)
+		return t;
+	const char *lay[2];
+	if (tr)
+		lay[0] = "row_major", lay[1] = "col_major";
+	else
+		implicit_layouts(t->shape, t->ndim, MS_VEC, lay);
+	return mk_tile(c, t->shape, t->ndim, t->dtype, t->mem, valid_of(t), lay[0], lay[1], NULL);
+}
+
+static const char *const valid_opts[] = { "valid", NULL };
+static const char *const drop_opts[] = { "drop", NULL };
+static const char *const form_opts[] = { "form", "acc", "bias", NULL };
+static const char *const form_only[] = { "form", NULL };
 
 const RuleKind typerule_layout[] = {
+	{ "matmul", matmul, "arg,arg2", form_opts, false },
+	{ "transposed", transposed, "arg", form_only, false },
+	{ "concat", concat, "arg,arg2", NULL, false },
+	{ "set-valid", set_valid, "args", NULL, false },
+	{ "padded", padded, "arg", form_only, false },
+	{ "sorted", sorted, "arg", form_only, false },
+	{ "gathered", gathered, "arg", form_only, false },
+	{ "ptr", ptr, "", NULL, false },
+	{ "reinterpreted", reinterpreted, "arg,dtype", NULL, false },
+	{ "extracted", extracted, "arg,shape", NULL, false },
+	{ "sequence", sequence, "arg,arg2,dtype", NULL, false },
+	{ "tile-move", tile_move, "arg,mem", NULL, false },
+	{ "mgathered", mgathered, "arg,arg2", NULL, false },
+	{ "sliced", sliced, "arg,shape", drop_opts, false },
+	{ "tile-create", tile_create, "shape,dtype", NULL, false },
+	{ "tile-load", tile_load, "shape,dtype", NULL, false },
+	{ "element", element, "arg,arg2", NULL, false },
+	{ "dim", dim, "arg,arg2", NULL, false },
+	{ "mscattered", mscattered, "args", NULL, false },
+	{ "stored", stored, "args", NULL, false },
+	{ "assembled", assembled, "args", NULL, false },
+	{ "reshape", reshape, "arg,shape", NULL, false },
+	{ "random", random_rule, "arg,dtype", valid_opts, false },
+	{ "viewed", viewed, "arg", NULL, false },
+	{ "paged", paged, "arg", NULL, false },
+	{ "scatter-update", scatter_update, "args", NULL, false },
 	{ NULL, NULL, NULL, NULL, false },
 };
