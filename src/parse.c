@@ -23,6 +23,7 @@
 #include "ptoopt/sugar.h"
 #include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
+#include "parse_int.h"
 
 #define MAX_EXPR_DEPTH 200
 #define MAX_EXPR_OPERATORS 2000
@@ -143,6 +144,7 @@ typedef struct Parser {
 	PtrMap globals;       /* module level: name -> Global */
 	PtrMap bind;          /* function scopes: name -> undo-log index + 1 of its binding */
 	PtrMap fn_names;      /* function name -> Function (duplicates) */
+	PtrMap memref_bases;  /* the function's own pl.MemRef base Vars: name -> Var (parse_memref.c) */
 	size_t scope_start;   /* undo-log index where the innermost scope began */
 	bool prog_strict;     /* @pl.program(strict_ssa=True) */
 	Undo *undo;
@@ -448,6 +450,7 @@ static void scope_pop(Parser *p, size_t mark)
 static void forget_names(Parser *p)
 {
 	p->nundo = 0;
+	pmap_clear(&p->memref_bases);
 	if (p->bind.cap <= 1024)
 		pmap_clear(&p->bind);
 	else
@@ -1189,6 +1192,13 @@ static Type *parse_type_raw(Parser *p)
 		t->shape = parse_shape(p, &t->ndim);
 		expect_op(p, ",");
 		t->dtype = parse_dtype(p);
+		/* a Tile takes its memref, memory space and view in any order (a
+		 * memref needs the memory space); a Tensor a view or layout and
+		 * then a memref, or a memref alone */
+		const char *tname = tile ? "Tile" : dist ? "DistributedTensor" : "Tensor";
+		Token memref_at = first;
+		bool have_mem = false;
+		int extra = 0;
 		while (accept_op(p, ",")) {
 			if (at_op(p, "]"))
 				break;
@@ -1197,20 +1207,50 @@ static Type *parse_type_raw(Parser *p)
 			const char *x = dotted_after(p, "pl");
 			if (!x)
 				PERR_AT(p, &et, "unexpected %s in a type", describe(&et));
+			if (++extra > (tile ? 3 : 2))
+				PERR_AT(p, &et, tile ? "Tile subscript requires [shape, dtype], [shape, dtype, tileview_or_memory_space], "
+					"[shape, dtype, memref, memory_space], or [shape, dtype, memref, memory_space, tileview]"
+					: "%s subscript requires [shape, dtype], [shape, dtype, layout_or_memref], or "
+					"[shape, dtype, layout, memref]", tname);
+			if (!tile && t->memref)
+				PERR_AT(p, &first, "%s 4th argument must be pl.MemRef(...)", tname);
+			if (strcmp(x, "MemRef") == 0) {
+				if (t->memref)
+					PERR_AT(p, &et, "Tile annotation can contain at most one memref argument");
+				memref_at = et;
+				t->memref = pp_memref(p, &p->memref_bases, pos_of(&et));
+				continue;
+			}
+			if (!tile && extra == 2)
+				PERR_AT(p, &et, "%s 4th argument must be pl.MemRef(...)", tname);
+			int ms = -1;
+			if (tile && strncmp(x, "Mem.", 4) == 0)
+				ms = ir_mem_parse(x + 4);
+			else if (tile && strncmp(x, "MemorySpace.", 12) == 0)
+				ms = ir_mem_parse(x + 12); /* the long spelling of pl.Mem.X */
 			if (!tile && strcmp(x, "TensorView") == 0) {
 				t->view = parse_view(p, tensor_view_fields);
 			} else if (tile && strcmp(x, "TileView") == 0) {
+				if (t->view)
+					PERR_AT(p, &et, "Tile annotation can contain at most one pl.TileView(...)");
 				t->view = parse_view(p, tile_view_fields);
-			} else if (tile && strncmp(x, "Mem.", 4) == 0 && ir_mem_parse(x + 4) >= 0) {
-				t->mem = (MemSpace)ir_mem_parse(x + 4);
+				if (!t->view->nkw)
+					t->view = NULL; /* all defaults: the implicit view, which the IR stores as none */
+			} else if (ms >= 0) {
+				if (have_mem)
+					PERR_AT(p, &et, "Tile annotation can contain at most one memory-space argument");
+				have_mem = true;
+				t->mem = (MemSpace)ms;
 			} else if (!tile && (strcmp(x, "ND") == 0 || strcmp(x, "DN") == 0 || strcmp(x, "NZ") == 0 ||
 					     strcmp(x, "MX_A_ZZ") == 0 || strcmp(x, "MX_B_NN") == 0)) {
 				/* layout shorthand: pl.Tensor[[64], pl.FP16, pl.NZ] */
 				t->view = type_tensor_view_layout(p->a, arena_printf(p->a, "pl.TensorLayout.%s", x));
 			} else {
-				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type", x, tile ? "Tile" : "Tensor");
+				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type", x, tname);
 			}
 		}
+		if (tile && t->memref && !have_mem)
+			PERR_AT(p, &memref_at, "Tile annotation with a memref argument must also specify explicit memory space");
 		expect_op(p, "]");
 		return t;
 	}
@@ -2458,6 +2498,31 @@ static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos)
 	return l;
 }
 
+/* ------------------------------------------------ for parse_*.c (parse_int.h) */
+
+const Token *pp_peek(Parser *p, int k) { return peek_at(p, k); }
+Token pp_next(Parser *p) { return next(p); }
+bool pp_accept(Parser *p, const char *op) { return accept_op(p, op); }
+void pp_expect(Parser *p, const char *op) { expect_op(p, op); }
+const char *pp_describe(const Token *t) { return describe(t); }
+Expr *pp_expr(Parser *p) { return parse_expr(p); }
+Arena *pp_arena(Parser *p) { return p->a; }
+Var *pp_lookup(Parser *p, const char *name) { return lookup(p, name); }
+Var *pp_new_var(Parser *p, const char *name, Type *t, SrcPos pos) { return new_var(p, name, t, VK_VAR, pos); }
+Expr *pp_int(Parser *p, int64_t v, DType dt, SrcPos pos) { return leaf_int(p, v, dt, pos); }
+Expr *pp_list(Parser *p, Expr **items, int n, SrcPos pos) { return list_expr(p, items, n, pos); }
+Expr *pp_op(Parser *p, const char *op, Expr **args, int n, SrcPos pos) { return registry_call(p, op, args, n, pos); }
+
+void pp_error(Parser *p, int line, int col, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	perr(p, line, col, "%s", buf);
+}
+
 /* The subscript-store sugar, the cursor after `NAME[`:
  *   dst[a:b, i] = src   ->  dst = pl.tensor.assemble(dst, src, [a, i])  (tile.assemble for a tile)
  *   arr[i] = v          ->  arr = pl.array.update_element(arr, i, v)
@@ -2644,8 +2709,15 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				expect_op(p, ")");
 		}
 		expect_op(p, "=");
-		if (at_yield(p)) {
+		/* `x = (pl.yield_(v))`, as formatters wrap a long line */
+		bool paren_yield = at_op(p, "(") && tok_is_name(peek_at(p, 1), "pl") && tok_is_op(peek_at(p, 2), ".") &&
+				   tok_is_name(peek_at(p, 3), "yield_");
+		if (paren_yield || at_yield(p)) {
+			if (paren_yield)
+				skip(p);
 			s = parse_yield_values(p, &first);
+			if (paren_yield)
+				expect_op(p, ")");
 			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
 			yi->stmt = s;
 			yi->lhs.n = names.len;
@@ -2662,6 +2734,19 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (yi->lhs.n != s->nvalues)
 				PERR_AT(p, &first, "pl.yield_ assigns %d name(s) but yields %d value(s)", yi->lhs.n, s->nvalues);
 			pmap_put(&yield_lhs, s, yi);
+		} else if (names.len == 1 && ann &&
+			   (ann->kind == TY_PTR || (ann->kind == TY_NAMED && !strcmp(ann->name, "pl.MemRefType"))) &&
+			   pp_at_printed_alloc(p)) {
+			/* a base Ptr's definition: a new Var, or the one the
+			 * function's pl.MemRef annotations named already */
+			Expr *value = pp_printed_alloc(p, ann);
+			Var *v = pmap_get(&p->memref_bases, nt.text);
+			if (!v)
+				v = new_var(p, nt.text, ann, VK_VAR, pos_of(&nt));
+			bind(p, nt.text, v);
+			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
+			s->var = v;
+			s->value = value;
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
 			Var *sym = folded_dim_read(p, value);
@@ -3820,6 +3905,7 @@ static void parser_release(Parser *p)
 {
 	lex_release(&p->lx);
 	pmap_release(&p->bind);
+	pmap_release(&p->memref_bases);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
