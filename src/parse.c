@@ -1733,9 +1733,32 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
+		Type *vt = is_const ? NULL : ir_expr_type(v);
+		if (vt && (vt->kind == TY_TENSOR || vt->kind == TY_TILE || vt->kind == TY_DIST_TENSOR)) {
+			/* pl.cast(tensor_or_tile, target_type=..., ...): the op sugar */
+			Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
+			e->str = d;
+			if (accept_op(p, ","))
+				parse_call_tail(p, e);
+			else
+				expect_op(p, ")");
+			Expr **args = arena_alloc(p->a, (size_t)(e->nargs + 2) * sizeof *args);
+			args[0] = v;
+			for (int i = 0; i < e->nargs; i++)
+				args[i + 1] = e->args[i];
+			e->args = args;
+			e->nargs++;
+			Expr *r = sugar_lower_call(&p->sugar, e);
+			if (!r)
+				longjmp(p->fail, 1);
+			return r;
+		}
 		expect_op(p, ",");
-		if (accept_op(p, "dtype"))
-			expect_op(p, "=");
+		const Token *kt = peek(p);
+		if ((tok_is_name(kt, "dtype") || tok_is_name(kt, "target_type")) && tok_is_op(peek_at(p, 1), "=")) {
+			skip(p);
+			skip(p);
+		}
 		DType dt = parse_dtype(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
@@ -2019,31 +2042,6 @@ static Expr *parse_atom(Parser *p)
 static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
 static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
 
-/* t[i] on a tensor selects row i: pl.tensor.slice(t, [1, d1, ...],
- * [i, 0, ...], [], [0]) (the reference's subscript sugar).  On a 1-D tensor
- * the index names one element, which is a scalar read: pl.tensor.read(t, [i])
- * (the reference accepts `gate[0] > 0` as a scalar condition). */
-static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
-{
-	Type *tt = ir_expr_type(t);
-	if (tt->ndim == 1) {
-		Expr *args[] = { t, list_expr(p, &idx, 1, pos) };
-		return registry_call(p, "tensor.read", args, 2, pos);
-	}
-	Expr **shape = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape);
-	Expr **offs = arena_alloc(p->a, (size_t)tt->ndim * sizeof *offs);
-	for (int i = 0; i < tt->ndim; i++) {
-		shape[i] = i ? tt->shape[i] : leaf_int(p, 1, DT_INDEX, pos);
-		offs[i] = i ? leaf_int(p, 0, DT_INDEX, pos) : idx;
-	}
-	Expr *zero = leaf_int(p, 0, DT_INDEX, pos);
-	Expr *args[] = {
-		t, list_expr(p, shape, tt->ndim, pos), list_expr(p, offs, tt->ndim, pos),
-		list_expr(p, NULL, 0, pos), list_expr(p, &zero, 1, pos),
-	};
-	return registry_call(p, "tensor.slice", args, 5, pos);
-}
-
 static Expr *parse_postfix(Parser *p)
 {
 	Expr *e = parse_atom(p);
@@ -2054,11 +2052,11 @@ static Expr *parse_postfix(Parser *p)
 		if (++chain > MAX_EXPR_DEPTH)
 			PERR_AT(p, &open, "subscripts nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 		Type *et = ir_expr_type(e);
-		if (et && et->kind == TY_TENSOR && et->ndim >= 1) {
-			Expr *idx = parse_expr(p);
-			expect_op(p, "]");
+		if (et && (((et->kind == TY_TENSOR || et->kind == TY_DIST_TENSOR || et->kind == TY_TILE) && et->ndim >= 1) ||
+			   et->kind == TY_ARRAY)) {
+			/* numpy-style indexing, lowered to ops (parse_subscript.c) */
+			e = pp_subscript(p, e, pos_of(&open));
 			p->lit = false;
-			e = tensor_index(p, e, idx, pos_of(&open));
 			continue;
 		}
 		const Token *it = peek(p);
@@ -2418,7 +2416,14 @@ static void docstring_lines(Parser *p, const char *s, size_t n)
 		size_t j = i;
 		while (j < n && s[j] != '\n' && s[j] != '\r')
 			j++;
-		vec_push(&p->carried, arena_strndup(p->a, s + i, j - i));
+		/* the reference reads the source through textwrap.dedent, which
+		 * empties source lines of only spaces and tabs (not the first
+		 * and last, which hold the quotes) */
+		size_t k = i;
+		while (k < j && (s[k] == ' ' || s[k] == '\t'))
+			k++;
+		bool blank = k == j && i > 0 && j < n;
+		vec_push(&p->carried, arena_strndup(p->a, s + i, blank ? 0 : j - i));
 		if (j < n && s[j] == '\r' && j + 1 < n && s[j + 1] == '\n')
 			j++;
 		i = j + 1;
@@ -2512,6 +2517,8 @@ Var *pp_new_var(Parser *p, const char *name, Type *t, SrcPos pos) { return new_v
 Expr *pp_int(Parser *p, int64_t v, DType dt, SrcPos pos) { return leaf_int(p, v, dt, pos); }
 Expr *pp_list(Parser *p, Expr **items, int n, SrcPos pos) { return list_expr(p, items, n, pos); }
 Expr *pp_op(Parser *p, const char *op, Expr **args, int n, SrcPos pos) { return registry_call(p, op, args, n, pos); }
+Expr *pp_binary(Parser *p, BinOp op, Expr *l, Expr *r, SrcPos pos) { return mk_binary(p, op, l, r, pos); }
+bool pp_has_op(Parser *p, const char *op) { return sugar_op(&p->sugar, op) != NULL; }
 
 void pp_error(Parser *p, int line, int col, const char *fmt, ...)
 {

@@ -28,6 +28,8 @@ Var *pp_new_var(Parser *p, const char *name, Type *t, SrcPos pos);
 Expr *pp_int(Parser *p, int64_t v, DType dt, SrcPos pos);         /* a shared constant */
 Expr *pp_list(Parser *p, Expr **items, int n, SrcPos pos);        /* [a, b, ...] */
 Expr *pp_op(Parser *p, const char *op, Expr **args, int n, SrcPos pos); /* a registry op call */
+Expr *pp_binary(Parser *p, BinOp op, Expr *l, Expr *r, SrcPos pos);     /* a typed scalar expression */
+bool pp_has_op(Parser *p, const char *op);                              /* the registry knows op */
 
 /* ---- parse_memref.c */
 

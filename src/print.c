@@ -438,6 +438,13 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 		first = false;
 		put_ir_str(pr, e->kw[i].name);
 		sb_addc(&pr->out, '=');
+		if (e->kind == EX_SUBMIT && !strcmp(e->kw[i].name, "predicate")) {
+			/* a submit's dispatch predicate prints parenthesized */
+			sb_addc(&pr->out, '(');
+			print_expr(pr, e->kw[i].value);
+			sb_addc(&pr->out, ')');
+			continue;
+		}
 		print_kwarg_value(pr, e->kw[i].value);
 	}
 	if (e->attrs) {
