@@ -20,6 +20,7 @@
 
 #include "ptoopt/lex.h"
 #include "ptoopt/op_registry.h"
+#include "ptoopt/strbuf.h"
 #include "ptoopt/sugar.h"
 #include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
@@ -3599,6 +3600,106 @@ static void parse_block(Parser *p, Block *b, int upper)
 
 /* ------------------------------------------------------------ functions */
 
+/* A line of Python as ast.unparse writes its string literals: a plain
+ * "..." without quotes or escapes inside becomes '...'. */
+static void add_unparsed_line(StrBuf *b, const char *s, const char *r)
+{
+	while (s < r) {
+		char c = *s;
+		if (c == '\'') { /* copy a '...' literal as it is */
+			const char *e = s + 1;
+			while (e < r && *e != '\'')
+				e += *e == '\\' && e + 1 < r ? 2 : 1;
+			e = e < r ? e + 1 : r;
+			sb_add(b, s, (size_t)(e - s));
+			s = e;
+			continue;
+		}
+		if (c == '"' && !(s + 2 < r && s[1] == '"' && s[2] == '"')) {
+			const char *e = s + 1;
+			bool plain = true;
+			while (e < r && *e != '"') {
+				if (*e == '\\' || *e == '\'')
+					plain = false;
+				e += *e == '\\' && e + 1 < r ? 2 : 1;
+			}
+			if (e < r && plain) {
+				sb_addc(b, '\'');
+				sb_add(b, s + 1, (size_t)(e - s - 1));
+				sb_addc(b, '\'');
+				s = e + 1;
+				continue;
+			}
+			e = e < r ? e + 1 : r;
+			sb_add(b, s, (size_t)(e - s));
+			s = e;
+			continue;
+		}
+		sb_addc(b, c);
+		s++;
+	}
+}
+
+/* The source of the body at the cursor, up to the end of its block, as the
+ * reference keeps a HOST-level SubWorker's: its statements' lines without
+ * the body's indentation, blank and comment-only lines left out.  The
+ * tokens are consumed (the DEDENT ending the body is not). */
+static const char *verbatim_body(Parser *p)
+{
+	const Token *t0 = peek(p);
+	int first_line = t0->line, col = t0->col - 1;
+	const char *q = t0->src;
+	while (q > p->src && q[-1] != '\n')
+		q--;
+	int depth = 0;
+	for (;;) {
+		const Token *t = peek(p);
+		if (t->kind == TK_EOF || (t->kind == TK_DEDENT && depth == 0))
+			break;
+		depth += t->kind == TK_INDENT ? 1 : t->kind == TK_DEDENT ? -1 : 0;
+		skip(p);
+	}
+	int last_line = p->last_line;
+	StrBuf b = { 0 };
+	const char *end = p->src + p->len;
+	for (int line = first_line; line <= last_line && q < end; line++) {
+		const char *e = q;
+		while (e < end && *e != '\n')
+			e++;
+		const char *r = e;
+		if (r > q && r[-1] == '\r')
+			r--;
+		const char *s = q;
+		int k = 0;
+		while (s < r && *s == ' ' && k < col)
+			s++, k++;
+		/* a trailing comment goes (the reference re-prints the statements) */
+		for (size_t i = p->lx.comment_head; i < p->lx.ncomments; i++) {
+			const Comment *c = &p->lx.comments[i];
+			if (c->line > line)
+				break;
+			if (c->line == line && c->col >= 1 && q + c->col - 1 < r && q + c->col - 1 >= s) {
+				r = q + c->col - 1;
+				while (r > s && (r[-1] == ' ' || r[-1] == '\t'))
+					r--;
+				break;
+			}
+		}
+		const char *nb = s;
+		while (nb < r && (*nb == ' ' || *nb == '\t'))
+			nb++;
+		if (nb < r && *nb != '#') {
+			if (b.len)
+				sb_addc(&b, '\n');
+			add_unparsed_line(&b, s, r);
+		}
+		q = e < end ? e + 1 : e;
+	}
+	const char *text = arena_strndup(p->a, b.data ? b.data : "", b.len);
+	sb_release(&b);
+	return text;
+}
+
 static Function *parse_function(Parser *p, bool in_program)
 {
 	/* decorator */
@@ -3801,6 +3902,16 @@ static Function *parse_function(Parser *p, bool in_program)
 		skip(p);
 		skip(p);
 		f->abstract = host;
+	}
+	if (!f->abstract && f->level >= LV_HOST && f->role == RL_SUBWORKER && !p->headers_only) {
+		/* a HOST-level SubWorker's body is pure Python, kept verbatim */
+		f->inline_body = verbatim_body(p);
+		if (peek(p)->kind == TK_DEDENT)
+			skip(p);
+		p->carried.len = 0;
+		drop_comments_before_line(p, peek(p)->line + (peek(p)->kind == TK_EOF));
+		p->fn = NULL;
+		return f;
 	}
 	p->carried.len = 0;
 	bool first_stmt = true;

@@ -1814,6 +1814,23 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 		sb_adds(b, "...");
 		return;
 	}
+	if (f->inline_body) {
+		/* verbatim Python: each non-empty line at the body's indent */
+		const char *q = f->inline_body;
+		for (bool first = true;; first = false) {
+			const char *e = strchr(q, '\n');
+			size_t n = e ? (size_t)(e - q) : strlen(q);
+			if (!first)
+				sb_addc(b, '\n');
+			if (n || first)
+				sb_indent(b, bi);
+			sb_add(b, q, n);
+			if (!e)
+				break;
+			q = e + 1;
+		}
+		return;
+	}
 	print_stmts_from(pr, &f->body, 0, bi, (Var **)1, 0, false);
 }
 

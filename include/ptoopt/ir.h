@@ -330,6 +330,9 @@ struct Function {
 	Kwarg *attrs; int nattrs; /* pl.func_attr entries in stored order */
 	Block body;
 	bool abstract;        /* body is `...` */
+	const char *inline_body; /* a HOST-level SubWorker's body kept as Python
+	                          * source (lines joined by "\n", no indent); NULL
+	                          * for a parsed body */
 	bool strict_ssa;
 };
 
