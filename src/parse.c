@@ -1292,6 +1292,11 @@ static Type *parse_type_raw(Parser *p)
 	static const char *const named[] = {
 		"MemRefType", "PrefetchAsyncContext", "AsyncEvent", "AsyncSession", "UnknownType", NULL,
 	};
+	if (dist && strcmp(d, "CommCtx") == 0) { /* the wrapper's spelling of pld.CommCtxType */
+		Type *t = ir_type_new(p->a, TY_NAMED);
+		t->name = intern_cstr(p->a, "pld.CommCtxType");
+		return t;
+	}
 	static const char *const dnamed[] = { "WindowBufferType", "CommCtxType", NULL };
 	const char *const *tab = dist ? dnamed : named;
 	for (int i = 0; tab[i]; i++)
@@ -1939,6 +1944,9 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 	list_memo_put(p, s, n, list);
 }
 
+static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
+static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
+
 static Expr *parse_atom(Parser *p)
 {
 	const Token *t = peek(p);
@@ -1988,8 +1996,13 @@ static Expr *parse_atom(Parser *p)
 			vec_push(&p->fn_calls, e);
 			return e;
 		}
-		if (tok_is_name(t, "None"))
-			PERR_AT(p, t, "'None' is not supported here");
+		if (tok_is_name(t, "None")) {
+			/* the "no producer yet" TaskId sentinel */
+			SrcPos at = pos_of(t);
+			skip(p);
+			p->lit = false;
+			return registry_call(p, "system.task_invalid", NULL, 0, at);
+		}
 		return parse_name_ref(p);
 	case TK_OP:
 		if (tok_is_op(t, "[")) {
@@ -2040,8 +2053,6 @@ static Expr *parse_atom(Parser *p)
 	PERR_AT(p, t, "expected an expression, found %s", describe(t));
 }
 
-static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
-static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
 
 static Expr *parse_postfix(Parser *p)
 {
