@@ -2320,6 +2320,20 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	    ir_dtype_is_int(ann->dtype) && ann->dtype != DT_INDEX)
 		*value = v0 = leaf_int(p, v0->ival, ann->dtype, v0->pos);
 	Type *vt = ir_expr_type(v0);
+	if (!vt && v0->kind == EX_TUPLE && v0->nargs > 0) {
+		/* `t = (a, b)`: a MakeTuple is typed by its elements */
+		Type *tt = ir_type_new(p->a, TY_TUPLE);
+		tt->elems = arena_alloc(p->a, (size_t)v0->nargs * sizeof *tt->elems);
+		tt->nelems = v0->nargs;
+		for (int i = 0; i < v0->nargs && tt; i++) {
+			Type *et = ir_expr_type(v0->args[i]);
+			if (!et || et->kind == TY_UNKNOWN || et->kind == TY_TUPLE)
+				tt = NULL;
+			else
+				tt->elems[i] = et;
+		}
+		vt = tt;
+	}
 	/* An annotation equal to the target's type names the same type: take
 	 * the annotation's object, which all equal annotations share
 	 * (unique_type), so that the printer's and the passes' per-type memos
