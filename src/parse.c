@@ -180,6 +180,8 @@ typedef struct Parser {
 	 * not seen yet (canonical text prints callees first, so it rarely does). */
 	PtrMap *sigs;
 	PtrMap own_sigs;
+	PtrMap *inline_dyns;  /* pl.dynamic("N") written in types: name -> Global (shared with the pre-scan) */
+	PtrMap own_inline_dyns;
 	bool headers_only;    /* the pre-scan parser: skip function bodies */
 	bool prescanned;
 	const char *src;
@@ -533,6 +535,9 @@ static void attach(Parser *p, Stmt *s, PtrVec *cm)
 
 static Expr *parse_expr(Parser *p);
 static Type *parse_type(Parser *p);
+static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
+static const char *parse_string_kw(Parser *p);
+static Var *new_var(Parser *p, const char *name, Type *t, VarKind k, SrcPos pos);
 
 /* Enum spelling -> value through a cache keyed by the interned spelling
  * (the spellings of different enums never collide: "FP32", "Mem.Vec"). */
@@ -641,6 +646,50 @@ static const char *const tensor_view_fields[] = { "valid_shape", "stride", "layo
 static const char *const tile_view_fields[] = {
 	"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", NULL,
 };
+
+/* A pl.TensorView(...) annotation as the reference stores it: a valid_shape
+ * equal to the shape is none, a view of nothing but the default layout is
+ * no view, and any other has its stride (default []) and layout. */
+static ViewSpec *tensor_view_canonical(Parser *p, ViewSpec *vs, const Type *t, const Token *at)
+{
+	Expr *valid = NULL, *stride = NULL, *layout = NULL, *pad = NULL;
+	for (int i = 0; i < vs->nkw; i++) {
+		const char *k = vs->kw[i].name;
+		Expr *v = vs->kw[i].value;
+		if (!strcmp(k, "valid_shape"))
+			valid = v;
+		else if (!strcmp(k, "stride"))
+			stride = v;
+		else if (!strcmp(k, "layout"))
+			layout = v;
+		else
+			pad = v;
+	}
+	if (!layout && (valid || stride || pad))
+		PERR_AT(p, at, "ValueError: layout is required when stride, valid_shape, or pad is provided");
+	if (valid && valid->kind == EX_TUPLE && valid->nargs == t->ndim) {
+		bool same = true;
+		for (int i = 0; i < t->ndim && same; i++)
+			same = expr_equal(valid->args[i], t->shape[i]);
+		if (same)
+			valid = NULL;
+	}
+	if (stride && stride->kind == EX_TUPLE && stride->nargs == 0)
+		stride = NULL;
+	bool nd = !layout || (layout->kind == EX_SYMBOL && !strcmp(layout->str, "pl.TensorLayout.ND"));
+	if (!valid && !stride && !pad && nd)
+		return NULL;
+	ViewSpec *n = arena_alloc(p->a, sizeof *n);
+	n->kw = arena_alloc(p->a, 5 * sizeof *n->kw);
+	n->nkw = 0;
+	if (valid)
+		n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "valid_shape"), valid };
+	n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "stride"), stride ? stride : list_expr(p, NULL, 0, pos_of(at)) };
+	n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "layout"), layout };
+	if (pad)
+		n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "pad"), pad };
+	return n;
+}
 
 /* Types are immutable, so equal annotations share one Type: a duplicate is
  * dropped again (arena_reset) and the first one returned.  This keeps
@@ -1230,7 +1279,7 @@ static Type *parse_type_raw(Parser *p)
 			else if (tile && strncmp(x, "MemorySpace.", 12) == 0)
 				ms = ir_mem_parse(x + 12); /* the long spelling of pl.Mem.X */
 			if (!tile && strcmp(x, "TensorView") == 0) {
-				t->view = parse_view(p, tensor_view_fields);
+				t->view = tensor_view_canonical(p, parse_view(p, tensor_view_fields), t, &et);
 			} else if (tile && strcmp(x, "TileView") == 0) {
 				if (t->view)
 					PERR_AT(p, &et, "Tile annotation can contain at most one pl.TileView(...)");
@@ -1812,6 +1861,20 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		e->type = call_type(p, f.text, true, e);
 		vec_push(&p->fn_calls, e);
 		return e;
+	}
+	if (!pld && !strcmp(d, "dynamic")) {
+		/* pl.dynamic("N") written in a type: the dynamic dimension N, one
+		 * Var per name (the header pre-scan finds the same one) */
+		const char *s = parse_string_kw(p);
+		accept_op(p, ",");
+		expect_op(p, ")");
+		Var *dv = pmap_get(p->inline_dyns, s);
+		if (!dv) {
+			dv = new_var(p, s, ir_scalar_type(p->a, DT_INDEX), VK_DYN, at);
+			pmap_put(p->inline_dyns, s, dv);
+		}
+		p->lit = false;
+		return ir_var_ref(p->a, dv);
 	}
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
@@ -2512,7 +2575,8 @@ static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, Sr
 	call->str = intern_cstr(p->a, op);
 	call->nargs = nargs;
 	call->args = arena_alloc(p->a, (size_t)(nargs + 1) * sizeof *call->args);
-	memcpy(call->args, args, (size_t)nargs * sizeof *args);
+	if (nargs)
+		memcpy(call->args, args, (size_t)nargs * sizeof *args);
 	Expr *r = sugar_lower_call(&p->sugar, call);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -2700,7 +2764,15 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		s = ir_stmt_new(p->a, ST_RETURN, pos_of(&first));
 		PtrVec v = ARENA_VEC(p->a);
 		if (peek(p)->kind != TK_NEWLINE) {
-			vec_push(&v, parse_expr(p));
+			bool paren = at_op(p, "(");
+			Expr *e0 = parse_expr(p);
+			if (paren && e0->kind == EX_TUPLE && !at_op(p, ",")) {
+				/* `return (a, b)` returns two values, as `return a, b` */
+				for (int i = 0; i < e0->nargs; i++)
+					vec_push(&v, e0->args[i]);
+			} else {
+				vec_push(&v, e0);
+			}
 			while (accept_op(p, ",") && peek(p)->kind != TK_NEWLINE)
 				vec_push(&v, parse_expr(p));
 		}
@@ -4079,6 +4151,7 @@ static void prescan(Parser *p)
 	q->prog = p->prog;
 	q->globals = p->globals; /* read only: the prescan never parses module statements */
 	q->sigs = p->sigs;
+	q->inline_dyns = p->inline_dyns;
 	q->headers_only = q->prescanned = true;
 	memcpy(q->nm, p->nm, sizeof q->nm);
 	memcpy(q->kw, p->kw, sizeof q->kw);
@@ -4115,6 +4188,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	lex_init(&p->lx, a, d, &p->fail, src, len);
 	sugar_init(&p->sugar, a, d, ops_default());
 	p->sigs = &p->own_sigs;
+	p->inline_dyns = &p->own_inline_dyns;
 	p->src = src;
 	p->len = len;
 	Program *result = NULL;
@@ -4198,6 +4272,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	pmap_release(&p->globals);
 	pmap_release(&p->fn_names);
 	pmap_release(&p->own_sigs);
+	pmap_release(&p->own_inline_dyns);
 	free(p);
 	pmap_release(&yield_lhs);
 	return result;

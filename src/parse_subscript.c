@@ -209,7 +209,8 @@ static Expr *drop_axes(Parser *p, Expr *call, const bool *drop, int rank, bool t
 		ViewSpec *vs = arena_alloc(a, sizeof *vs);
 		*vs = *t->view;
 		vs->kw = arena_alloc(a, (size_t)(vs->nkw + 1) * sizeof *vs->kw);
-		memcpy(vs->kw, t->view->kw, (size_t)vs->nkw * sizeof *vs->kw);
+		if (vs->nkw)
+			memcpy(vs->kw, t->view->kw, (size_t)vs->nkw * sizeof *vs->kw);
 		for (int i = 0; i < vs->nkw; i++) {
 			Expr *v = vs->kw[i].value;
 			if (strcmp(vs->kw[i].name, "valid_shape") || v->kind != EX_TUPLE || v->nargs != rank)
@@ -238,7 +239,8 @@ static Expr *raw_call(Parser *p, const char *op, Expr **args, int n, Type *t, Sr
 	c->str = intern_cstr(a, op);
 	c->nargs = n;
 	c->args = arena_alloc(a, (size_t)(n + 1) * sizeof *c->args);
-	memcpy(c->args, args, (size_t)n * sizeof *args);
+	if (n)
+		memcpy(c->args, args, (size_t)n * sizeof *args);
 	c->type = t;
 	return c;
 }
