@@ -146,6 +146,7 @@ typedef struct Parser {
 	PtrMap bind;          /* function scopes: name -> undo-log index + 1 of its binding */
 	PtrMap fn_names;      /* function name -> Function (duplicates) */
 	PtrMap memref_bases;  /* the function's own pl.MemRef base Vars: name -> Var (parse_memref.c) */
+	PtrVec dump_tagged;   /* the function's pl.dump_tag(t) tensors so far (Var *) */
 	size_t scope_start;   /* undo-log index where the innermost scope began */
 	bool prog_strict;     /* @pl.program(strict_ssa=True) */
 	Undo *undo;
@@ -454,6 +455,7 @@ static void forget_names(Parser *p)
 {
 	p->nundo = 0;
 	pmap_clear(&p->memref_bases);
+	p->dump_tagged.len = 0;
 	if (p->bind.cap <= 1024)
 		pmap_clear(&p->bind);
 	else
@@ -1695,6 +1697,96 @@ static void no_dep_args(Parser *p, Expr *call)
 	call->attrs = nd;
 }
 
+/* pl.dump_tag(t) marks t for every later dispatch: a pl.at scope dumps
+ * all the tagged tensors, a call or submit those of its arguments (in
+ * argument order, with the ones it names already). */
+static bool dump_tagged(Parser *p, const Var *v)
+{
+	for (size_t i = 0; i < p->dump_tagged.len; i++)
+		if (p->dump_tagged.items[i] == v)
+			return true;
+	return false;
+}
+
+static void scope_dump_tags(Parser *p, Scope *sc)
+{
+	if (!p->dump_tagged.len)
+		return;
+	PtrVec v = ARENA_VEC(p->a);
+	for (int i = 0; i < sc->ndumps; i++)
+		vec_push(&v, sc->dumps[i]);
+	for (size_t i = 0; i < p->dump_tagged.len; i++) {
+		bool have = false;
+		for (int j = 0; j < sc->ndumps; j++)
+			have |= sc->dumps[j] == p->dump_tagged.items[i];
+		if (!have)
+			vec_push(&v, p->dump_tagged.items[i]);
+	}
+	sc->dumps = (Var **)vec_finish(p->a, &v, &sc->ndumps);
+	sc->has_dumps = true;
+}
+
+static void call_dump_tags(Parser *p, Expr *e)
+{
+	if (!p->dump_tagged.len)
+		return;
+	bool submit = e->kind == EX_SUBMIT;
+	/* where the call names its dumps already: a submit's dumps=, a call's
+	 * attrs={"dump_vars": [...]} */
+	Expr **slot = NULL;
+	if (submit) {
+		for (int i = 0; i < e->nkw; i++)
+			if (!strcmp(e->kw[i].name, "dumps"))
+				slot = &e->kw[i].value;
+	} else if (e->attrs) {
+		for (int i = 0; i < e->attrs->nkw; i++)
+			if (!strcmp(e->attrs->kw[i].name, "dump_vars"))
+				slot = &e->attrs->kw[i].value;
+	}
+	const Expr *named = slot ? *slot : NULL;
+	PtrVec v = ARENA_VEC(p->a);
+	for (int i = 0; i < e->nargs; i++) {
+		Expr *a = e->args[i];
+		if (a->kind != EX_VAR)
+			continue;
+		bool in = dump_tagged(p, a->var);
+		for (int j = 0; named && named->kind == EX_TUPLE && j < named->nargs && !in; j++)
+			in = named->args[j]->kind == EX_VAR && named->args[j]->var == a->var;
+		bool dup = false;
+		for (size_t j = 0; j < v.len; j++)
+			dup |= ((Expr *)v.items[j])->var == a->var;
+		if (in && !dup)
+			vec_push(&v, a);
+	}
+	if (!v.len || (named && named->kind == EX_TUPLE && named->nargs == (int)v.len)) {
+		vec_release(&v);
+		return;
+	}
+	int n;
+	Expr **items = (Expr **)vec_finish(p->a, &v, &n);
+	Expr *list = list_expr(p, items, n, e->pos);
+	if (slot) {
+		*slot = list;
+		return;
+	}
+	if (submit) {
+		Kwarg *kw = arena_alloc(p->a, (size_t)(e->nkw + 2) * sizeof *kw);
+		for (int i = 0; i < e->nkw; i++)
+			kw[i] = e->kw[i];
+		kw[e->nkw++] = (Kwarg){ intern_cstr(p->a, "dumps"), list };
+		e->kw = kw;
+		return;
+	}
+	Expr *d = e->attrs ? ir_expr_copy(p->a, e->attrs) : ir_expr_new(p->a, EX_DICT, e->pos);
+	Kwarg *kw = arena_alloc(p->a, (size_t)(d->nkw + 2) * sizeof *kw);
+	kw[0] = (Kwarg){ intern_cstr(p->a, "dump_vars"), list };
+	for (int i = 0; i < d->nkw; i++)
+		kw[i + 1] = d->kw[i];
+	d->kw = kw;
+	d->nkw++;
+	e->attrs = d;
+}
+
 /* The reference stores pl.submit / pl.spmd_submit options in a fixed order,
  * whatever order they were written in. */
 static void sort_submit_kwargs(Expr *e)
@@ -1857,6 +1949,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		} else {
 			expect_op(p, ")");
 		}
+		call_dump_tags(p, e);
 		sort_submit_kwargs(e);
 		e->type = call_type(p, f.text, true, e);
 		vec_push(&p->fn_calls, e);
@@ -2055,6 +2148,7 @@ static Expr *parse_atom(Parser *p)
 			parse_call_tail(p, e);
 			p->fn_args--;
 			no_dep_args(p, e);
+			call_dump_tags(p, e);
 			e->type = call_type(p, f.text, false, e);
 			vec_push(&p->fn_calls, e);
 			return e;
@@ -2906,6 +3000,30 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		}
 	} else if (at_yield(p)) {
 		s = parse_yield_values(p, &first);
+	} else if (tok_is_name(t, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "dump_tag") &&
+		   tok_is_op(peek_at(p, 3), "(")) {
+		/* pl.dump_tag(t): no statement; later dispatches dump t */
+		if (p->fn->type != FT_ORCHESTRATION && p->fn->type != FT_INLINE)
+			PERR_AT(p, t, "pl.dump_tag() is only valid inside an Orchestration or Inline function");
+		for (int i = 0; i < 4; i++)
+			skip(p);
+		const Token *at = peek(p);
+		if (at->kind != TK_NAME || !tok_is_op(peek_at(p, 1), ")"))
+			PERR_AT(p, at, "pl.dump_tag() argument must be a bare variable name");
+		Token nt = next(p);
+		skip(p);
+		Var *v = lookup(p, nt.text);
+		if (!v)
+			PERR_AT(p, &nt, "pl.dump_tag() argument '%s' is not defined at this point", nt.text);
+		if (!v->type || (v->type->kind != TY_TENSOR && v->type->kind != TY_DIST_TENSOR))
+			PERR_AT(p, &nt, "pl.dump_tag() argument '%s' is not a tensor", nt.text);
+		if (!dump_tagged(p, v))
+			vec_push(&p->dump_tagged, v);
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		expect_newline(p);
+		return;
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */
@@ -3309,6 +3427,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 			/* outside InCore code a split_aiv region gets an InCore carrier */
 			Stmt *w = scope_stmt(p, SC_INCORE, &ft);
 			w->scope->level = LV_CORE_GROUP;
+			scope_dump_tags(p, w->scope);
 			w->comments = s->comments;
 			w->ncomments = s->ncomments;
 			s->comments = NULL;
@@ -3550,6 +3669,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		split_written = p->split_written;
 		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
 			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
+		scope_dump_tags(p, s->scope);
 	} else if (!strcmp(d, "cluster")) {
 		s = scope_stmt(p, SC_CLUSTER, &wt);
 		parse_scope_kwargs(p, s->scope, false);
@@ -4121,6 +4241,7 @@ static void parser_release(Parser *p)
 	lex_release(&p->lx);
 	pmap_release(&p->bind);
 	pmap_release(&p->memref_bases);
+	vec_release(&p->dump_tagged);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
