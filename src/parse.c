@@ -3857,6 +3857,26 @@ static void add_unparsed_line(StrBuf *b, const char *s, const char *r)
 	}
 }
 
+/* The first `return` with values of a block, in pre-order (NULL: none). */
+static const Stmt *first_value_return(const Block *b, int depth)
+{
+	if (depth > 200)
+		return NULL;
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_RETURN && s->nvalues)
+			return s;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		const Stmt *r = first_value_return(&s->body, depth + 1);
+		if (!r)
+			r = first_value_return(&s->orelse, depth + 1);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
 /* The source of the body at the cursor, up to the end of its block, as the
  * reference keeps a HOST-level SubWorker's: its statements' lines without
  * the body's indentation, blank and comment-only lines left out.  The
@@ -4068,7 +4088,10 @@ static Function *parse_function(Parser *p, bool in_program)
 	sig->nrets = f->nrets;
 	sig->params = f->params;
 	sig->nparams = f->nparams;
-	pmap_put(p->sigs, f->name, sig);
+	/* the pre-scan leaves the main parse's signatures alone: they may hold
+	 * return types derived from a body */
+	if (!p->headers_only || !pmap_get(p->sigs, f->name))
+		pmap_put(p->sigs, f->name, sig);
 	if (p->headers_only) {
 		/* the pre-scan wants signatures only: skip the indented body */
 		int depth = 0;
@@ -4141,6 +4164,21 @@ static Function *parse_function(Parser *p, bool in_program)
 		skip(p);
 	p->carried.len = 0;
 	f->body.stmts = (Stmt **)vec_finish(p->a, &out, &f->body.n);
+	if (!f->nrets && !sig->call_type && !sig->submit_type) {
+		/* no `->`: calls take the types of the body's first return of values */
+		const Stmt *r = first_value_return(&f->body, 0);
+		bool typed = r != NULL;
+		for (int i = 0; r && i < r->nvalues; i++) {
+			Type *rt = ir_expr_type(r->values[i]);
+			typed &= rt && rt->kind != TY_UNKNOWN;
+		}
+		if (typed) {
+			sig->nrets = r->nvalues;
+			sig->rets = arena_alloc(p->a, (size_t)r->nvalues * sizeof *sig->rets);
+			for (int i = 0; i < r->nvalues; i++)
+				sig->rets[i] = ir_expr_type(r->values[i]);
+		}
+	}
 	/* comments after the function's last statement are dropped */
 	drop_comments_before_line(p, peek(p)->line + (peek(p)->kind == TK_EOF));
 	p->fn = NULL;
