@@ -2228,6 +2228,7 @@ static Expr *parse_postfix(Parser *p)
 			p->lit = false;
 			continue;
 		}
+
 		const Token *it = peek(p);
 		bool neg = false;
 		if (tok_is_op(it, "-")) {
@@ -2252,6 +2253,11 @@ static Expr *parse_postfix(Parser *p)
 		} else if (neg) {
 			PERR_AT(p, &idx, "negative index");
 		}
+		if (tt && (tt->kind == TY_SCALAR || tt->kind == TY_PTR || tt->kind == TY_NAMED ||
+			   ((tt->kind == TY_TENSOR || tt->kind == TY_TILE) && tt->ndim == 0)))
+			PERR_AT(p, &open, "Subscript requires Tuple, Tensor, Tile, or Array type, got %s",
+				tt->kind == TY_SCALAR ? "ScalarType" : tt->kind == TY_TILE ? "a 0-D Tile" :
+				tt->kind == TY_TENSOR ? "a 0-D Tensor" : "a non-subscriptable type");
 		p->lit = false;
 		Expr g = { .kind = EX_GETITEM, .pos = e->pos, .lhs = e, .ival = i };
 		if (tt && tt->kind == TY_TUPLE)
