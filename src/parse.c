@@ -1977,6 +1977,14 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	 * pl.set_cache_policy declaration, a call argument's pl.no_dep) */
 	if (!pld && (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
 		return e;
+	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE &&
+	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
+	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
+		/* the DSL wrappers take a bare index as a flat 1-D one: [i] */
+		Type *it = ir_expr_type(e->args[1]);
+		if (it && it->kind == TY_SCALAR)
+			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
+	}
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
