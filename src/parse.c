@@ -20,9 +20,11 @@
 
 #include "ptoopt/lex.h"
 #include "ptoopt/op_registry.h"
+#include "ptoopt/strbuf.h"
 #include "ptoopt/sugar.h"
 #include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
+#include "parse_int.h"
 
 #define MAX_EXPR_DEPTH 200
 #define MAX_EXPR_OPERATORS 2000
@@ -143,6 +145,8 @@ typedef struct Parser {
 	PtrMap globals;       /* module level: name -> Global */
 	PtrMap bind;          /* function scopes: name -> undo-log index + 1 of its binding */
 	PtrMap fn_names;      /* function name -> Function (duplicates) */
+	PtrMap memref_bases;  /* the function's own pl.MemRef base Vars: name -> Var (parse_memref.c) */
+	PtrVec dump_tagged;   /* the function's pl.dump_tag(t) tensors so far (Var *) */
 	size_t scope_start;   /* undo-log index where the innermost scope began */
 	bool prog_strict;     /* @pl.program(strict_ssa=True) */
 	Undo *undo;
@@ -177,6 +181,8 @@ typedef struct Parser {
 	 * not seen yet (canonical text prints callees first, so it rarely does). */
 	PtrMap *sigs;
 	PtrMap own_sigs;
+	PtrMap *inline_dyns;  /* pl.dynamic("N") written in types: name -> Global (shared with the pre-scan) */
+	PtrMap own_inline_dyns;
 	bool headers_only;    /* the pre-scan parser: skip function bodies */
 	bool prescanned;
 	const char *src;
@@ -448,6 +454,8 @@ static void scope_pop(Parser *p, size_t mark)
 static void forget_names(Parser *p)
 {
 	p->nundo = 0;
+	pmap_clear(&p->memref_bases);
+	p->dump_tagged.len = 0;
 	if (p->bind.cap <= 1024)
 		pmap_clear(&p->bind);
 	else
@@ -529,6 +537,9 @@ static void attach(Parser *p, Stmt *s, PtrVec *cm)
 
 static Expr *parse_expr(Parser *p);
 static Type *parse_type(Parser *p);
+static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
+static const char *parse_string_kw(Parser *p);
+static Var *new_var(Parser *p, const char *name, Type *t, VarKind k, SrcPos pos);
 
 /* Enum spelling -> value through a cache keyed by the interned spelling
  * (the spellings of different enums never collide: "FP32", "Mem.Vec"). */
@@ -637,6 +648,50 @@ static const char *const tensor_view_fields[] = { "valid_shape", "stride", "layo
 static const char *const tile_view_fields[] = {
 	"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", NULL,
 };
+
+/* A pl.TensorView(...) annotation as the reference stores it: a valid_shape
+ * equal to the shape is none, a view of nothing but the default layout is
+ * no view, and any other has its stride (default []) and layout. */
+static ViewSpec *tensor_view_canonical(Parser *p, ViewSpec *vs, const Type *t, const Token *at)
+{
+	Expr *valid = NULL, *stride = NULL, *layout = NULL, *pad = NULL;
+	for (int i = 0; i < vs->nkw; i++) {
+		const char *k = vs->kw[i].name;
+		Expr *v = vs->kw[i].value;
+		if (!strcmp(k, "valid_shape"))
+			valid = v;
+		else if (!strcmp(k, "stride"))
+			stride = v;
+		else if (!strcmp(k, "layout"))
+			layout = v;
+		else
+			pad = v;
+	}
+	if (!layout && (valid || stride || pad))
+		PERR_AT(p, at, "ValueError: layout is required when stride, valid_shape, or pad is provided");
+	if (valid && valid->kind == EX_TUPLE && valid->nargs == t->ndim) {
+		bool same = true;
+		for (int i = 0; i < t->ndim && same; i++)
+			same = expr_equal(valid->args[i], t->shape[i]);
+		if (same)
+			valid = NULL;
+	}
+	if (stride && stride->kind == EX_TUPLE && stride->nargs == 0)
+		stride = NULL;
+	bool nd = !layout || (layout->kind == EX_SYMBOL && !strcmp(layout->str, "pl.TensorLayout.ND"));
+	if (!valid && !stride && !pad && nd)
+		return NULL;
+	ViewSpec *n = arena_alloc(p->a, sizeof *n);
+	n->kw = arena_alloc(p->a, 5 * sizeof *n->kw);
+	n->nkw = 0;
+	if (valid)
+		n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "valid_shape"), valid };
+	n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "stride"), stride ? stride : list_expr(p, NULL, 0, pos_of(at)) };
+	n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "layout"), layout };
+	if (pad)
+		n->kw[n->nkw++] = (Kwarg){ intern_cstr(p->a, "pad"), pad };
+	return n;
+}
 
 /* Types are immutable, so equal annotations share one Type: a duplicate is
  * dropped again (arena_reset) and the first one returned.  This keeps
@@ -1189,6 +1244,13 @@ static Type *parse_type_raw(Parser *p)
 		t->shape = parse_shape(p, &t->ndim);
 		expect_op(p, ",");
 		t->dtype = parse_dtype(p);
+		/* a Tile takes its memref, memory space and view in any order (a
+		 * memref needs the memory space); a Tensor a view or layout and
+		 * then a memref, or a memref alone */
+		const char *tname = tile ? "Tile" : dist ? "DistributedTensor" : "Tensor";
+		Token memref_at = first;
+		bool have_mem = false;
+		int extra = 0;
 		while (accept_op(p, ",")) {
 			if (at_op(p, "]"))
 				break;
@@ -1197,20 +1259,50 @@ static Type *parse_type_raw(Parser *p)
 			const char *x = dotted_after(p, "pl");
 			if (!x)
 				PERR_AT(p, &et, "unexpected %s in a type", describe(&et));
+			if (++extra > (tile ? 3 : 2))
+				PERR_AT(p, &et, tile ? "Tile subscript requires [shape, dtype], [shape, dtype, tileview_or_memory_space], "
+					"[shape, dtype, memref, memory_space], or [shape, dtype, memref, memory_space, tileview]"
+					: "%s subscript requires [shape, dtype], [shape, dtype, layout_or_memref], or "
+					"[shape, dtype, layout, memref]", tname);
+			if (!tile && t->memref)
+				PERR_AT(p, &first, "%s 4th argument must be pl.MemRef(...)", tname);
+			if (strcmp(x, "MemRef") == 0) {
+				if (t->memref)
+					PERR_AT(p, &et, "Tile annotation can contain at most one memref argument");
+				memref_at = et;
+				t->memref = pp_memref(p, &p->memref_bases, pos_of(&et));
+				continue;
+			}
+			if (!tile && extra == 2)
+				PERR_AT(p, &et, "%s 4th argument must be pl.MemRef(...)", tname);
+			int ms = -1;
+			if (tile && strncmp(x, "Mem.", 4) == 0)
+				ms = ir_mem_parse(x + 4);
+			else if (tile && strncmp(x, "MemorySpace.", 12) == 0)
+				ms = ir_mem_parse(x + 12); /* the long spelling of pl.Mem.X */
 			if (!tile && strcmp(x, "TensorView") == 0) {
-				t->view = parse_view(p, tensor_view_fields);
+				t->view = tensor_view_canonical(p, parse_view(p, tensor_view_fields), t, &et);
 			} else if (tile && strcmp(x, "TileView") == 0) {
+				if (t->view)
+					PERR_AT(p, &et, "Tile annotation can contain at most one pl.TileView(...)");
 				t->view = parse_view(p, tile_view_fields);
-			} else if (tile && strncmp(x, "Mem.", 4) == 0 && ir_mem_parse(x + 4) >= 0) {
-				t->mem = (MemSpace)ir_mem_parse(x + 4);
+				if (!t->view->nkw)
+					t->view = NULL; /* all defaults: the implicit view, which the IR stores as none */
+			} else if (ms >= 0) {
+				if (have_mem)
+					PERR_AT(p, &et, "Tile annotation can contain at most one memory-space argument");
+				have_mem = true;
+				t->mem = (MemSpace)ms;
 			} else if (!tile && (strcmp(x, "ND") == 0 || strcmp(x, "DN") == 0 || strcmp(x, "NZ") == 0 ||
 					     strcmp(x, "MX_A_ZZ") == 0 || strcmp(x, "MX_B_NN") == 0)) {
 				/* layout shorthand: pl.Tensor[[64], pl.FP16, pl.NZ] */
 				t->view = type_tensor_view_layout(p->a, arena_printf(p->a, "pl.TensorLayout.%s", x));
 			} else {
-				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type", x, tile ? "Tile" : "Tensor");
+				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type", x, tname);
 			}
 		}
+		if (tile && t->memref && !have_mem)
+			PERR_AT(p, &memref_at, "Tile annotation with a memref argument must also specify explicit memory space");
 		expect_op(p, "]");
 		return t;
 	}
@@ -1251,6 +1343,11 @@ static Type *parse_type_raw(Parser *p)
 	static const char *const named[] = {
 		"MemRefType", "PrefetchAsyncContext", "AsyncEvent", "AsyncSession", "UnknownType", NULL,
 	};
+	if (dist && strcmp(d, "CommCtx") == 0) { /* the wrapper's spelling of pld.CommCtxType */
+		Type *t = ir_type_new(p->a, TY_NAMED);
+		t->name = intern_cstr(p->a, "pld.CommCtxType");
+		return t;
+	}
 	static const char *const dnamed[] = { "WindowBufferType", "CommCtxType", NULL };
 	const char *const *tab = dist ? dnamed : named;
 	for (int i = 0; tab[i]; i++)
@@ -1600,6 +1697,96 @@ static void no_dep_args(Parser *p, Expr *call)
 	call->attrs = nd;
 }
 
+/* pl.dump_tag(t) marks t for every later dispatch: a pl.at scope dumps
+ * all the tagged tensors, a call or submit those of its arguments (in
+ * argument order, with the ones it names already). */
+static bool dump_tagged(Parser *p, const Var *v)
+{
+	for (size_t i = 0; i < p->dump_tagged.len; i++)
+		if (p->dump_tagged.items[i] == v)
+			return true;
+	return false;
+}
+
+static void scope_dump_tags(Parser *p, Scope *sc)
+{
+	if (!p->dump_tagged.len)
+		return;
+	PtrVec v = ARENA_VEC(p->a);
+	for (int i = 0; i < sc->ndumps; i++)
+		vec_push(&v, sc->dumps[i]);
+	for (size_t i = 0; i < p->dump_tagged.len; i++) {
+		bool have = false;
+		for (int j = 0; j < sc->ndumps; j++)
+			have |= sc->dumps[j] == p->dump_tagged.items[i];
+		if (!have)
+			vec_push(&v, p->dump_tagged.items[i]);
+	}
+	sc->dumps = (Var **)vec_finish(p->a, &v, &sc->ndumps);
+	sc->has_dumps = true;
+}
+
+static void call_dump_tags(Parser *p, Expr *e)
+{
+	if (!p->dump_tagged.len)
+		return;
+	bool submit = e->kind == EX_SUBMIT;
+	/* where the call names its dumps already: a submit's dumps=, a call's
+	 * attrs={"dump_vars": [...]} */
+	Expr **slot = NULL;
+	if (submit) {
+		for (int i = 0; i < e->nkw; i++)
+			if (!strcmp(e->kw[i].name, "dumps"))
+				slot = &e->kw[i].value;
+	} else if (e->attrs) {
+		for (int i = 0; i < e->attrs->nkw; i++)
+			if (!strcmp(e->attrs->kw[i].name, "dump_vars"))
+				slot = &e->attrs->kw[i].value;
+	}
+	const Expr *named = slot ? *slot : NULL;
+	PtrVec v = ARENA_VEC(p->a);
+	for (int i = 0; i < e->nargs; i++) {
+		Expr *a = e->args[i];
+		if (a->kind != EX_VAR)
+			continue;
+		bool in = dump_tagged(p, a->var);
+		for (int j = 0; named && named->kind == EX_TUPLE && j < named->nargs && !in; j++)
+			in = named->args[j]->kind == EX_VAR && named->args[j]->var == a->var;
+		bool dup = false;
+		for (size_t j = 0; j < v.len; j++)
+			dup |= ((Expr *)v.items[j])->var == a->var;
+		if (in && !dup)
+			vec_push(&v, a);
+	}
+	if (!v.len || (named && named->kind == EX_TUPLE && named->nargs == (int)v.len)) {
+		vec_release(&v);
+		return;
+	}
+	int n;
+	Expr **items = (Expr **)vec_finish(p->a, &v, &n);
+	Expr *list = list_expr(p, items, n, e->pos);
+	if (slot) {
+		*slot = list;
+		return;
+	}
+	if (submit) {
+		Kwarg *kw = arena_alloc(p->a, (size_t)(e->nkw + 2) * sizeof *kw);
+		for (int i = 0; i < e->nkw; i++)
+			kw[i] = e->kw[i];
+		kw[e->nkw++] = (Kwarg){ intern_cstr(p->a, "dumps"), list };
+		e->kw = kw;
+		return;
+	}
+	Expr *d = e->attrs ? ir_expr_copy(p->a, e->attrs) : ir_expr_new(p->a, EX_DICT, e->pos);
+	Kwarg *kw = arena_alloc(p->a, (size_t)(d->nkw + 2) * sizeof *kw);
+	kw[0] = (Kwarg){ intern_cstr(p->a, "dump_vars"), list };
+	for (int i = 0; i < d->nkw; i++)
+		kw[i + 1] = d->kw[i];
+	d->kw = kw;
+	d->nkw++;
+	e->attrs = d;
+}
+
 /* The reference stores pl.submit / pl.spmd_submit options in a fixed order,
  * whatever order they were written in. */
 static void sort_submit_kwargs(Expr *e)
@@ -1693,9 +1880,32 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
 		bool is_const = d[1] == 'o';
 		Expr *v = parse_expr(p);
+		Type *vt = is_const ? NULL : ir_expr_type(v);
+		if (vt && (vt->kind == TY_TENSOR || vt->kind == TY_TILE || vt->kind == TY_DIST_TENSOR)) {
+			/* pl.cast(tensor_or_tile, target_type=..., ...): the op sugar */
+			Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
+			e->str = d;
+			if (accept_op(p, ","))
+				parse_call_tail(p, e);
+			else
+				expect_op(p, ")");
+			Expr **args = arena_alloc(p->a, (size_t)(e->nargs + 2) * sizeof *args);
+			args[0] = v;
+			for (int i = 0; i < e->nargs; i++)
+				args[i + 1] = e->args[i];
+			e->args = args;
+			e->nargs++;
+			Expr *r = sugar_lower_call(&p->sugar, e);
+			if (!r)
+				longjmp(p->fail, 1);
+			return r;
+		}
 		expect_op(p, ",");
-		if (accept_op(p, "dtype"))
-			expect_op(p, "=");
+		const Token *kt = peek(p);
+		if ((tok_is_name(kt, "dtype") || tok_is_name(kt, "target_type")) && tok_is_op(peek_at(p, 1), "=")) {
+			skip(p);
+			skip(p);
+		}
 		DType dt = parse_dtype(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
@@ -1739,10 +1949,25 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		} else {
 			expect_op(p, ")");
 		}
+		call_dump_tags(p, e);
 		sort_submit_kwargs(e);
 		e->type = call_type(p, f.text, true, e);
 		vec_push(&p->fn_calls, e);
 		return e;
+	}
+	if (!pld && !strcmp(d, "dynamic")) {
+		/* pl.dynamic("N") written in a type: the dynamic dimension N, one
+		 * Var per name (the header pre-scan finds the same one) */
+		const char *s = parse_string_kw(p);
+		accept_op(p, ",");
+		expect_op(p, ")");
+		Var *dv = pmap_get(p->inline_dyns, s);
+		if (!dv) {
+			dv = new_var(p, s, ir_scalar_type(p->a, DT_INDEX), VK_DYN, at);
+			pmap_put(p->inline_dyns, s, dv);
+		}
+		p->lit = false;
+		return ir_var_ref(p->a, dv);
 	}
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
@@ -1752,6 +1977,14 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	 * pl.set_cache_policy declaration, a call argument's pl.no_dep) */
 	if (!pld && (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
 		return e;
+	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE &&
+	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
+	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
+		/* the DSL wrappers take a bare index as a flat 1-D one: [i] */
+		Type *it = ir_expr_type(e->args[1]);
+		if (it && it->kind == TY_SCALAR)
+			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
+	}
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -1875,6 +2108,9 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 	list_memo_put(p, s, n, list);
 }
 
+static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
+static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
+
 static Expr *parse_atom(Parser *p)
 {
 	const Token *t = peek(p);
@@ -1920,12 +2156,18 @@ static Expr *parse_atom(Parser *p)
 			parse_call_tail(p, e);
 			p->fn_args--;
 			no_dep_args(p, e);
+			call_dump_tags(p, e);
 			e->type = call_type(p, f.text, false, e);
 			vec_push(&p->fn_calls, e);
 			return e;
 		}
-		if (tok_is_name(t, "None"))
-			PERR_AT(p, t, "'None' is not supported here");
+		if (tok_is_name(t, "None")) {
+			/* the "no producer yet" TaskId sentinel */
+			SrcPos at = pos_of(t);
+			skip(p);
+			p->lit = false;
+			return registry_call(p, "system.task_invalid", NULL, 0, at);
+		}
 		return parse_name_ref(p);
 	case TK_OP:
 		if (tok_is_op(t, "[")) {
@@ -1976,33 +2218,6 @@ static Expr *parse_atom(Parser *p)
 	PERR_AT(p, t, "expected an expression, found %s", describe(t));
 }
 
-static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
-static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
-
-/* t[i] on a tensor selects row i: pl.tensor.slice(t, [1, d1, ...],
- * [i, 0, ...], [], [0]) (the reference's subscript sugar).  On a 1-D tensor
- * the index names one element, which is a scalar read: pl.tensor.read(t, [i])
- * (the reference accepts `gate[0] > 0` as a scalar condition). */
-static Expr *tensor_index(Parser *p, Expr *t, Expr *idx, SrcPos pos)
-{
-	Type *tt = ir_expr_type(t);
-	if (tt->ndim == 1) {
-		Expr *args[] = { t, list_expr(p, &idx, 1, pos) };
-		return registry_call(p, "tensor.read", args, 2, pos);
-	}
-	Expr **shape = arena_alloc(p->a, (size_t)tt->ndim * sizeof *shape);
-	Expr **offs = arena_alloc(p->a, (size_t)tt->ndim * sizeof *offs);
-	for (int i = 0; i < tt->ndim; i++) {
-		shape[i] = i ? tt->shape[i] : leaf_int(p, 1, DT_INDEX, pos);
-		offs[i] = i ? leaf_int(p, 0, DT_INDEX, pos) : idx;
-	}
-	Expr *zero = leaf_int(p, 0, DT_INDEX, pos);
-	Expr *args[] = {
-		t, list_expr(p, shape, tt->ndim, pos), list_expr(p, offs, tt->ndim, pos),
-		list_expr(p, NULL, 0, pos), list_expr(p, &zero, 1, pos),
-	};
-	return registry_call(p, "tensor.slice", args, 5, pos);
-}
 
 static Expr *parse_postfix(Parser *p)
 {
@@ -2014,13 +2229,14 @@ static Expr *parse_postfix(Parser *p)
 		if (++chain > MAX_EXPR_DEPTH)
 			PERR_AT(p, &open, "subscripts nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 		Type *et = ir_expr_type(e);
-		if (et && et->kind == TY_TENSOR && et->ndim >= 1) {
-			Expr *idx = parse_expr(p);
-			expect_op(p, "]");
+		if (et && (((et->kind == TY_TENSOR || et->kind == TY_DIST_TENSOR || et->kind == TY_TILE) && et->ndim >= 1) ||
+			   et->kind == TY_ARRAY)) {
+			/* numpy-style indexing, lowered to ops (parse_subscript.c) */
+			e = pp_subscript(p, e, pos_of(&open));
 			p->lit = false;
-			e = tensor_index(p, e, idx, pos_of(&open));
 			continue;
 		}
+
 		const Token *it = peek(p);
 		bool neg = false;
 		if (tok_is_op(it, "-")) {
@@ -2045,6 +2261,11 @@ static Expr *parse_postfix(Parser *p)
 		} else if (neg) {
 			PERR_AT(p, &idx, "negative index");
 		}
+		if (tt && (tt->kind == TY_SCALAR || tt->kind == TY_PTR || tt->kind == TY_NAMED ||
+			   ((tt->kind == TY_TENSOR || tt->kind == TY_TILE) && tt->ndim == 0)))
+			PERR_AT(p, &open, "Subscript requires Tuple, Tensor, Tile, or Array type, got %s",
+				tt->kind == TY_SCALAR ? "ScalarType" : tt->kind == TY_TILE ? "a 0-D Tile" :
+				tt->kind == TY_TENSOR ? "a 0-D Tensor" : "a non-subscriptable type");
 		p->lit = false;
 		Expr g = { .kind = EX_GETITEM, .pos = e->pos, .lhs = e, .ival = i };
 		if (tt && tt->kind == TY_TUPLE)
@@ -2270,6 +2491,20 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	    ir_dtype_is_int(ann->dtype) && ann->dtype != DT_INDEX)
 		*value = v0 = leaf_int(p, v0->ival, ann->dtype, v0->pos);
 	Type *vt = ir_expr_type(v0);
+	if (!vt && v0->kind == EX_TUPLE && v0->nargs > 0) {
+		/* `t = (a, b)`: a MakeTuple is typed by its elements */
+		Type *tt = ir_type_new(p->a, TY_TUPLE);
+		tt->elems = arena_alloc(p->a, (size_t)v0->nargs * sizeof *tt->elems);
+		tt->nelems = v0->nargs;
+		for (int i = 0; i < v0->nargs && tt; i++) {
+			Type *et = ir_expr_type(v0->args[i]);
+			if (!et || et->kind == TY_UNKNOWN || et->kind == TY_TUPLE)
+				tt = NULL;
+			else
+				tt->elems[i] = et;
+		}
+		vt = tt;
+	}
 	/* An annotation equal to the target's type names the same type: take
 	 * the annotation's object, which all equal annotations share
 	 * (unique_type), so that the printer's and the passes' per-type memos
@@ -2378,7 +2613,14 @@ static void docstring_lines(Parser *p, const char *s, size_t n)
 		size_t j = i;
 		while (j < n && s[j] != '\n' && s[j] != '\r')
 			j++;
-		vec_push(&p->carried, arena_strndup(p->a, s + i, j - i));
+		/* the reference reads the source through textwrap.dedent, which
+		 * empties source lines of only spaces and tabs (not the first
+		 * and last, which hold the quotes) */
+		size_t k = i;
+		while (k < j && (s[k] == ' ' || s[k] == '\t'))
+			k++;
+		bool blank = k == j && i > 0 && j < n;
+		vec_push(&p->carried, arena_strndup(p->a, s + i, blank ? 0 : j - i));
 		if (j < n && s[j] == '\r' && j + 1 < n && s[j + 1] == '\n')
 			j++;
 		i = j + 1;
@@ -2441,7 +2683,8 @@ static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, Sr
 	call->str = intern_cstr(p->a, op);
 	call->nargs = nargs;
 	call->args = arena_alloc(p->a, (size_t)(nargs + 1) * sizeof *call->args);
-	memcpy(call->args, args, (size_t)nargs * sizeof *args);
+	if (nargs)
+		memcpy(call->args, args, (size_t)nargs * sizeof *args);
 	Expr *r = sugar_lower_call(&p->sugar, call);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -2456,6 +2699,33 @@ static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos)
 	if (n)
 		memcpy(l->args, items, (size_t)n * sizeof *items);
 	return l;
+}
+
+/* ------------------------------------------------ for parse_*.c (parse_int.h) */
+
+const Token *pp_peek(Parser *p, int k) { return peek_at(p, k); }
+Token pp_next(Parser *p) { return next(p); }
+bool pp_accept(Parser *p, const char *op) { return accept_op(p, op); }
+void pp_expect(Parser *p, const char *op) { expect_op(p, op); }
+const char *pp_describe(const Token *t) { return describe(t); }
+Expr *pp_expr(Parser *p) { return parse_expr(p); }
+Arena *pp_arena(Parser *p) { return p->a; }
+Var *pp_lookup(Parser *p, const char *name) { return lookup(p, name); }
+Var *pp_new_var(Parser *p, const char *name, Type *t, SrcPos pos) { return new_var(p, name, t, VK_VAR, pos); }
+Expr *pp_int(Parser *p, int64_t v, DType dt, SrcPos pos) { return leaf_int(p, v, dt, pos); }
+Expr *pp_list(Parser *p, Expr **items, int n, SrcPos pos) { return list_expr(p, items, n, pos); }
+Expr *pp_op(Parser *p, const char *op, Expr **args, int n, SrcPos pos) { return registry_call(p, op, args, n, pos); }
+Expr *pp_binary(Parser *p, BinOp op, Expr *l, Expr *r, SrcPos pos) { return mk_binary(p, op, l, r, pos); }
+bool pp_has_op(Parser *p, const char *op) { return sugar_op(&p->sugar, op) != NULL; }
+
+void pp_error(Parser *p, int line, int col, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	perr(p, line, col, "%s", buf);
 }
 
 /* The subscript-store sugar, the cursor after `NAME[`:
@@ -2602,7 +2872,15 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		s = ir_stmt_new(p->a, ST_RETURN, pos_of(&first));
 		PtrVec v = ARENA_VEC(p->a);
 		if (peek(p)->kind != TK_NEWLINE) {
-			vec_push(&v, parse_expr(p));
+			bool paren = at_op(p, "(");
+			Expr *e0 = parse_expr(p);
+			if (paren && e0->kind == EX_TUPLE && !at_op(p, ",")) {
+				/* `return (a, b)` returns two values, as `return a, b` */
+				for (int i = 0; i < e0->nargs; i++)
+					vec_push(&v, e0->args[i]);
+			} else {
+				vec_push(&v, e0);
+			}
 			while (accept_op(p, ",") && peek(p)->kind != TK_NEWLINE)
 				vec_push(&v, parse_expr(p));
 		}
@@ -2644,8 +2922,15 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 				expect_op(p, ")");
 		}
 		expect_op(p, "=");
-		if (at_yield(p)) {
+		/* `x = (pl.yield_(v))`, as formatters wrap a long line */
+		bool paren_yield = at_op(p, "(") && tok_is_name(peek_at(p, 1), "pl") && tok_is_op(peek_at(p, 2), ".") &&
+				   tok_is_name(peek_at(p, 3), "yield_");
+		if (paren_yield || at_yield(p)) {
+			if (paren_yield)
+				skip(p);
 			s = parse_yield_values(p, &first);
+			if (paren_yield)
+				expect_op(p, ")");
 			YieldInfo *yi = arena_alloc(p->a, sizeof *yi);
 			yi->stmt = s;
 			yi->lhs.n = names.len;
@@ -2662,6 +2947,19 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			if (yi->lhs.n != s->nvalues)
 				PERR_AT(p, &first, "pl.yield_ assigns %d name(s) but yields %d value(s)", yi->lhs.n, s->nvalues);
 			pmap_put(&yield_lhs, s, yi);
+		} else if (names.len == 1 && ann &&
+			   (ann->kind == TY_PTR || (ann->kind == TY_NAMED && !strcmp(ann->name, "pl.MemRefType"))) &&
+			   pp_at_printed_alloc(p)) {
+			/* a base Ptr's definition: a new Var, or the one the
+			 * function's pl.MemRef annotations named already */
+			Expr *value = pp_printed_alloc(p, ann);
+			Var *v = pmap_get(&p->memref_bases, nt.text);
+			if (!v)
+				v = new_var(p, nt.text, ann, VK_VAR, pos_of(&nt));
+			bind(p, nt.text, v);
+			s = ir_stmt_new(p->a, ST_ASSIGN, pos_of(&first));
+			s->var = v;
+			s->value = value;
 		} else if (names.len == 1) {
 			Expr *value = parse_expr(p);
 			Var *sym = folded_dim_read(p, value);
@@ -2716,6 +3014,30 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		}
 	} else if (at_yield(p)) {
 		s = parse_yield_values(p, &first);
+	} else if (tok_is_name(t, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "dump_tag") &&
+		   tok_is_op(peek_at(p, 3), "(")) {
+		/* pl.dump_tag(t): no statement; later dispatches dump t */
+		if (p->fn->type != FT_ORCHESTRATION && p->fn->type != FT_INLINE)
+			PERR_AT(p, t, "pl.dump_tag() is only valid inside an Orchestration or Inline function");
+		for (int i = 0; i < 4; i++)
+			skip(p);
+		const Token *at = peek(p);
+		if (at->kind != TK_NAME || !tok_is_op(peek_at(p, 1), ")"))
+			PERR_AT(p, at, "pl.dump_tag() argument must be a bare variable name");
+		Token nt = next(p);
+		skip(p);
+		Var *v = lookup(p, nt.text);
+		if (!v)
+			PERR_AT(p, &nt, "pl.dump_tag() argument '%s' is not defined at this point", nt.text);
+		if (!v->type || (v->type->kind != TY_TENSOR && v->type->kind != TY_DIST_TENSOR))
+			PERR_AT(p, &nt, "pl.dump_tag() argument '%s' is not a tensor", nt.text);
+		if (!dump_tagged(p, v))
+			vec_push(&p->dump_tagged, v);
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		expect_newline(p);
+		return;
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */
@@ -3119,6 +3441,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 			/* outside InCore code a split_aiv region gets an InCore carrier */
 			Stmt *w = scope_stmt(p, SC_INCORE, &ft);
 			w->scope->level = LV_CORE_GROUP;
+			scope_dump_tags(p, w->scope);
 			w->comments = s->comments;
 			w->ncomments = s->ncomments;
 			s->comments = NULL;
@@ -3360,6 +3683,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		split_written = p->split_written;
 		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
 			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
+		scope_dump_tags(p, s->scope);
 	} else if (!strcmp(d, "cluster")) {
 		s = scope_stmt(p, SC_CLUSTER, &wt);
 		parse_scope_kwargs(p, s->scope, false);
@@ -3506,6 +3830,126 @@ static void parse_block(Parser *p, Block *b, int upper)
 }
 
 /* ------------------------------------------------------------ functions */
+
+/* A line of Python as ast.unparse writes its string literals: a plain
+ * "..." without quotes or escapes inside becomes '...'. */
+static void add_unparsed_line(StrBuf *b, const char *s, const char *r)
+{
+	while (s < r) {
+		char c = *s;
+		if (c == '\'') { /* copy a '...' literal as it is */
+			const char *e = s + 1;
+			while (e < r && *e != '\'')
+				e += *e == '\\' && e + 1 < r ? 2 : 1;
+			e = e < r ? e + 1 : r;
+			sb_add(b, s, (size_t)(e - s));
+			s = e;
+			continue;
+		}
+		if (c == '"' && !(s + 2 < r && s[1] == '"' && s[2] == '"')) {
+			const char *e = s + 1;
+			bool plain = true;
+			while (e < r && *e != '"') {
+				if (*e == '\\' || *e == '\'')
+					plain = false;
+				e += *e == '\\' && e + 1 < r ? 2 : 1;
+			}
+			if (e < r && plain) {
+				sb_addc(b, '\'');
+				sb_add(b, s + 1, (size_t)(e - s - 1));
+				sb_addc(b, '\'');
+				s = e + 1;
+				continue;
+			}
+			e = e < r ? e + 1 : r;
+			sb_add(b, s, (size_t)(e - s));
+			s = e;
+			continue;
+		}
+		sb_addc(b, c);
+		s++;
+	}
+}
+
+/* The first `return` with values of a block, in pre-order (NULL: none). */
+static const Stmt *first_value_return(const Block *b, int depth)
+{
+	if (depth > 200)
+		return NULL;
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_RETURN && s->nvalues)
+			return s;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		const Stmt *r = first_value_return(&s->body, depth + 1);
+		if (!r)
+			r = first_value_return(&s->orelse, depth + 1);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* The source of the body at the cursor, up to the end of its block, as the
+ * reference keeps a HOST-level SubWorker's: its statements' lines without
+ * the body's indentation, blank and comment-only lines left out.  The
+ * tokens are consumed (the DEDENT ending the body is not). */
+static const char *verbatim_body(Parser *p)
+{
+	const Token *t0 = peek(p);
+	int first_line = t0->line, col = t0->col - 1;
+	const char *q = t0->src;
+	while (q > p->src && q[-1] != '\n')
+		q--;
+	int depth = 0;
+	for (;;) {
+		const Token *t = peek(p);
+		if (t->kind == TK_EOF || (t->kind == TK_DEDENT && depth == 0))
+			break;
+		depth += t->kind == TK_INDENT ? 1 : t->kind == TK_DEDENT ? -1 : 0;
+		skip(p);
+	}
+	int last_line = p->last_line;
+	StrBuf b = { 0 };
+	const char *end = p->src + p->len;
+	for (int line = first_line; line <= last_line && q < end; line++) {
+		const char *e = q;
+		while (e < end && *e != '\n')
+			e++;
+		const char *r = e;
+		if (r > q && r[-1] == '\r')
+			r--;
+		const char *s = q;
+		int k = 0;
+		while (s < r && *s == ' ' && k < col)
+			s++, k++;
+		/* a trailing comment goes (the reference re-prints the statements) */
+		for (size_t i = p->lx.comment_head; i < p->lx.ncomments; i++) {
+			const Comment *c = &p->lx.comments[i];
+			if (c->line > line)
+				break;
+			if (c->line == line && c->col >= 1 && q + c->col - 1 < r && q + c->col - 1 >= s) {
+				r = q + c->col - 1;
+				while (r > s && (r[-1] == ' ' || r[-1] == '\t'))
+					r--;
+				break;
+			}
+		}
+		const char *nb = s;
+		while (nb < r && (*nb == ' ' || *nb == '\t'))
+			nb++;
+		if (nb < r && *nb != '#') {
+			if (b.len)
+				sb_addc(&b, '\n');
+			add_unparsed_line(&b, s, r);
+		}
+		q = e < end ? e + 1 : e;
+	}
+	const char *text = arena_strndup(p->a, b.data ? b.data : "", b.len);
+	sb_release(&b);
+	return text;
+}
 
 static Function *parse_function(Parser *p, bool in_program)
 {
@@ -3658,7 +4102,10 @@ static Function *parse_function(Parser *p, bool in_program)
 	sig->nrets = f->nrets;
 	sig->params = f->params;
 	sig->nparams = f->nparams;
-	pmap_put(p->sigs, f->name, sig);
+	/* the pre-scan leaves the main parse's signatures alone: they may hold
+	 * return types derived from a body */
+	if (!p->headers_only || !pmap_get(p->sigs, f->name))
+		pmap_put(p->sigs, f->name, sig);
 	if (p->headers_only) {
 		/* the pre-scan wants signatures only: skip the indented body */
 		int depth = 0;
@@ -3710,6 +4157,16 @@ static Function *parse_function(Parser *p, bool in_program)
 		skip(p);
 		f->abstract = host;
 	}
+	if (!f->abstract && f->level >= LV_HOST && f->role == RL_SUBWORKER && !p->headers_only) {
+		/* a HOST-level SubWorker's body is pure Python, kept verbatim */
+		f->inline_body = verbatim_body(p);
+		if (peek(p)->kind == TK_DEDENT)
+			skip(p);
+		p->carried.len = 0;
+		drop_comments_before_line(p, peek(p)->line + (peek(p)->kind == TK_EOF));
+		p->fn = NULL;
+		return f;
+	}
 	p->carried.len = 0;
 	bool first_stmt = true;
 	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
@@ -3721,6 +4178,21 @@ static Function *parse_function(Parser *p, bool in_program)
 		skip(p);
 	p->carried.len = 0;
 	f->body.stmts = (Stmt **)vec_finish(p->a, &out, &f->body.n);
+	if (!f->nrets && !sig->call_type && !sig->submit_type) {
+		/* no `->`: calls take the types of the body's first return of values */
+		const Stmt *r = first_value_return(&f->body, 0);
+		bool typed = r != NULL;
+		for (int i = 0; r && i < r->nvalues; i++) {
+			Type *rt = ir_expr_type(r->values[i]);
+			typed &= rt && rt->kind != TY_UNKNOWN;
+		}
+		if (typed) {
+			sig->nrets = r->nvalues;
+			sig->rets = arena_alloc(p->a, (size_t)r->nvalues * sizeof *sig->rets);
+			for (int i = 0; i < r->nvalues; i++)
+				sig->rets[i] = ir_expr_type(r->values[i]);
+		}
+	}
 	/* comments after the function's last statement are dropped */
 	drop_comments_before_line(p, peek(p)->line + (peek(p)->kind == TK_EOF));
 	p->fn = NULL;
@@ -3820,6 +4292,8 @@ static void parser_release(Parser *p)
 {
 	lex_release(&p->lx);
 	pmap_release(&p->bind);
+	pmap_release(&p->memref_bases);
+	vec_release(&p->dump_tagged);
 	free(p->undo);
 	vec_release(&p->carried);
 	vec_release(&p->fn_calls);
@@ -3850,6 +4324,7 @@ static void prescan(Parser *p)
 	q->prog = p->prog;
 	q->globals = p->globals; /* read only: the prescan never parses module statements */
 	q->sigs = p->sigs;
+	q->inline_dyns = p->inline_dyns;
 	q->headers_only = q->prescanned = true;
 	memcpy(q->nm, p->nm, sizeof q->nm);
 	memcpy(q->kw, p->kw, sizeof q->kw);
@@ -3886,6 +4361,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	lex_init(&p->lx, a, d, &p->fail, src, len);
 	sugar_init(&p->sugar, a, d, ops_default());
 	p->sigs = &p->own_sigs;
+	p->inline_dyns = &p->own_inline_dyns;
 	p->src = src;
 	p->len = len;
 	Program *result = NULL;
@@ -3969,6 +4445,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	pmap_release(&p->globals);
 	pmap_release(&p->fn_names);
 	pmap_release(&p->own_sigs);
+	pmap_release(&p->own_inline_dyns);
 	free(p);
 	pmap_release(&yield_lhs);
 	return result;

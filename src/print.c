@@ -9,6 +9,8 @@
  */
 #include "ptoopt/print.h"
 
+#include <inttypes.h>
+
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +90,10 @@ typedef struct Printer {
 	ListText *lists;   /* LIST_CACHE_SIZE of them, NULL when not caching (print_type) */
 	bool canonical;    /* print_program_canonical: v0, v1, ... and no comments */
 	const struct Walk *walk; /* what the pre-walk found */
+	Function *fn;      /* the function being printed (NULL: a type alone) */
+	bool in_signature; /* printing its parameters and return types */
+	Function *defs_fn; /* the function body_defs holds the definitions of */
+	PtrMap body_defs;  /* Vars its body defines (built for a pl.MemRef base) */
 	struct NameSlot *name_slots; /* names_all_distinct's table */
 	size_t name_cap;
 	unsigned name_epoch;
@@ -432,6 +438,13 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 		first = false;
 		put_ir_str(pr, e->kw[i].name);
 		sb_addc(&pr->out, '=');
+		if (e->kind == EX_SUBMIT && !strcmp(e->kw[i].name, "predicate")) {
+			/* a submit's dispatch predicate prints parenthesized */
+			sb_addc(&pr->out, '(');
+			print_expr(pr, e->kw[i].value);
+			sb_addc(&pr->out, ')');
+			continue;
+		}
 		print_kwarg_value(pr, e->kw[i].value);
 	}
 	if (e->attrs) {
@@ -613,7 +626,7 @@ static bool closed_type_hash(const Type *t, uint64_t *hash)
 {
 	if (t->kind != TY_TENSOR && t->kind != TY_TILE && t->kind != TY_DIST_TENSOR)
 		return false;
-	if (t->view)
+	if (t->view || t->memref)
 		return false;
 	uint64_t h = (uint64_t)t->kind << 40 ^ (uint64_t)t->dtype << 32 ^ (uint64_t)(uint32_t)t->mem << 8 ^ (uint64_t)t->ndim;
 	for (int i = 0; i < t->ndim; i++) {
@@ -726,6 +739,40 @@ static void print_type_slow(Printer *pr, Type *t)
 	remember_type_text(pr, t, text);
 }
 
+static bool body_defined(Printer *pr, const Var *v);
+
+/* pl.MemRef(...): a pinned one by its quoted name; a resolved one's base
+ * bare when the body being printed defines it (never in the signature,
+ * which Python reads before the body binds anything), else quoted. */
+static void print_memref(Printer *pr, const MemRef *m)
+{
+	StrBuf *b = &pr->out;
+	bool typed = pr->typed_consts;
+	pr->typed_consts = false;
+	sb_adds(b, "pl.MemRef(");
+	if (!m->pinned && !pr->in_signature && body_defined(pr, m->base)) {
+		put_var(pr, m->base);
+	} else {
+		sb_addc(b, '"');
+		sb_adds(b, var_name(pr, m->base));
+		sb_addc(b, '"');
+	}
+	if (!m->pinned) {
+		sb_adds(b, ", ");
+		print_expr(pr, m->offset);
+		sb_printf(b, ", %" PRId64, m->size);
+	}
+	if (m->slots > 1)
+		sb_printf(b, ", slots=%" PRId64, m->slots);
+	sb_addc(b, ')');
+	if (m->index) {
+		sb_addc(b, '[');
+		print_expr(pr, m->index);
+		sb_addc(b, ']');
+	}
+	pr->typed_consts = typed;
+}
+
 static void print_type_text(Printer *pr, const Type *t)
 {
 	StrBuf *b = &pr->out;
@@ -747,6 +794,10 @@ static void print_type_text(Printer *pr, const Type *t)
 		print_dims(pr, t->shape, t->ndim);
 		sb_adds(b, ", pl.");
 		sb_adds(b, ir_dtype_name(t->dtype));
+		if (t->kind == TY_TILE && t->memref) {
+			sb_adds(b, ", ");
+			print_memref(pr, t->memref);
+		}
 		if (t->kind == TY_TILE && t->mem != MS_NONE) {
 			sb_adds(b, ", pl.Mem.");
 			sb_adds(b, ir_mem_name(t->mem));
@@ -754,6 +805,10 @@ static void print_type_text(Printer *pr, const Type *t)
 		if (t->view) {
 			sb_adds(b, ", ");
 			print_view(pr, t->kind == TY_TILE ? "pl.TileView" : "pl.TensorView", t->view);
+		}
+		if (t->kind != TY_TILE && t->memref) {
+			sb_adds(b, ", ");
+			print_memref(pr, t->memref);
 		}
 		sb_addc(b, ']');
 		return;
@@ -1628,6 +1683,41 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 
 /* ------------------------------------------------------------ functions */
 
+/* The Vars a block defines (assignment targets, loop variables, iter args,
+ * return variables), into pr->body_defs. */
+static void collect_defs(Printer *pr, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->var)
+			pmap_put(&pr->body_defs, s->var, (void *)1);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		for (int j = 0; j < s->niter; j++)
+			pmap_put(&pr->body_defs, s->iter_args[j], (void *)1);
+		for (int j = 0; j < s->nrets; j++)
+			pmap_put(&pr->body_defs, s->rets[j], (void *)1);
+		if (s->scope && s->scope->tid)
+			pmap_put(&pr->body_defs, s->scope->tid, (void *)1);
+		if (s->scope && s->scope->aiv_var)
+			pmap_put(&pr->body_defs, s->scope->aiv_var, (void *)1);
+		collect_defs(pr, &s->body);
+		collect_defs(pr, &s->orelse);
+	}
+}
+
+static bool body_defined(Printer *pr, const Var *v)
+{
+	if (!pr->fn)
+		return false;
+	if (pr->defs_fn != pr->fn) {
+		pmap_clear(&pr->body_defs);
+		collect_defs(pr, &pr->fn->body);
+		pr->defs_fn = pr->fn;
+	}
+	return pmap_get(&pr->body_defs, v) != NULL;
+}
+
 static void print_function(Printer *pr, Function *f, const FnFacts *facts, int indent)
 {
 	StrBuf *b = &pr->out;
@@ -1666,6 +1756,8 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 	bool self = pr->in_program && f->role != RL_SUBWORKER;
 	if (self)
 		sb_adds(b, "self");
+	pr->fn = f;
+	pr->in_signature = true;
 	for (int i = 0; i < f->nparams; i++) {
 		if (i || self)
 			sb_adds(b, ", ");
@@ -1691,6 +1783,7 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 		}
 		sb_addc(b, ']');
 	}
+	pr->in_signature = false;
 	sb_adds(b, ":\n");
 	int bi = indent + 4;
 	bool attr_line = false;
@@ -1719,6 +1812,23 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 	if (f->abstract) {
 		sb_indent(b, bi);
 		sb_adds(b, "...");
+		return;
+	}
+	if (f->inline_body) {
+		/* verbatim Python: each non-empty line at the body's indent */
+		const char *q = f->inline_body;
+		for (bool first = true;; first = false) {
+			const char *e = strchr(q, '\n');
+			size_t n = e ? (size_t)(e - q) : strlen(q);
+			if (!first)
+				sb_addc(b, '\n');
+			if (n || first)
+				sb_indent(b, bi);
+			sb_add(b, q, n);
+			if (!e)
+				break;
+			q = e + 1;
+		}
 		return;
 	}
 	print_stmts_from(pr, &f->body, 0, bi, (Var **)1, 0, false);
@@ -1837,6 +1947,7 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 	free(pr.name_slots);
 	free(pr.lists);
 	pmap_release(&pr.dyn_names);
+	pmap_release(&pr.body_defs);
 	free(pr.type_slots);
 	free(pr.type_spans);
 	sb_release(&pr.type_texts);

@@ -26,6 +26,30 @@ const RuleKind *typerule_find(const char *name)
 	return NULL;
 }
 
+/* An op's deduced type carries no pl.MemRef (the reference's deductions
+ * build new types): a rule that passes an operand's type through leaves
+ * the operand's memref behind. */
+static Type *no_memref(SugarCtx *c, Type *t)
+{
+	Type **elems = NULL;
+	for (int i = 0; i < t->nelems; i++) {
+		Type *e = no_memref(c, t->elems[i]);
+		if (e != t->elems[i] && !elems) {
+			elems = arena_alloc(c->a, (size_t)t->nelems * sizeof *elems);
+			memcpy(elems, t->elems, (size_t)t->nelems * sizeof *elems);
+		}
+		if (elems)
+			elems[i] = e;
+	}
+	if (!t->memref && !elems)
+		return t;
+	Type *n = tr_copy_type(c, t);
+	n->memref = NULL;
+	if (elems)
+		n->elems = elems;
+	return n;
+}
+
 Type *typerule_infer(RuleCtx *rc, const OpsResult *r)
 {
 	if (!r->kind || !r->kind->fn)
@@ -39,7 +63,12 @@ Type *typerule_infer(RuleCtx *rc, const OpsResult *r)
 	rc->r = r;
 	Type *t = r->kind->fn(rc);
 	rc->r = saved;
-	return t;
+	/* a Tensor result that is an operand's own type (tile.store's output,
+	 * tensor.assemble's target) keeps that operand's memref, as the
+	 * reference returns the operand's type itself */
+	if (!t || (t->kind != TY_TILE && strcmp(r->kind->name, "same-as-arg") == 0))
+		return t;
+	return no_memref(rc->c, t);
 }
 
 Type *tr_error(RuleCtx *rc, const char *fmt, ...)

@@ -84,7 +84,22 @@ uint64_t type_hash(const Type *t)
 		h = mix(h, type_hash(t->elems[i]));
 	if (t->name)
 		h = mix(h, str_hash(t->name));
+	if (t->memref) {
+		const MemRef *m = t->memref;
+		h = mix(mix(h, (uint64_t)(uintptr_t)m->base), (uint64_t)m->size ^ (uint64_t)m->slots << 32);
+		h = mix(mix(h, expr_hash(m->offset)), expr_hash(m->index));
+	}
 	return h;
+}
+
+static bool memref_equal(const MemRef *a, const MemRef *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false;
+	return a->base == b->base && a->pinned == b->pinned && a->size == b->size && a->slots == b->slots &&
+	       expr_equal(a->offset, b->offset) && expr_equal(a->index, b->index);
 }
 
 static bool view_equal(const ViewSpec *a, const ViewSpec *b)
@@ -111,7 +126,7 @@ bool type_equal(const Type *a, const Type *b)
 	case TY_TENSOR: case TY_DIST_TENSOR: case TY_TILE: case TY_ARRAY:
 		/* (equal pointers first: views and dims are mostly shared) */
 		if (a->dtype != b->dtype || a->ndim != b->ndim || a->mem != b->mem ||
-		    (a->view != b->view && !view_equal(a->view, b->view)))
+		    (a->view != b->view && !view_equal(a->view, b->view)) || !memref_equal(a->memref, b->memref))
 			return false;
 		for (int i = 0; i < a->ndim; i++)
 			if (a->shape[i] != b->shape[i] && !expr_equal(a->shape[i], b->shape[i]))

@@ -96,11 +96,17 @@ typedef struct ViewSpec {
 	int nkw;
 } ViewSpec;
 
+/* pl.MemRef(base, offset, size[, slots=K])[IDX], or the pinned (author
+ * declared) pl.MemRef("name"[, slots=K])[IDX].  The base is always a Var
+ * (of type pl.Ptr): a body variable (`mem: pl.Ptr = pl.tile.alloc(...)`)
+ * or the function's own Var for a name no variable holds. */
 typedef struct MemRef {
-	Expr *base;        /* string or var */
-	Expr *offset, *size; /* NULL when pinned */
-	Expr *slots;       /* NULL when absent */
-	Expr *index;       /* [IDX] suffix, NULL when absent */
+	Var *base;
+	Expr *offset;      /* byte offset; NULL when pinned */
+	int64_t size;      /* 0 when pinned */
+	int64_t slots;     /* slot count; printed when > 1 */
+	Expr *index;       /* slot index ([IDX] suffix), NULL when absent */
+	bool pinned;
 } MemRef;
 
 struct Type {
@@ -324,6 +330,9 @@ struct Function {
 	Kwarg *attrs; int nattrs; /* pl.func_attr entries in stored order */
 	Block body;
 	bool abstract;        /* body is `...` */
+	const char *inline_body; /* a HOST-level SubWorker's body kept as Python
+	                          * source (lines joined by "\n", no indent); NULL
+	                          * for a parsed body */
 	bool strict_ssa;
 };
 

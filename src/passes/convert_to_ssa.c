@@ -209,6 +209,18 @@ static Type *subst_type(Ssa *s, Type *t)
 		if (nv)
 			view = nv;
 	}
+	/* of a memref only a pinned one's slot index follows the renaming
+	 * (the reference's RemapPinnedMemRefExprs): a resolved one keeps its
+	 * base and offset, so a renamed base prints by its old name */
+	MemRef *mr = t->memref;
+	if (mr && mr->pinned && mr->index) {
+		Expr *ix = subst(s, mr->index);
+		if (ix != mr->index) {
+			mr = arena_alloc(s->a, sizeof *mr);
+			*mr = *t->memref;
+			mr->index = ix;
+		}
+	}
 	Type **elems = NULL;
 	for (int i = 0; i < t->nelems; i++) {
 		Type *e = subst_type(s, t->elems[i]);
@@ -219,13 +231,14 @@ static Type *subst_type(Ssa *s, Type *t)
 		if (elems)
 			elems[i] = e;
 	}
-	if (!dims && view == t->view && !elems)
+	if (!dims && view == t->view && !elems && mr == t->memref)
 		return t;
 	Type *n = arena_alloc(s->a, sizeof *n);
 	*n = *t;
 	if (dims)
 		n->shape = dims;
 	n->view = view;
+	n->memref = mr;
 	if (elems)
 		n->elems = elems;
 	return n;
@@ -427,12 +440,21 @@ static bool is_shaped(const Type *t)
 /* The type a new version of an assignment target gets: the value's type
  * when the value is a variable or has a tensor / tile / tuple type, else the
  * target's declared type. */
-static Type *authoritative_type(const Stmt *st)
+static Type *authoritative_type(Arena *a, const Stmt *st)
 {
 	Type *vt = ir_expr_type(st->value);
-	if (vt && vt->kind != TY_UNKNOWN && (st->value->kind == EX_VAR || is_shaped(vt)))
-		return vt;
-	return st->var->type;
+	Type *lt = st->var->type;
+	if (!vt || vt->kind == TY_UNKNOWN || !(st->value->kind == EX_VAR || is_shaped(vt)))
+		return lt;
+	/* a value never carries a memref the target has: it is additional,
+	 * not overridden (an author's declaration, a re-read dump) */
+	if (!vt->memref && lt && lt->memref && lt->kind == vt->kind) {
+		Type *n = arena_alloc(a, sizeof *n);
+		*n = *vt;
+		n->memref = lt->memref;
+		return n;
+	}
+	return vt;
 }
 
 static int cmp_var_by_name(const void *a, const void *b)
@@ -523,19 +545,19 @@ static void set_yield(Ssa *s, Block *body, Expr **extra, int nextra, bool keep_e
 }
 
 /* Type of the last assignment to k inside b (pre-order), NULL if none. */
-static Type *last_assign_type(const Block *b, const Var *k)
+static Type *last_assign_type(Arena *a, const Block *b, const Var *k)
 {
 	Type *t = NULL;
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *st = b->stmts[i];
 		if (st->kind == ST_ASSIGN && st->var == k)
-			t = authoritative_type(st);
+			t = authoritative_type(a, st);
 		if (ir_stmt_is_simple(st->kind))
 			continue;
-		Type *in = last_assign_type(&st->body, k);
+		Type *in = last_assign_type(a, &st->body, k);
 		if (in)
 			t = in;
-		in = last_assign_type(&st->orelse, k);
+		in = last_assign_type(a, &st->orelse, k);
 		if (in)
 			t = in;
 	}
@@ -630,7 +652,7 @@ static Stmt *convert_loop(Ssa *s, Stmt *n, const Stmt *st)
 			t = b->type;
 			inits[i] = ir_var_ref(s->a, b);
 		} else {
-			t = subst_type(s, last_assign_type(&st->body, k));
+			t = subst_type(s, last_assign_type(s->a, &st->body, k));
 			inits[i] = find_init_value(s, k, t);
 		}
 		iters[i] = new_version(s, k, "iter", t, VK_ITER_ARG);
@@ -838,7 +860,7 @@ static Stmt *convert_stmt(Ssa *s, Stmt *n)
 	case ST_ASSIGN: {
 		Var *target = n->var;
 		n->value = subst(s, n->value);
-		Type *t = subst_type(s, authoritative_type(n)); /* n->var is still the old target */
+		Type *t = subst_type(s, authoritative_type(s->a, n)); /* n->var is still the old target */
 		n->var = new_version(s, target, "ssa", t, VK_VAR);
 		cur_set(s, target, n->var);
 		return n;
