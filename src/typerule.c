@@ -64,10 +64,14 @@ Type *typerule_infer(RuleCtx *rc, const OpsResult *r)
 	Type *t = r->kind->fn(rc);
 	rc->r = saved;
 	/* a Tensor result that is an operand's own type (tile.store's output,
-	 * tensor.assemble's target) keeps that operand's memref, as the
-	 * reference returns the operand's type itself */
-	if (!t || (t->kind != TY_TILE && strcmp(r->kind->name, "same-as-arg") == 0))
+	 * tensor.assemble's target: the same Type object) keeps that operand's
+	 * memref, as the reference returns the operand's type itself */
+	if (!t)
 		return t;
+	if (t->kind != TY_TILE)
+		for (int i = 0; i < rc->op->nparams + rc->op->nkwargs; i++)
+			if (rc->slots[i] && ir_expr_type(rc->slots[i]) == t)
+				return t;
 	return no_memref(rc->c, t);
 }
 
