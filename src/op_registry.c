@@ -840,7 +840,7 @@ void ops_signature(StrBuf *b, const OpDef *op)
 		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
 		if (i == op->nparams)
 			sb_puts(b, i ? ", *" : "*");
-		sb_printf(b, "%s%s", i ? ", " : "", p->name);
+		sb_printf(b, "%s%s", i || op->nparams == 0 ? ", " : "", p->name);
 		if (p->def.kind != OC_NONE || p->omit != OMIT_NEVER) {
 			sb_putc(b, '=');
 			put_const(b, op, &p->def);

@@ -23,8 +23,10 @@ fi
 
 mapfile -t used < <(find "${dirs[@]}" -name '*.pto' -exec cat {} + |
     grep -oE 'pl\.[a-z_]+\.[a-z_0-9]+\(' | sed 's/^pl\.//; s/($//' | sort -u)
-# names the registry declares: "op: NAME" in a flow or a block mapping
-mapfile -t known < <(grep -oE 'op: [a-z_]+\.[a-z_0-9]+' "$ops" | sed 's/^op: //' | sort -u)
+# names the registry declares: "op: NAME" in a flow or a block mapping, and
+# the DSL spellings of its sugar ("name: tile.max")
+mapfile -t known < <({ grep -oE 'op: [a-z_]+\.[a-z_0-9]+' "$ops" | sed 's/^op: //'
+                       grep -oE '\{name: [a-z_]+\.[a-z_0-9]+' "$ops" | sed 's/^{name: //'; } | sort -u)
 
 missing=$(comm -23 <(printf '%s\n' "${used[@]}") <(printf '%s\n' "${known[@]}"))
 echo "registry coverage: ${#used[@]} ops called in the corpus, ${#known[@]} in the registry"
