@@ -1955,7 +1955,7 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
-	if (!pld && !strcmp(d, "dynamic")) {
+	if (!pld && d[0] == 'd' && !strcmp(d, "dynamic")) {
 		/* pl.dynamic("N") written in a type: the dynamic dimension N, one
 		 * Var per name (the header pre-scan finds the same one) */
 		const char *s = parse_string_kw(p);
@@ -1975,9 +1975,10 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	/* DSL forms that are not ops: kept as calls for the construct that
 	 * consumes them (a while loop's pl.cond, a scope's
 	 * pl.set_cache_policy declaration, a call argument's pl.no_dep) */
-	if (!pld && (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
+	if (!pld && (d[0] == 'c' || d[0] == 's' || d[0] == 'n') &&
+	    (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
 		return e;
-	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE &&
+	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE && (d[0] == 'r' || d[0] == 'w' || d[0] == 't') &&
 	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
 	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
 		/* the DSL wrappers take a bare index as a flat 1-D one: [i] */

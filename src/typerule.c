@@ -66,8 +66,8 @@ Type *typerule_infer(RuleCtx *rc, const OpsResult *r)
 	/* a Tensor result that is an operand's own type (tile.store's output,
 	 * tensor.assemble's target: the same Type object) keeps that operand's
 	 * memref, as the reference returns the operand's type itself */
-	if (!t)
-		return t;
+	if (!t || (!t->memref && t->kind != TY_TUPLE))
+		return t; /* (nearly always: nothing to drop) */
 	if (t->kind != TY_TILE)
 		for (int i = 0; i < rc->op->nparams + rc->op->nkwargs; i++)
 			if (rc->slots[i] && ir_expr_type(rc->slots[i]) == t)
@@ -88,11 +88,6 @@ Type *tr_error(RuleCtx *rc, const char *fmt, ...)
 	return NULL;
 }
 
-Expr *tr_arg(RuleCtx *rc, int i)
-{
-	return i >= 0 && i < rc->op->nparams + rc->op->nkwargs ? rc->slots[i] : NULL;
-}
-
 Expr *tr_kwarg(RuleCtx *rc, const char *kw)
 {
 	/* kw may be a registry-interned name or any string */
@@ -101,20 +96,6 @@ Expr *tr_kwarg(RuleCtx *rc, const char *kw)
 		if (n == kw || (n[0] == kw[0] && !strcmp(n, kw)))
 			return rc->slots[rc->op->nparams + i];
 	}
-	return NULL;
-}
-
-Type *tr_type(Expr *e)
-{
-	Type *t = e ? ir_expr_type(e) : NULL;
-	return t && t->kind != TY_UNKNOWN ? t : NULL;
-}
-
-const char *tr_opt(const OpsResult *r, const char *key)
-{
-	for (int i = 0; i < r->nopts; i++)
-		if (r->opts[i].key[0] == key[0] && !strcmp(r->opts[i].key, key))
-			return r->opts[i].value;
 	return NULL;
 }
 

@@ -13,6 +13,7 @@
 #define PTOOPT_TYPERULE_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "ptoopt/ir.h"
 #include "ptoopt/op_registry.h"
@@ -62,12 +63,25 @@ Type *tr_error(RuleCtx *rc, const char *fmt, ...) __attribute__((format(printf, 
 
 /* The bound value of operand `i` (-1: NULL), of the kwarg named `kw`, and
  * their types (NULL when unknown: results of unregistered ops). */
-Expr *tr_arg(RuleCtx *rc, int i);
+static inline Expr *tr_arg(RuleCtx *rc, int i)
+{
+	return i >= 0 && i < rc->op->nparams + rc->op->nkwargs ? rc->slots[i] : NULL;
+}
 Expr *tr_kwarg(RuleCtx *rc, const char *kw);
-Type *tr_type(Expr *e);
+static inline Type *tr_type(Expr *e)
+{
+	Type *t = e ? ir_expr_type(e) : NULL;
+	return t && t->kind != TY_UNKNOWN ? t : NULL;
+}
 /* The `opts:` value of `key` (NULL when absent), as an integer or as an
  * argument index (-1 when absent). */
-const char *tr_opt(const OpsResult *r, const char *key);
+static inline const char *tr_opt(const OpsResult *r, const char *key)
+{
+	for (int i = 0; i < r->nopts; i++)
+		if (r->opts[i].key[0] == key[0] && !strcmp(r->opts[i].key, key))
+			return r->opts[i].value;
+	return NULL;
+}
 int64_t tr_opt_int(const OpsResult *r, const char *key, int64_t def);
 
 /* Symbols: the DType / MemSpace a pl.FP32 / pl.Mem.Vec names, -1 else. */

@@ -1642,7 +1642,9 @@ static Type *sliced(RuleCtx *rc)
 static Type *tile_load(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
-	const RuleKind *core = typerule_find("tile-from-shape");
+	static const RuleKind *core;
+	if (!core)
+		core = typerule_find("tile-from-shape"); /* (found once: a search by name) */
 	Type *t = core && core->fn ? core->fn(rc) : NULL;
 	Type *src = targ(rc, rc->r->window_source);
 	if (!t || !src || t->kind != TY_TILE)
@@ -1880,7 +1882,9 @@ static Type *reshape(RuleCtx *rc)
 			return tr_error(rc, "%s: cannot reshape %s of size %lld into shape with size %lld", rc->op->name, w, (long long)a,
 					(long long)b);
 	}
-	const RuleKind *core = typerule_find("reshaped");
+	static const RuleKind *core;
+	if (!core)
+		core = typerule_find("reshaped");
 	return core && core->fn ? core->fn(rc) : NULL;
 }
 
@@ -1925,7 +1929,9 @@ static Type *tile_create(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
 	const char *op = rc->op->name;
-	const RuleKind *core = typerule_find("tile-from-shape");
+	static const RuleKind *core;
+	if (!core)
+		core = typerule_find("tile-from-shape"); /* (found once: a search by name) */
 	Type *t = core && core->fn ? core->fn(rc) : NULL;
 	if (!t || t->kind != TY_TILE)
 		return t;
