@@ -14,8 +14,9 @@ void diag_init(Diag *d, const char *file, const char *src, size_t len)
 	d->out = stderr;
 }
 
-/* Print source line `line` and a caret under column `col`.  Non-printable
- * bytes are shown as '?' so that a hostile input cannot garble the terminal. */
+/* Print source line `line` and a caret under column `col`.  Bytes other
+ * than printable ASCII are shown as '?' so that a hostile input cannot
+ * garble the terminal. */
 static void show_line(Diag *d, int line, int col)
 {
 	if (!d->src || line <= 0)
@@ -42,7 +43,9 @@ static void show_line(Diag *d, int line, int col)
 	fputs(skip ? "  ..." : "  ", d->out);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
-		fputc(c == '\t' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : c, d->out);
+		/* bytes outside printable ASCII (control bytes, and anything of 0x80
+		 * up, which a terminal may take as an escape) are shown as '?' */
+		fputc(c == '\t' ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : c, d->out);
 	}
 	fputs(skip ? "\n     " : "\n  ", d->out);
 	for (int i = 1; i < col && (size_t)i <= n; i++)

@@ -69,7 +69,7 @@ static char *read_input(const char *path, size_t *len)
 	if (too_big)
 		fprintf(stderr, "ptoopt: error: '%s' is larger than the %zu-byte input limit\n", shown, MAX_INPUT_BYTES);
 	else if (errno == EISDIR)
-		fprintf(stderr, "ptoopt: error: '%s' is a directory\n", path);
+		fprintf(stderr, "ptoopt: error: '%s' is a directory\n", shown);
 	else
 		fprintf(stderr, "ptoopt: error: cannot read '%s': %s\n", shown, strerror(errno));
 	return NULL;

@@ -137,6 +137,22 @@ expect_rc 2 && { grep -q "did you mean 'convert-to-ssa'" err && ok || bad "got: 
 run --passes=convert-to-ssa --print-before-all in.pto
 expect_rc 0 && { [ "$(grep -c '^# \*\*\* IR Dump Before convert-to-ssa' err)" = 1 ] && ok || bad "no Before dump"; }
 
+current=stdin-directory-named-stdin
+"$tool" < /tmp > out 2> err
+rc=$?
+if [ $rc -ne 1 ]; then bad "exit $rc"
+elif ! grep -q "'<stdin>' is a directory" err; then bad "got: $(head -1 err)"
+else ok; fi
+
+current=source-line-bytes-escaped
+# a byte of 0x80 and up in the shown source line prints as '?', as control bytes do
+printf 'import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        y = \342\200\250 $\n' > u8.pto
+"$tool" u8.pto > out 2> err
+if LC_ALL=C grep -q $'\342' err; then bad "a raw byte >= 0x80 reached the terminal"
+elif ! grep -q '^  *y = ??? \$$' err; then bad "got: $(cat err)"
+else ok; fi
+rm -f u8.pto
+
 current=output-dash-is-stdout
 run -o - in.pto
 if expect_rc 0; then
