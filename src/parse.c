@@ -3619,7 +3619,15 @@ static void parse_if(Parser *p, PtrVec *out, PtrVec *cm, bool is_elif)
 		/* elif becomes else: + a nested if */
 		PtrVec ecm = ARENA_VEC(p->a), inner = ARENA_VEC(p->a);
 		s->has_else = true;
+		/* the nested if prints one level deeper (else: + if), so an elif
+		 * counts as a nested block: the printed program stays within the
+		 * indentation limit and re-reads, and no walk of the chain (this
+		 * parse, the printer, the passes) recurses deeper than that */
+		if (++p->block_depth > LEX_MAX_INDENT - 3)
+			PERR_AT(p, t, "elif chain nested too deeply: each elif prints as 'else:' and an 'if' one level "
+				"deeper, past the limit of %d levels of indentation", LEX_MAX_INDENT);
 		parse_if(p, &inner, &ecm, true);
+		p->block_depth--;
 		s->orelse.stmts = (Stmt **)vec_finish(p->a, &inner, &s->orelse.n);
 	} else if (tok_is_name(t, "else")) {
 		skip(p);

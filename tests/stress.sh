@@ -121,10 +121,28 @@ gen_call_chain_60000_infer_directions() {
     echo ok 8192 60 --passes=infer-directions,derive-call-directions >&3
 }
 
+gen_elif_chain() { # N: an if with N elifs
+    { echo "$head_fn"
+      printf '        if a < 0:\n            r: pl.Scalar[pl.INDEX] = 0\n'
+      awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++) printf "        elif a < %d:\n            r: pl.Scalar[pl.INDEX] = %d\n", i, i }'
+      printf '        else:\n            r: pl.Scalar[pl.INDEX] = b\n'; }
+}
+gen_elif_chain_97() {
+    # the longest chain whose print (else: + if, a level each) re-reads
+    gen_elif_chain 97
+    echo ok 8192 10 >&3
+}
+gen_elif_chain_100000() {
+    # a located error at the 98th elif, in linear time (was: SIGSEGV in the
+    # parser at 10^5, in the printer at 5*10^4, in convert-to-ssa at 2*10^4)
+    gen_elif_chain 100000
+    echo any 8192 10 --passes=convert-to-ssa >&3
+}
+
 all_cases=(sum_chain_300k and_chain_300k subscript_chain_300k call_chain_20000_functions
            nesting_at_the_limits nested_tuple_type_900 many_statements_100k many_functions_20000
            many_comments_100k long_line_2mb wide_call_100k_args many_renamed_vars_16000
-           call_chain_60000_infer_directions)
+           call_chain_60000_infer_directions elif_chain_97 elif_chain_100000)
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=("${all_cases[@]}")
 
