@@ -99,6 +99,25 @@ Expr *tr_kwarg(RuleCtx *rc, const char *kw)
 	return NULL;
 }
 
+const char *tr_type_name(const Type *t)
+{
+	if (!t)
+		return "UnknownType";
+	switch (t->kind) {
+	case TY_SCALAR: return "ScalarType";
+	case TY_TENSOR: return "TensorType";
+	case TY_DIST_TENSOR: return "DistributedTensorType";
+	case TY_TILE: return "TileType";
+	case TY_TUPLE: return "TupleType";
+	case TY_ARRAY: return "ArrayType";
+	case TY_PTR: return "PtrType";
+	case TY_NAMED:
+		/* pl.MemRefType -> MemRefType; the comm context's class is CommCtxType */
+		return strchr(t->name, '.') ? strchr(t->name, '.') + 1 : t->name;
+	default: return "UnknownType";
+	}
+}
+
 int64_t tr_opt_int(const OpsResult *r, const char *key, int64_t def)
 {
 	const char *v = tr_opt(r, key);

@@ -83,6 +83,8 @@ static inline const char *tr_opt(const OpsResult *r, const char *key)
 	return NULL;
 }
 int64_t tr_opt_int(const OpsResult *r, const char *key, int64_t def);
+/* The reference's TypeName() of a type, for messages ("TileType"). */
+const char *tr_type_name(const Type *t);
 
 /* Symbols: the DType / MemSpace a pl.FP32 / pl.Mem.Vec names, -1 else. */
 int tr_dtype_symbol(SugarCtx *c, const Expr *e);

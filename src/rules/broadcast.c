@@ -26,22 +26,6 @@ static bool tileish(const Type *t)
 	return t && t->kind == TY_TILE;
 }
 
-/* The reference's TypeName() of a value's type, for messages. */
-static const char *type_name(const Type *t)
-{
-	if (!t)
-		return "UnknownType";
-	switch (t->kind) {
-	case TY_SCALAR: return "ScalarType";
-	case TY_TENSOR: return "TensorType";
-	case TY_DIST_TENSOR: return "DistributedTensorType";
-	case TY_TILE: return "TileType";
-	case TY_TUPLE: return "TupleType";
-	case TY_ARRAY: return "ArrayType";
-	case TY_PTR: return "PtrType";
-	default: return "UnknownType";
-	}
-}
 
 /* DataType::ToString, as the reference's messages spell dtypes */
 static const char *dt_str(DType dt)
@@ -277,7 +261,7 @@ static Type *tile_row_expand_add(RuleCtx *rc, const Type *t0, const Type *t1)
 		Type *t2 = tmp ? tr_type(tmp) : NULL;
 		if (tmp && t2 && !tileish(t2))
 			return tr_error(rc, "The operator %s requires optional third argument tmp to be a TileType, but got %s", op,
-					type_name(t2));
+					tr_type_name(t2));
 	}
 	if (t0->ndim < 2)
 		return tr_error(rc, "The operator %s requires first argument to have at least 2 dimensions, but got %d dimensions", op,
@@ -325,9 +309,9 @@ static Type *expand(RuleCtx *rc)
 	bool tile = !strncmp(op, "tile.", 5);
 	const char *want = tile ? "TileType" : "TensorType";
 	if (tile ? !tileish(t0) : !tensorish(t0))
-		return tr_error(rc, "The operator %s requires first argument to be a %s, but got %s", op, want, type_name(t0));
+		return tr_error(rc, "The operator %s requires first argument to be a %s, but got %s", op, want, tr_type_name(t0));
 	if (tile ? !tileish(t1) : !tensorish(t1))
-		return tr_error(rc, "The operator %s requires second argument to be a %s, but got %s", op, want, type_name(t1));
+		return tr_error(rc, "The operator %s requires second argument to be a %s, but got %s", op, want, tr_type_name(t1));
 	if (tile && add)
 		return tile_row_expand_add(rc, t0, t1);
 	DType dt = tr_promote(t0->dtype, t1->dtype);
@@ -387,9 +371,9 @@ static Type *expand_scalar(RuleCtx *rc)
 	bool tile = !strncmp(op, "tile.", 5);
 	if (tile ? !tileish(t0) : !tensorish(t0))
 		return tr_error(rc, "The operator %s requires first argument to be a %s, but got %s", op,
-				tile ? "TileType" : "TensorType", type_name(t0));
+				tile ? "TileType" : "TensorType", tr_type_name(t0));
 	if (t1->kind != TY_SCALAR)
-		return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", op, type_name(t1));
+		return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", op, tr_type_name(t1));
 	if (!tile)
 		return fresh_tensor(rc->c, t0->shape, t0->ndim, t0->dtype, NULL);
 	TileLayouts l = effective_layouts(t0);
@@ -407,9 +391,9 @@ static Type *expand_clone(RuleCtx *rc)
 		return NULL;
 	/* (the reference's two messages below lack the space after the name) */
 	if (!tensorish(t0))
-		return tr_error(rc, "%srequires first argument to be a TensorType, but got %s", op, type_name(t0));
+		return tr_error(rc, "%srequires first argument to be a TensorType, but got %s", op, tr_type_name(t0));
 	if (!tensorish(t1))
-		return tr_error(rc, "%srequires second argument to be a TensorType, but got %s", op, type_name(t1));
+		return tr_error(rc, "%srequires second argument to be a TensorType, but got %s", op, tr_type_name(t1));
 	if (t0->ndim != 3)
 		return tr_error(rc, "%s requires input rank to be 3, but got %d", op, t0->ndim);
 	if (t0->ndim != t1->ndim)
@@ -464,7 +448,7 @@ static Type *tensor_reduce(RuleCtx *rc, const Type *t0, bool col, int out_dt)
 	const char *op = rc->op->name;
 	SugarCtx *c = rc->c;
 	if (!tensorish(t0))
-		return tr_error(rc, "The operator %s requires first argument to be a TensorType, but got %s", op, type_name(t0));
+		return tr_error(rc, "The operator %s requires first argument to be a TensorType, but got %s", op, tr_type_name(t0));
 	int n = t0->ndim;
 	if (col && n < 2)
 		return tr_error(rc, "The operator %s requires at least a 2D tensor, but got %d dimensions", op, n);
@@ -495,7 +479,7 @@ static bool check_row_tmp(RuleCtx *rc, const Type *t0, const Type *tt, bool exac
 	const char *op = rc->op->name;
 	char b0[256], b1[256];
 	if (!tileish(tt)) {
-		tr_error(rc, "The operator %s requires tmp_tile to be a TileType, but got %s", op, type_name(tt));
+		tr_error(rc, "The operator %s requires tmp_tile to be a TileType, but got %s", op, tr_type_name(tt));
 		return false;
 	}
 	if (tt->dtype != t0->dtype) {
@@ -538,10 +522,10 @@ static Type *tile_reduce(RuleCtx *rc, const Type *t0, bool col, int out_dt)
 	Expr *targ = rc->r->nargs > 1 ? tr_arg(rc, rc->r->args[1]) : NULL;
 	Type *tt = targ ? tr_type(targ) : NULL;
 	if (!tileish(t0))
-		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(t0));
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, tr_type_name(t0));
 	if (col && tmp && !strcmp(tmp, "same-dtype") && targ && tt) {
 		if (!tileish(tt))
-			return tr_error(rc, "The operator %s requires tmp_tile to be a TileType, but got %s", op, type_name(tt));
+			return tr_error(rc, "The operator %s requires tmp_tile to be a TileType, but got %s", op, tr_type_name(tt));
 		if (tt->dtype != t0->dtype)
 			return tr_error(rc, "The operator %s requires tmp_tile dtype to match input dtype", op);
 	}

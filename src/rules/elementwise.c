@@ -54,19 +54,6 @@ static bool is_scalar(const Type *t)
 	return t && t->kind == TY_SCALAR;
 }
 
-/* The reference's TypeName() of a value's type, for its messages. */
-static const char *type_name(const Type *t)
-{
-	switch (t ? t->kind : TY_UNKNOWN) {
-	case TY_SCALAR: return "ScalarType";
-	case TY_TENSOR: return "TensorType";
-	case TY_DIST_TENSOR: return "DistributedTensorType";
-	case TY_TILE: return "TileType";
-	case TY_TUPLE: return "TupleType";
-	case TY_ARRAY: return "ArrayType";
-	default: return "UnknownType";
-	}
-}
 
 /* The op's name as the reference spells it: tile.and_ is tile.and. */
 static const char *ref_name(RuleCtx *rc, char *buf, size_t n)
@@ -374,7 +361,7 @@ static Type *tensor_scalar_with(RuleCtx *rc, const Type *t0, const Type *t1, boo
 	const char *name = ref_name(rc, nb, sizeof nb);
 	if (!is_scalar(t1))
 		return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", name,
-				type_name(t1));
+				tr_type_name(t1));
 	bool lhs_dtype = opt_is(rc, "dtype", "lhs");
 	DType dt = lhs_dtype ? t0->dtype : tr_promote(t0->dtype, t1->dtype);
 	const char *check = tr_opt(rc->r, "check");
@@ -424,7 +411,7 @@ static Type *tensor_binary(RuleCtx *rc)
 	const char *name = ref_name(rc, nb, sizeof nb);
 	if (!is_tensor(t1))
 		return tr_error(rc, "The operator %s requires second argument to be a TensorType or DistributedTensorType, but got %s",
-				name, type_name(t1));
+				name, tr_type_name(t1));
 	const char *bitwise = tr_opt(rc->r, "bitwise");
 	DType dt;
 	Expr **shape;
@@ -529,10 +516,10 @@ static Type *tile_binary(RuleCtx *rc)
 	char nb[96], s0[512], s1[512];
 	const char *name = ref_name(rc, nb, sizeof nb);
 	if (!is_tile(t1))
-		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", name, type_name(t1));
+		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", name, tr_type_name(t1));
 	if (third && !is_tile(t2))
 		return tr_error(rc, "The operator %s requires third argument%s to be a TileType, but got %s", name,
-				strcmp(third, "tmp") ? "" : " (tmp)", type_name(t2));
+				strcmp(third, "tmp") ? "" : " (tmp)", tr_type_name(t2));
 	bool shift = opt_is(rc, "shift", "true");
 	if (opt_is(rc, "int", "true") || shift) {
 		if (!ir_dtype_is_int(t0->dtype))
@@ -606,14 +593,14 @@ static Type *tile_scalar(RuleCtx *rc)
 	if (check && (xor || !strcmp(check, "int")) && !ir_dtype_is_int(t0->dtype))
 		return tr_error(rc, "The operator %s requires integer tile dtype, but got %s", name, dt_str(t0->dtype));
 	if (!is_scalar(t1))
-		return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", name, type_name(t1));
+		return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", name, tr_type_name(t1));
 	if (check && !strcmp(check, "int") && !ir_dtype_is_int(t1->dtype))
 		return tr_error(rc, "The operator %s requires shift/bitwise scalar to be an integer type, but got %s", name,
 				dt_str(t1->dtype));
 	if (xor && !ir_dtype_is_int(t1->dtype))
 		return tr_error(rc, "The operator %s requires scalar to be an integer type, but got %s", name, dt_str(t1->dtype));
 	if (t2 && !is_tile(t2))
-		return tr_error(rc, "The operator %s requires third argument to be a TileType, but got %s", name, type_name(t2));
+		return tr_error(rc, "The operator %s requires third argument to be a TileType, but got %s", name, tr_type_name(t2));
 	if (check && !strcmp(check, "tsubs")) {
 		if (!in_set(t0->dtype, tsubs_set, 6))
 			return tr_error(rc, "The operator %s requires tile dtype in {INT8, INT16, INT32, FP16, FP32, BF16}, but got %s",
@@ -660,7 +647,7 @@ static Type *tile_unary(RuleCtx *rc)
 	Type *tt = tmp >= 0 ? tr_type(tr_arg(rc, tmp)) : NULL;
 	if (tt) {
 		if (!is_tile(tt))
-			return tr_error(rc, "The operator %s requires tmp argument to be a TileType, but got %s", name, type_name(tt));
+			return tr_error(rc, "The operator %s requires tmp argument to be a TileType, but got %s", name, tr_type_name(tt));
 		if (tt->dtype != dt)
 			return tr_error(rc, "%s: tmp tile dtype (%s) must match input dtype (%s)", name, dt_str(tt->dtype), dt_str(dt));
 		if (tt->ndim != t0->ndim)
@@ -722,10 +709,10 @@ static Type *tile_cmp(RuleCtx *rc)
 	int n = t0->ndim;
 	if (opt_is(rc, "rhs", "scalar")) {
 		if (!is_scalar(t1))
-			return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", name, type_name(t1));
+			return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", name, tr_type_name(t1));
 	} else {
 		if (!is_tile(t1))
-			return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", name, type_name(t1));
+			return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", name, tr_type_name(t1));
 		if (!(shape = broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n)))
 			return tr_error(rc, "The operator %s requires compatible shapes, but got %s and %s", name,
 					fmt_shape(t0->shape, t0->ndim, s0, sizeof s0), fmt_shape(t1->shape, t1->ndim, s1, sizeof s1));
@@ -802,7 +789,7 @@ static Type *tile_sels(RuleCtx *rc)
 	for (int i = 0; i < 4; i++)
 		if (i == 3 ? !is_scalar(ts[i]) : !is_tile(ts[i]))
 			return tr_error(rc, "The operator %s requires %s to be a %s, but got %s", name, what[i],
-					i == 3 ? "ScalarType" : "TileType", type_name(ts[i]));
+					i == 3 ? "ScalarType" : "TileType", tr_type_name(ts[i]));
 	if (mk->ndim != 2)
 		return tr_error(rc, "The operator %s requires a rank-2 mask tile, but got rank %d", name, mk->ndim);
 	if (!in_set(mk->dtype, mask_set, 6))
@@ -853,7 +840,7 @@ static Type *tile_prelu(RuleCtx *rc)
 	const Type *ts[3] = { src, sl, tmp };
 	for (int i = 0; i < 3; i++)
 		if (!is_tile(ts[i]))
-			return tr_error(rc, "The operator %s requires %s to be a TileType, but got %s", name, what[i], type_name(ts[i]));
+			return tr_error(rc, "The operator %s requires %s to be a TileType, but got %s", name, what[i], tr_type_name(ts[i]));
 	if (src->dtype != DT_FP16 && src->dtype != DT_FP32)
 		return tr_error(rc, "The operator %s requires src dtype in {FP16, FP32}, but got %s", name, dt_str(src->dtype));
 	if (sl->dtype != src->dtype)
@@ -902,7 +889,7 @@ static Type *tile_fillpad(RuleCtx *rc)
 		if (!s)
 			return NULL;
 		if (s->kind != EX_TUPLE)
-			return tr_error(rc, "%s shape must be a literal tuple of constants, but got %s", name, type_name(tr_type(s)));
+			return tr_error(rc, "%s shape must be a literal tuple of constants, but got %s", name, tr_type_name(tr_type(s)));
 		if (s->nargs != t0->ndim)
 			return tr_error(rc, "%s shape rank (%d) must match source rank (%d)", name, s->nargs, t0->ndim);
 		for (int i = 0; i < s->nargs; i++) {

@@ -128,21 +128,6 @@ static const char *dts(DType t)
 	return b;
 }
 
-static const char *type_name(const Type *t)
-{
-	if (!t)
-		return "UnknownType";
-	switch (t->kind) {
-	case TY_SCALAR: return "ScalarType";
-	case TY_TENSOR: return "TensorType";
-	case TY_DIST_TENSOR: return "DistributedTensorType";
-	case TY_TILE: return "TileType";
-	case TY_TUPLE: return "TupleType";
-	case TY_ARRAY: return "ArrayType";
-	case TY_PTR: return "PtrType";
-	default: return "UnknownType";
-	}
-}
 
 /* The reference's implicit block / scatter layout of a tile of this shape
  * in this memory space. */
@@ -495,28 +480,28 @@ static Type *matmul(RuleCtx *rc)
 		return NULL;
 	if (form_is(rc, "tensor") || form_is(rc, "tensor-acc")) {
 		if (acc && !is_tensor(acc))
-			return tr_error(rc, "%s requires first argument (acc) to be a TensorType, but got %s", op, type_name(acc));
+			return tr_error(rc, "%s requires first argument (acc) to be a TensorType, but got %s", op, tr_type_name(acc));
 		if (!is_tensor(lt))
 			return tr_error(rc, acc ? "%s requires second argument (lhs) to be a TensorType, but got %s"
-					    : "%s requires first argument to be a TensorType, but got %s", op, type_name(lt));
+					    : "%s requires first argument to be a TensorType, but got %s", op, tr_type_name(lt));
 		if (!is_tensor(rt))
 			return tr_error(rc, acc ? "%s requires third argument (rhs) to be a TensorType, but got %s"
-					    : "%s requires second argument to be a TensorType, but got %s", op, type_name(rt));
+					    : "%s requires second argument to be a TensorType, but got %s", op, tr_type_name(rt));
 		return acc ? matmul_tensor_acc(rc, acc, lt, rt) : matmul_tensor(rc, lt, rt);
 	}
 	bool three = acc || bias;
 	if (acc && !is_tile(acc))
-		return tr_error(rc, "The operator %s requires first argument (acc) to be a TileType, but got %s", op, type_name(acc));
+		return tr_error(rc, "The operator %s requires first argument (acc) to be a TileType, but got %s", op, tr_type_name(acc));
 	if (!is_tile(lt))
 		return tr_error(rc, three ? "The operator %s requires %s argument (lhs) to be a TileType, but got %s"
 				      : "The operator %s requires %s argument to be a TileType, but got %s", op,
-				acc ? "second" : "first", type_name(lt));
+				acc ? "second" : "first", tr_type_name(lt));
 	if (!is_tile(rt))
 		return tr_error(rc, three ? "The operator %s requires %s argument (rhs) to be a TileType, but got %s"
 				      : "The operator %s requires %s argument to be a TileType, but got %s", op,
-				acc ? "third" : "second", type_name(rt));
+				acc ? "third" : "second", tr_type_name(rt));
 	if (bias && !is_tile(bias))
-		return tr_error(rc, "The operator %s requires third argument (bias) to be a TileType, but got %s", op, type_name(bias));
+		return tr_error(rc, "The operator %s requires third argument (bias) to be a TileType, but got %s", op, tr_type_name(bias));
 	bool batch = form_is(rc, "batch");
 	DType adt;
 	if (batch) {
@@ -656,7 +641,7 @@ static Type *transposed(RuleCtx *rc)
 	int nd = t0->ndim;
 	if (form_is(rc, "view")) {
 		if (!is_tile(t0))
-			return tr_error(rc, "%s requires input to be a TileType, but got %s", op, type_name(t0));
+			return tr_error(rc, "%s requires input to be a TileType, but got %s", op, tr_type_name(t0));
 		if (nd < 2)
 			return tr_error(rc, "%s requires at least 2 dimensions, but got %d", op, nd);
 		Expr **shape = dims_copy(c, t0->shape, nd), **valid = dims_copy(c, valid_of(t0), nd);
@@ -700,12 +685,12 @@ static Type *transposed(RuleCtx *rc)
 	int a1 = 0, a2 = 0;
 	if (form_is(rc, "tensor")) {
 		if (!is_tensor(t0))
-			return tr_error(rc, "%s requires first argument to be a TensorType, but got %s", op, type_name(t0));
+			return tr_error(rc, "%s requires first argument to be a TensorType, but got %s", op, tr_type_name(t0));
 		if (nd < 2)
 			return tr_error(rc, "%s requires at least 2 dimensions, but got %d", op, nd);
 	} else {
 		if (!is_tile(t0))
-			return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(t0));
+			return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, tr_type_name(t0));
 	}
 	a1 = norm_axis(rc, tr_arg(rc, rc->r->args[1]), nd, "axis1", &ok);
 	if (!ok)
@@ -785,9 +770,9 @@ static Type *concat(RuleCtx *rc)
 		return NULL;
 	bool tile = rc->op->name[1] == 'i';
 	if (tile ? !is_tile(a) : !is_tensor(a))
-		return tr_error(rc, "%s: src0 must be %s, got %s", op, tile ? "TileType" : "TensorType", type_name(a));
+		return tr_error(rc, "%s: src0 must be %s, got %s", op, tile ? "TileType" : "TensorType", tr_type_name(a));
 	if (tile ? !is_tile(b) : !is_tensor(b))
-		return tr_error(rc, "%s: src1 must be %s, got %s", op, tile ? "TileType" : "TensorType", type_name(b));
+		return tr_error(rc, "%s: src1 must be %s, got %s", op, tile ? "TileType" : "TensorType", tr_type_name(b));
 	if (a->dtype != b->dtype)
 		return tr_error(rc, "%s: src0 and src1 must have same dtype, got %s and %s", op, dts(a->dtype),
 				dts(b->dtype));
@@ -820,7 +805,7 @@ static Type *set_valid(RuleCtx *rc)
 		return NULL;
 	bool tile = op[1] == 'i';
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
-		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", tr_type_name(t0));
 	if (t0->ndim != 2)
 		return tr_error(rc, "%s requires a 2D %s, but got rank %d", op, tile ? "tile" : "tensor", t0->ndim);
 	Expr *vals[2] = { rows, cols };
@@ -828,7 +813,7 @@ static Type *set_valid(RuleCtx *rc)
 	for (int i = 0; i < 2; i++) {
 		Type *st = tr_type(vals[i]);
 		if (st && st->kind != TY_SCALAR)
-			return tr_error(rc, "%s %s must be ScalarType, but got %s", op, nm[i], type_name(st));
+			return tr_error(rc, "%s %s must be ScalarType, but got %s", op, nm[i], tr_type_name(st));
 		if (st && st->dtype != DT_INDEX && st->dtype != DT_INT64 && st->dtype != DT_UINT64)
 			return tr_error(rc, "%s %s must have dtype INT64, UINT64, or INDEX, but got %s", op, nm[i], dts(st->dtype));
 		int64_t v, b;
@@ -865,7 +850,7 @@ static Type *padded(RuleCtx *rc)
 	bool tile = form_is(rc, "tile");
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
 		return tr_error(rc, tile ? "The operator %s requires first argument to be a TileType, but got %s"
-					 : "%s requires first argument to be a TensorType, but got %s", op, type_name(t0));
+					 : "%s requires first argument to be a TensorType, but got %s", op, tr_type_name(t0));
 	Expr *pad = tr_kwarg(rc, "pad_value");
 	if (pad && pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))
 		return tr_error(rc, "%s requires pad_value to be zero/max/min, not null", op);
@@ -874,7 +859,7 @@ static Type *padded(RuleCtx *rc)
 	if (rc->r->shape >= 0) {
 		Expr *s = tr_arg(rc, rc->r->shape);
 		if (!s || s->kind != EX_TUPLE)
-			return tr_error(rc, "%s shape must be a literal tuple of constants, but got %s", op, type_name(tr_type(s)));
+			return tr_error(rc, "%s shape must be a literal tuple of constants, but got %s", op, tr_type_name(tr_type(s)));
 		if (s->nargs != nd)
 			return tr_error(rc, "%s shape rank (%d) must match source rank (%d)", op, s->nargs, nd);
 		for (int i = 0; i < nd; i++) {
@@ -942,7 +927,7 @@ static Type *sorted(RuleCtx *rc)
 	bool tile = op[1] == 'i';
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
 		return tr_error(rc, "The operator %s requires %s to be a %s, but got %s", op,
-				form_is(rc, "sort32") ? "first argument" : "argument 0", tile ? "TileType" : "TensorType", type_name(t0));
+				form_is(rc, "sort32") ? "first argument" : "argument 0", tile ? "TileType" : "TensorType", tr_type_name(t0));
 	if (t0->dtype != DT_FP16 && t0->dtype != DT_FP32)
 		return tr_error(rc, "The operator %s requires %s dtype to be FP16 or FP32, but got %s", op,
 				form_is(rc, "sort32") ? "src" : "src0", dts(t0->dtype));
@@ -975,7 +960,7 @@ static Type *sorted(RuleCtx *rc)
 				return NULL;
 			if (!is_tile(tmp))
 				return tr_error(rc, "The operator %s requires argument %d (tmp) to be a TileType, but got %s", op, last,
-						type_name(tmp));
+						tr_type_name(tmp));
 			return mk_tile_like(c, t0, tmp->shape, tmp->ndim, t0->dtype, MS_VEC, NULL);
 		}
 		Expr *sum = shape[nd - 1];
@@ -1016,7 +1001,7 @@ static Type *gathered(RuleCtx *rc)
 	bool tile = op[1] == 'i';
 	if (tile ? !is_tile(src) : !is_tensor(src))
 		return tr_error(rc, "The operator %s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType",
-				type_name(src));
+				tr_type_name(src));
 	if (form_is(rc, "index")) {
 		Type *it = targ(rc, rc->r->arg2);
 		if (!it)
@@ -1089,7 +1074,7 @@ static Type *gathered(RuleCtx *rc)
 	/* compare */
 	Type *kt = targ(rc, rc->r->arg2);
 	if (kt && kt->kind != TY_SCALAR)
-		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, type_name(kt));
+		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, tr_type_name(kt));
 	if (kt && kt->dtype != src->dtype)
 		return tr_error(rc, "The operator %s requires kvalue dtype equal to src dtype %s , but got %s", op, dts(src->dtype),
 				dts(kt->dtype));
@@ -1144,7 +1129,7 @@ static Type *reinterpreted(RuleCtx *rc)
 	if (!tile && t0->kind == TY_DIST_TENSOR)
 		return tr_error(rc, "%s does not support DistributedTensorType in the initial implementation", op);
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
-		return tr_error(rc, "%s requires data to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+		return tr_error(rc, "%s requires data to be a %s, but got %s", op, tile ? "TileType" : "TensorType", tr_type_name(t0));
 	int nd = t0->ndim;
 	if (nd == 0)
 		return tr_error(rc, "%s requires a %s rank >= 1", op, tile ? "tile" : "tensor");
@@ -1191,7 +1176,7 @@ static Type *extracted(RuleCtx *rc)
 	if (!t0)
 		return NULL;
 	if (!is_tile(t0))
-		return tr_error(rc, "%s requires src to be a TileType, but got %s", op, type_name(t0));
+		return tr_error(rc, "%s requires src to be a TileType, but got %s", op, tr_type_name(t0));
 	if (t0->ndim != 2)
 		return tr_error(rc, "%s requires a 2D source tile, but got rank %d", op, t0->ndim);
 	if (!s || s->kind != EX_TUPLE)
@@ -1289,17 +1274,17 @@ static Type *scatter_update(RuleCtx *rc)
 		return NULL;
 	const char *op = rc->op->name, *k = is_tile(t0) ? "TileType" : "TensorType";
 	if (!is_tile(t0) && !is_tensor(t0))
-		return tr_error(rc, "%s: input must be %s, got %s", op, op[1] == 'i' ? "TileType" : "TensorType", type_name(t0));
+		return tr_error(rc, "%s: input must be %s, got %s", op, op[1] == 'i' ? "TileType" : "TensorType", tr_type_name(t0));
 	if (t0->ndim != 2 && t0->ndim != 4)
 		return tr_error(rc, "%s: input must be 2D or 4D, got rank %d", op, t0->ndim);
 	if (it && it->kind != t0->kind)
-		return tr_error(rc, "%s: index must be %s, got %s", op, k, type_name(it));
+		return tr_error(rc, "%s: index must be %s, got %s", op, k, tr_type_name(it));
 	if (it && it->ndim != 2)
 		return tr_error(rc, "%s: index must be 2D [b, s], got rank %d", op, it->ndim);
 	if (it && !ir_dtype_is_int(it->dtype))
 		return tr_error(rc, "%s: index dtype must be integer, got %s", op, dts(it->dtype));
 	if (st && st->kind != t0->kind)
-		return tr_error(rc, "%s: src must be %s, got %s", op, k, type_name(st));
+		return tr_error(rc, "%s: src must be %s, got %s", op, k, tr_type_name(st));
 	if (st && st->ndim != t0->ndim)
 		return tr_error(rc, "%s: src rank (%d) must match input rank (%d)", op, st->ndim, t0->ndim);
 	if (st && st->dtype != t0->dtype)
@@ -1364,7 +1349,7 @@ static Type *viewed(RuleCtx *rc)
 	if (!t0)
 		return NULL;
 	if (!is_tensor(t0))
-		return tr_error(rc, "tensor.view: src must be TensorType or DistributedTensorType, got %s", type_name(t0));
+		return tr_error(rc, "tensor.view: src must be TensorType or DistributedTensorType, got %s", tr_type_name(t0));
 	Expr *s = tr_arg(rc, rc->r->shape), *v = tr_arg(rc, rc->r->valid_shape), *l = rc->r->layout_kw ? tr_kwarg(rc, rc->r->layout_kw) : NULL;
 	if (!s && !l)
 		return tr_error(rc, "tensor.view requires at least one of shape or layout");
@@ -1490,7 +1475,7 @@ static Type *tile_move(RuleCtx *rc)
 	if (!t0)
 		return NULL;
 	if (!is_tile(t0))
-		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(t0));
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, tr_type_name(t0));
 	int ms = rc->r->mem_kw ? tr_mem_symbol(c, tr_kwarg(rc, rc->r->mem_kw)) : rc->r->mem;
 	if (ms < 0)
 		return NULL;
@@ -1548,7 +1533,7 @@ static Type *sequence(RuleCtx *rc)
 	}
 	Type *st = tr_type(start);
 	if (st && st->kind != TY_SCALAR)
-		return tr_error(rc, "%s%s requires first argument 'start' to be a scalar, but got %s", pf, op, type_name(st));
+		return tr_error(rc, "%s%s requires first argument 'start' to be a scalar, but got %s", pf, op, tr_type_name(st));
 	if (st && (int)st->dtype != dt)
 		return tr_error(rc, tile ? "The operator %s requires 'start' dtype (%s) to match destination dtype (%s)"
 					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, dts(st->dtype),
@@ -1694,7 +1679,7 @@ static Type *element(RuleCtx *rc)
 	if (!t0 || !ix)
 		return NULL;
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
-		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", type_name(t0));
+		return tr_error(rc, "%s requires first argument to be a %s, but got %s", op, tile ? "TileType" : "TensorType", tr_type_name(t0));
 	if (ix->kind != EX_TUPLE)
 		return NULL;
 	if (ix->nargs != t0->ndim)
@@ -1704,7 +1689,7 @@ static Type *element(RuleCtx *rc)
 		if (!it)
 			continue;
 		if (it->kind != TY_SCALAR)
-			return tr_error(rc, "%s index element %d must be ScalarType, but got %s", op, i, type_name(it));
+			return tr_error(rc, "%s index element %d must be ScalarType, but got %s", op, i, tr_type_name(it));
 		if (!ir_dtype_is_int(it->dtype))
 			return tr_error(rc, "%s index element %d must have integer dtype, but got %s", op, i, dts(it->dtype));
 	}
@@ -1714,7 +1699,7 @@ static Type *element(RuleCtx *rc)
 	Type *vt = tr_type(v);
 	if (!tile && vt && v->kind != EX_INT && v->kind != EX_FLOAT) {
 		if (vt->kind != TY_SCALAR)
-			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, type_name(vt));
+			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, tr_type_name(vt));
 		if (vt->dtype != t0->dtype)
 			return tr_error(rc, "%s requires value dtype to match tensor dtype, but got value dtype %s and tensor dtype %s", op,
 					dts(vt->dtype), dts(t0->dtype));
@@ -1731,7 +1716,7 @@ static Type *dim(RuleCtx *rc)
 	if (!t0)
 		return NULL;
 	if (!is_tensor(t0))
-		return tr_error(rc, "tensor.dim requires first argument to be a TensorType, but got %s", type_name(t0));
+		return tr_error(rc, "tensor.dim requires first argument to be a TensorType, but got %s", tr_type_name(t0));
 	int64_t a;
 	if (!cint(ax, &a))
 		return tr_error(rc, "tensor.dim requires axis to be a constant integer");
@@ -1780,11 +1765,11 @@ static Type *mscattered(RuleCtx *rc)
 	if (!st || !it || !ot)
 		return ot;
 	if (!is_tile(st))
-		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, type_name(st));
+		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, tr_type_name(st));
 	if (st->dtype != DT_FP16 && st->dtype != DT_FP32 && st->dtype != DT_INT16 && st->dtype != DT_INT32)
 		return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op, dts(st->dtype));
 	if (!is_tile(it))
-		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", op, type_name(it));
+		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", op, tr_type_name(it));
 	if (it->dtype != DT_INT32)
 		return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, dts(it->dtype));
 	if (it->ndim != st->ndim)
@@ -1797,7 +1782,7 @@ static Type *mscattered(RuleCtx *rc)
 	}
 	if (!is_tensor(ot))
 		return tr_error(rc, "The operator %s requires third argument to be a TensorType or DistributedTensorType, but got %s", op,
-				type_name(ot));
+				tr_type_name(ot));
 	if (!ot->ndim)
 		return tr_error(rc, "The operator %s requires output_tensor to have at least 1 dimension (scalar not supported)", op);
 	if (ot->dtype != st->dtype)

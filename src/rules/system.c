@@ -15,27 +15,8 @@
 #include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
 
-/* The reference's TypeName() of a value's type, for messages. */
-static const char *type_name(Expr *e)
-{
-	Type *t = tr_type(e);
-	if (!t)
-		return "UnknownType";
-	switch (t->kind) {
-	case TY_SCALAR: return "ScalarType";
-	case TY_TENSOR: return "TensorType";
-	case TY_DIST_TENSOR: return "DistributedTensorType";
-	case TY_TILE: return "TileType";
-	case TY_TUPLE: return "TupleType";
-	case TY_ARRAY: return "ArrayType";
-	case TY_PTR: return "PtrType";
-	case TY_NAMED:
-		if (!strcmp(t->name, "pld.CommCtxType"))
-			return "CommCtxType";
-		return strchr(t->name, '.') ? strchr(t->name, '.') + 1 : t->name;
-	default: return "UnknownType";
-	}
-}
+/* (of a value) */
+static const char *type_name(Expr *e) { return tr_type_name(tr_type(e)); }
 
 /* a value's type as the reference's python_print_type writes it (the DSL
  * wrappers' messages) */
