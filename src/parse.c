@@ -4434,6 +4434,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 				pmap_put(&p->fn_names, f->name, f);
 				vec_push(&funcs, f);
 			}
+			if (!funcs.len) /* (a class of only a docstring printed as an empty body) */
+				perr(p, cn.line, cn.col, "Class '%s' contains no @pl.function decorated methods", cn.text);
 			if (peek(p)->kind == TK_DEDENT)
 				skip(p);
 		} else {
