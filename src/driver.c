@@ -279,6 +279,15 @@ static int emit_result(FILE *f, void *ctx)
 	return emit(f, res->prog, res->text, res->len);
 }
 
+/* The result as one text (for what needs it whole: --diff, the lossless check). */
+static void result_text(StrBuf *b, const Result *res)
+{
+	if (res->prog)
+		print_program(b, res->prog);
+	else
+		sb_putn(b, res->text, res->len);
+}
+
 static int write_result(const char *dest, const Result *res)
 {
 	if (!dest)
@@ -447,10 +456,7 @@ static int process(DriverConfig *c, const char *path)
 					  in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino);
 	if (!rc && (c->check_lossless || (onto_input && !c->allow_lossy && !c->expect))) {
 		StrBuf text = { 0 };
-		if (res.prog)
-			print_program(&text, res.prog);
-		else
-			sb_putn(&text, res.text, res.len);
+		result_text(&text, &res);
 		Diag ld;
 		diag_init(&ld, shown, src, len);
 		int lost = lossless_check(&ld, src, len, text.data ? text.data : "", text.len, true);
@@ -460,15 +466,8 @@ static int process(DriverConfig *c, const char *path)
 				c->check_lossless ? "not lossless" : "the file is left as it was (--allow-lossy writes anyway)");
 			rc = 1;
 		}
-		if (c->check_lossless) {
-			if (res.prog)
-				ir_program_release(res.prog);
-			arena_free(&arena);
-			sb_release(&joined);
-			file_free(src);
-			sb_release(&dest_buf);
-			return rc;
-		}
+		if (c->check_lossless)
+			goto done; /* nothing is written */
 	}
 	/* a split input whose part failed still shows the other parts' results
 	 * on standard output (a file is replaced only by a complete result) */
@@ -490,10 +489,7 @@ static int process(DriverConfig *c, const char *path)
 			sb_release(&gb);
 		} else if (c->output_mode == OUT_DIFF) {
 			StrBuf result = { 0 }, diff = { 0 };
-			if (res.prog)
-				print_program(&result, res.prog);
-			else
-				sb_putn(&result, res.text, res.len);
+			result_text(&result, &res);
 			/* to stdout the diff streams out in chunks as it is made */
 			bool to_stdout = !dest || c->in_place;
 			if (to_stdout)
@@ -518,6 +514,7 @@ static int process(DriverConfig *c, const char *path)
 			rc = write_result(dest, &res);
 		}
 	}
+done:
 	if (res.prog)
 		ir_program_release(res.prog);
 	arena_free(&arena);

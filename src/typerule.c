@@ -118,6 +118,21 @@ const char *tr_type_name(const Type *t)
 	}
 }
 
+const char *tr_dtype_str(DType t)
+{
+	static char names[DT_COUNT][16];
+	if (t == DT_BF16)
+		return "bfloat16";
+	if (!names[t][0]) {
+		const char *s = ir_dtype_name(t);
+		size_t i = 0;
+		for (; s[i] && i < sizeof names[t] - 1; i++)
+			names[t][i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+		names[t][i] = 0;
+	}
+	return names[t];
+}
+
 int64_t tr_opt_int(const OpsResult *r, const char *key, int64_t def)
 {
 	const char *v = tr_opt(r, key);
@@ -262,7 +277,7 @@ ViewSpec *tr_view(SugarCtx *c, const char **names, Expr **vals, int n)
 	return vs;
 }
 
-ViewSpec *tr_tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad)
+ViewSpec *tr_tensor_view_strided(SugarCtx *c, Expr *valid, Expr *stride, const char *layout, Expr *pad)
 {
 	const char *names[4];
 	Expr *vals[4];
@@ -272,7 +287,7 @@ ViewSpec *tr_tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad
 		vals[n++] = valid;
 	}
 	names[n] = "stride";
-	vals[n++] = ir_expr_new(c->a, EX_TUPLE, (SrcPos){ 0, 0 });
+	vals[n++] = stride ? stride : ir_expr_new(c->a, EX_TUPLE, (SrcPos){ 0, 0 });
 	names[n] = "layout";
 	vals[n++] = tr_symbol(c, layout);
 	if (pad) {
@@ -280,6 +295,11 @@ ViewSpec *tr_tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad
 		vals[n++] = pad;
 	}
 	return tr_view(c, names, vals, n);
+}
+
+ViewSpec *tr_tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad)
+{
+	return tr_tensor_view_strided(c, valid, NULL, layout, pad);
 }
 
 Expr *tr_view_kw(const Type *t, const char *kw)

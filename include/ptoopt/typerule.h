@@ -85,6 +85,9 @@ static inline const char *tr_opt(const OpsResult *r, const char *key)
 int64_t tr_opt_int(const OpsResult *r, const char *key, int64_t def);
 /* The reference's TypeName() of a type, for messages ("TileType"). */
 const char *tr_type_name(const Type *t);
+/* The reference's DataType::ToString() of a dtype, for messages ("fp32",
+ * "bfloat16"). */
+const char *tr_dtype_str(DType t);
 
 /* Symbols: the DType / MemSpace a pl.FP32 / pl.Mem.Vec names, -1 else. */
 int tr_dtype_symbol(SugarCtx *c, const Expr *e);
@@ -111,6 +114,8 @@ bool tr_same_dims(const Expr *list, Expr **dims, int n);
 ViewSpec *tr_view(SugarCtx *c, const char **names, Expr **vals, int n);
 /* pl.TensorView(valid_shape=V?, stride=[], layout=L, pad=P?) */
 ViewSpec *tr_tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad);
+/* ... with strides (NULL: stride=[]) */
+ViewSpec *tr_tensor_view_strided(SugarCtx *c, Expr *valid, Expr *stride, const char *layout, Expr *pad);
 /* A view keyword's value (NULL when t has no view or not that keyword). */
 Expr *tr_view_kw(const Type *t, const char *kw);
 /* The block and scatter layouts of a tile type: its view's, else the

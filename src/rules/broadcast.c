@@ -27,19 +27,6 @@ static bool tileish(const Type *t)
 }
 
 
-/* DataType::ToString, as the reference's messages spell dtypes */
-static const char *dt_str(DType dt)
-{
-	static const char *const names[DT_COUNT] = {
-		[DT_BOOL] = "bool", [DT_INT4] = "int4", [DT_INT8] = "int8", [DT_INT16] = "int16", [DT_INT32] = "int32",
-		[DT_INDEX] = "index", [DT_INT64] = "int64", [DT_UINT4] = "uint4", [DT_UINT8] = "uint8",
-		[DT_UINT16] = "uint16", [DT_UINT32] = "uint32", [DT_UINT64] = "uint64", [DT_FP4] = "fp4",
-		[DT_FP8E4M3FN] = "fp8e4m3fn", [DT_FP8E5M2] = "fp8e5m2", [DT_FP8E8M0] = "fp8e8m0", [DT_FP16] = "fp16",
-		[DT_FP32] = "fp32", [DT_BF16] = "bfloat16", [DT_HF4] = "hf4", [DT_HF8] = "hf8", [DT_TASK_ID] = "task_id",
-	};
-	return (unsigned)dt < DT_COUNT && names[dt] ? names[dt] : "unknown";
-}
-
 static bool const_dim(const Expr *e, int64_t *v)
 {
 	if (!e || e->kind != EX_INT)
@@ -274,10 +261,10 @@ static Type *tile_row_expand_add(RuleCtx *rc, const Type *t0, const Type *t1)
 		return tr_error(rc, "The operator %s requires src0 effective blayout to be row_major", op);
 	if (t0->dtype != t1->dtype)
 		return tr_error(rc, "The operator %s requires src0 and src1 to have the same dtype, but got %s and %s", op,
-				dt_str(t0->dtype), dt_str(t1->dtype));
+				tr_dtype_str(t0->dtype), tr_dtype_str(t1->dtype));
 	if (!dtype_in(t0->dtype, expand_add_dtypes, 5))
 		return tr_error(rc, "The operator %s requires dtype in {INT8, INT16, INT32, FP16, FP32}, but got %s", op,
-				dt_str(t0->dtype));
+				tr_dtype_str(t0->dtype));
 	Expr **v0 = valid_dims(t0), **v1 = valid_dims(t1);
 	if (!provably_equal(v0[t0->ndim - 2], v1[t1->ndim - 2]))
 		return tr_error(rc, "The operator %s requires src1 valid row extent to match src0/dst, but got src0 valid_shape %s "
@@ -347,10 +334,10 @@ static Type *expand(RuleCtx *rc)
 	if (add) {
 		if (t0->dtype != t1->dtype)
 			return tr_error(rc, "The operator %s requires src0 and src1 to have the same dtype, but got %s and %s", op,
-					dt_str(t0->dtype), dt_str(t1->dtype));
+					tr_dtype_str(t0->dtype), tr_dtype_str(t1->dtype));
 		if (!dtype_in(t0->dtype, expand_add_dtypes, 5))
 			return tr_error(rc, "The operator %s requires dtype in {INT8, INT16, INT32, FP16, FP32}, but got %s", op,
-					dt_str(t0->dtype));
+					tr_dtype_str(t0->dtype));
 	}
 	if (tile) {
 		TileLayouts l = effective_layouts(t0);
@@ -468,7 +455,7 @@ static Type *tensor_reduce(RuleCtx *rc, const Type *t0, bool col, int out_dt)
 	Type *t = fresh_tensor(c, shape, n, out_dt >= 0 ? (DType)out_dt : t0->dtype, vs);
 	if (opt_is(rc->r, "check", "row-min") && !dtype_in(t0->dtype, row_min_dtypes, 4))
 		return tr_error(rc, "The operator %s requires input dtype in {INT16, INT32, FP16, FP32}, but got %s", op,
-				dt_str(t0->dtype));
+				tr_dtype_str(t0->dtype));
 	return t;
 }
 
@@ -484,7 +471,7 @@ static bool check_row_tmp(RuleCtx *rc, const Type *t0, const Type *tt, bool exac
 	}
 	if (tt->dtype != t0->dtype) {
 		tr_error(rc, "The operator %s requires tmp_tile dtype to match input dtype, but got tmp_tile dtype %s and input dtype %s",
-			 op, dt_str(tt->dtype), dt_str(t0->dtype));
+			 op, tr_dtype_str(tt->dtype), tr_dtype_str(t0->dtype));
 		return false;
 	}
 	if (tt->ndim != t0->ndim) {
@@ -550,7 +537,7 @@ static Type *tile_reduce(RuleCtx *rc, const Type *t0, bool col, int out_dt)
 	if (opt_is(rc->r, "check", "row-min")) {
 		if (!dtype_in(t0->dtype, row_min_dtypes, 4))
 			return tr_error(rc, "The operator %s requires input dtype in {INT16, INT32, FP16, FP32}, but got %s", op,
-					dt_str(t0->dtype));
+					tr_dtype_str(t0->dtype));
 		TileLayouts l0 = effective_layouts(t0);
 		if (l0.blayout != L_ROW_MAJOR || l0.slayout != L_NONE_BOX)
 			return tr_error(rc, "The operator %s requires an ND input layout (blayout=row_major, slayout=none_box), but got "

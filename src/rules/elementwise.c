@@ -23,22 +23,6 @@
 
 /* ------------------------------------------------------------ facts */
 
-/* DataType::ToString: lower case, BF16 as "bfloat16". */
-static const char *dt_str(DType t)
-{
-	static char names[DT_COUNT][16];
-	if (t == DT_BF16)
-		return "bfloat16";
-	if (!names[t][0]) {
-		const char *s = ir_dtype_name(t);
-		size_t i = 0;
-		for (; s[i] && i < sizeof names[t] - 1; i++)
-			names[t][i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
-		names[t][i] = 0;
-	}
-	return names[t];
-}
-
 static bool is_tensor(const Type *t)
 {
 	return t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR);
@@ -368,16 +352,16 @@ static Type *tensor_scalar_with(RuleCtx *rc, const Type *t0, const Type *t1, boo
 	if (check && !strcmp(check, "tsubs")) {
 		if (!in_set(t0->dtype, tsubs_set, 6))
 			return tr_error(rc, "The operator %s requires tensor dtype in {INT8, INT16, INT32, FP16, FP32, BF16}, but got %s",
-					name, dt_str(t0->dtype));
+					name, tr_dtype_str(t0->dtype));
 		if (!in_set(t1->dtype, tsubs_set, 6))
 			return tr_error(rc, "The operator %s requires scalar dtype in {INT8, INT16, INT32, FP16, FP32, BF16}, but got %s",
-					name, dt_str(t1->dtype));
+					name, tr_dtype_str(t1->dtype));
 	} else if (check && (!strcmp(check, "bitwise") || !strcmp(check, "shift"))) {
 		if (!ir_dtype_is_int(t0->dtype))
-			return tr_error(rc, "The operator %s requires an integer tensor dtype, but got %s", name, dt_str(t0->dtype));
+			return tr_error(rc, "The operator %s requires an integer tensor dtype, but got %s", name, tr_dtype_str(t0->dtype));
 		if (!ir_dtype_is_int(t1->dtype))
 			return tr_error(rc, "The operator %s requires the shift/bitwise scalar to be an integer type, but got %s", name,
-					dt_str(t1->dtype));
+					tr_dtype_str(t1->dtype));
 		Expr *s = tr_arg(rc, rc->r->arg2);
 		if (!strcmp(check, "shift") && s && s->kind == EX_INT && s->ival < 0)
 			return tr_error(rc, "The operator %s requires a non-negative shift count, but got %lld. A negative shift distance has no defined result.",
@@ -418,9 +402,9 @@ static Type *tensor_binary(RuleCtx *rc)
 	int n;
 	if (bitwise) {
 		if (!ir_dtype_is_int(t0->dtype))
-			return tr_error(rc, "The operator %s requires an integer tensor dtype, but got %s", name, dt_str(t0->dtype));
+			return tr_error(rc, "The operator %s requires an integer tensor dtype, but got %s", name, tr_dtype_str(t0->dtype));
 		if (!ir_dtype_is_int(t1->dtype))
-			return tr_error(rc, "The operator %s requires an integer tensor dtype, but got %s", name, dt_str(t1->dtype));
+			return tr_error(rc, "The operator %s requires an integer tensor dtype, but got %s", name, tr_dtype_str(t1->dtype));
 		if (!shapes_equal(t0->shape, t0->ndim, t1->shape, t1->ndim))
 			return tr_error(rc, "The operator %s requires both operands to have the same shape, but got %s and %s. "
 					"Broadcasting is not supported for bitwise/shift operators because the hardware provides no "
@@ -440,7 +424,7 @@ static Type *tensor_binary(RuleCtx *rc)
 			const Type *t = i ? t1 : t0;
 			if (!in_set(t->dtype, tdiv_set, 4))
 				return tr_error(rc, "The operator %s requires operand dtype in {INT16, INT32, FP16, FP32}, but got %s", name,
-						dt_str(t->dtype));
+						tr_dtype_str(t->dtype));
 		}
 		if (kwarg_true(rc, "high_precision") && !ir_dtype_is_float(dt))
 			return tr_error(rc, "The operator %s supports high_precision only for FP16 or FP32 because the PTOAS "
@@ -473,12 +457,12 @@ static Type *tensor_unary(RuleCtx *rc)
 	const char *only = tr_opt(rc->r, "only");
 	if (only && !strcmp(only, "fp32") && dt != DT_FP32)
 		return tr_error(rc, "%s is FP32-only, but got input with dtype %s. Cast the input to FP32 explicitly via "
-				"pl.cast(x, pl.FP32) before applying %s.", name, dt_str(dt), name);
+				"pl.cast(x, pl.FP32) before applying %s.", name, tr_dtype_str(dt), name);
 	if (only && !strcmp(only, "fp16-fp32") && dt != DT_FP16 && dt != DT_FP32)
-		return tr_error(rc, "%s requires an FP16 or FP32 tensor operand, but got %s", name, dt_str(dt));
+		return tr_error(rc, "%s requires an FP16 or FP32 tensor operand, but got %s", name, tr_dtype_str(dt));
 	if (only && !strcmp(only, "int16") && dt != DT_INT16 && dt != DT_UINT16)
 		return tr_error(rc, "%s requires an int16 or uint16 tensor dtype, but got %s. Reinterpret or cast the tensor "
-				"to a 16-bit integer dtype first.", name, dt_str(dt));
+				"to a 16-bit integer dtype first.", name, tr_dtype_str(dt));
 	if (opt_is(rc, "hp", "fp") && kwarg_true(rc, "high_precision") && dt != DT_FP16 && dt != DT_FP32)
 		return tr_error(rc, "The operator %s supports high_precision only for FP16 or FP32 because the PTOAS "
 				"high-precision template does not implement other dtypes", name);
@@ -488,7 +472,7 @@ static Type *tensor_unary(RuleCtx *rc)
 			return NULL;
 		if ((DType)target == dt)
 			return tr_error(rc, "%s: target_type %s equals input dtype; same-dtype cast is not a valid operation. "
-					"Remove the cast or use a different target_type.", name, dt_str(dt));
+					"Remove the cast or use a different target_type.", name, tr_dtype_str(dt));
 		dt = (DType)target;
 	} else if (opt_is(rc, "float", "fp32") && !ir_dtype_is_float(dt)) {
 		dt = DT_FP32;
@@ -523,18 +507,18 @@ static Type *tile_binary(RuleCtx *rc)
 	bool shift = opt_is(rc, "shift", "true");
 	if (opt_is(rc, "int", "true") || shift) {
 		if (!ir_dtype_is_int(t0->dtype))
-			return tr_error(rc, "The operator %s requires integer tile dtype, but got %s", name, dt_str(t0->dtype));
+			return tr_error(rc, "The operator %s requires integer tile dtype, but got %s", name, tr_dtype_str(t0->dtype));
 		if (!ir_dtype_is_int(t1->dtype))
 			return tr_error(rc, "The operator %s requires integer %stile dtype, but got %s", name, shift ? "shift " : "",
-					dt_str(t1->dtype));
+					tr_dtype_str(t1->dtype));
 	}
 	if (opt_is(rc, "tdiv", "true")) {
 		if (t0->dtype != t1->dtype)
 			return tr_error(rc, "The operator %s requires src0, src1, and dst to have the same dtype, but got %s and %s", name,
-					dt_str(t0->dtype), dt_str(t1->dtype));
+					tr_dtype_str(t0->dtype), tr_dtype_str(t1->dtype));
 		if (!in_set(t0->dtype, tdiv_set, 4))
 			return tr_error(rc, "The operator %s requires dtype in {INT16, INT32, FP16, FP32}, but got %s", name,
-					dt_str(t0->dtype));
+					tr_dtype_str(t0->dtype));
 		if (t0->ndim != t1->ndim)
 			return tr_error(rc, "The operator %s requires src0, src1, and dst to have the same physical shape rank, but got %d and %d",
 					name, t0->ndim, t1->ndim);
@@ -591,23 +575,23 @@ static Type *tile_scalar(RuleCtx *rc)
 	const char *check = tr_opt(r, "check");
 	bool xor = check && !strcmp(check, "xor");
 	if (check && (xor || !strcmp(check, "int")) && !ir_dtype_is_int(t0->dtype))
-		return tr_error(rc, "The operator %s requires integer tile dtype, but got %s", name, dt_str(t0->dtype));
+		return tr_error(rc, "The operator %s requires integer tile dtype, but got %s", name, tr_dtype_str(t0->dtype));
 	if (!is_scalar(t1))
 		return tr_error(rc, "The operator %s requires second argument to be a ScalarType, but got %s", name, tr_type_name(t1));
 	if (check && !strcmp(check, "int") && !ir_dtype_is_int(t1->dtype))
 		return tr_error(rc, "The operator %s requires shift/bitwise scalar to be an integer type, but got %s", name,
-				dt_str(t1->dtype));
+				tr_dtype_str(t1->dtype));
 	if (xor && !ir_dtype_is_int(t1->dtype))
-		return tr_error(rc, "The operator %s requires scalar to be an integer type, but got %s", name, dt_str(t1->dtype));
+		return tr_error(rc, "The operator %s requires scalar to be an integer type, but got %s", name, tr_dtype_str(t1->dtype));
 	if (t2 && !is_tile(t2))
 		return tr_error(rc, "The operator %s requires third argument to be a TileType, but got %s", name, tr_type_name(t2));
 	if (check && !strcmp(check, "tsubs")) {
 		if (!in_set(t0->dtype, tsubs_set, 6))
 			return tr_error(rc, "The operator %s requires tile dtype in {INT8, INT16, INT32, FP16, FP32, BF16}, but got %s",
-					name, dt_str(t0->dtype));
+					name, tr_dtype_str(t0->dtype));
 		if (!in_set(t1->dtype, tsubs_set, 6))
 			return tr_error(rc, "The operator %s requires scalar dtype in {INT8, INT16, INT32, FP16, FP32, BF16}, but got %s",
-					name, dt_str(t1->dtype));
+					name, tr_dtype_str(t1->dtype));
 	}
 	if (t2 && opt_is(rc, "third", "promote")) {
 		DType dt = tr_promote(tr_promote(t0->dtype, t1->dtype), t2->dtype);
@@ -635,11 +619,11 @@ static Type *tile_unary(RuleCtx *rc)
 	const char *only = tr_opt(rc->r, "only");
 	if (only && !strcmp(only, "fp32") && dt != DT_FP32)
 		return tr_error(rc, "%s is FP32-only, but got input with dtype %s. Cast the input to FP32 explicitly via "
-				"pl.cast(tile, pl.FP32) before applying %s.", name, dt_str(dt), name);
+				"pl.cast(tile, pl.FP32) before applying %s.", name, tr_dtype_str(dt), name);
 	if (only && !strcmp(only, "fp16-fp32") && dt != DT_FP16 && dt != DT_FP32)
-		return tr_error(rc, "%s requires an FP16 or FP32 tile operand, but got %s", name, dt_str(dt));
+		return tr_error(rc, "%s requires an FP16 or FP32 tile operand, but got %s", name, tr_dtype_str(dt));
 	if (only && !strcmp(only, "int16") && dt != DT_INT16 && dt != DT_UINT16)
-		return tr_error(rc, "The operator %s requires int16 or uint16 tile dtype, but got %s", name, dt_str(dt));
+		return tr_error(rc, "The operator %s requires int16 or uint16 tile dtype, but got %s", name, tr_dtype_str(dt));
 	if (opt_is(rc, "hp", "fp") && kwarg_true(rc, "high_precision") && dt != DT_FP16 && dt != DT_FP32)
 		return tr_error(rc, "The operator %s supports high_precision only for FP16 or FP32 because the PTOAS "
 				"high-precision template does not implement other dtypes", name);
@@ -649,7 +633,7 @@ static Type *tile_unary(RuleCtx *rc)
 		if (!is_tile(tt))
 			return tr_error(rc, "The operator %s requires tmp argument to be a TileType, but got %s", name, tr_type_name(tt));
 		if (tt->dtype != dt)
-			return tr_error(rc, "%s: tmp tile dtype (%s) must match input dtype (%s)", name, dt_str(tt->dtype), dt_str(dt));
+			return tr_error(rc, "%s: tmp tile dtype (%s) must match input dtype (%s)", name, tr_dtype_str(tt->dtype), tr_dtype_str(dt));
 		if (tt->ndim != t0->ndim)
 			return tr_error(rc, "%s: tmp tile rank (%d) must match input rank (%d)", name, tt->ndim, t0->ndim);
 		for (int i = 0; i < t0->ndim; i++)
@@ -669,7 +653,7 @@ static Type *tile_unary(RuleCtx *rc)
 			return NULL;
 		if ((DType)target == dt)
 			return tr_error(rc, "%s: target_type %s equals input dtype; same-dtype cast is not a valid operation. "
-					"Remove the cast or use a different target_type.", name, dt_str(dt));
+					"Remove the cast or use a different target_type.", name, tr_dtype_str(dt));
 		dt = (DType)target;
 	}
 	return tile_like(rc->c, t0, t0->shape, t0->ndim, dt);
@@ -749,7 +733,7 @@ static bool retype_sels_scalar(RuleCtx *rc, int slot, DType dt)
 		if (s->kind == EX_FLOAT) {
 			if (s->fval != (double)(int64_t)s->fval) {
 				tr_error(rc, "Cannot retype non-integral floating-point constant %g to integer dtype %s; use an "
-					 "integral value or an explicit cast", s->fval, dt_str(dt));
+					 "integral value or an explicit cast", s->fval, tr_dtype_str(dt));
 				return false;
 			}
 			v = (int64_t)s->fval;
@@ -793,12 +777,12 @@ static Type *tile_sels(RuleCtx *rc)
 	if (mk->ndim != 2)
 		return tr_error(rc, "The operator %s requires a rank-2 mask tile, but got rank %d", name, mk->ndim);
 	if (!in_set(mk->dtype, mask_set, 6))
-		return tr_error(rc, "The operator %s requires an 8-, 16-, or 32-bit integer mask, but got %s", name, dt_str(mk->dtype));
+		return tr_error(rc, "The operator %s requires an 8-, 16-, or 32-bit integer mask, but got %s", name, tr_dtype_str(mk->dtype));
 	if (src->ndim != 2)
 		return tr_error(rc, "The operator %s requires a rank-2 src tile, but got rank %d", name, src->ndim);
 	if (!in_set(src->dtype, src_set, 8))
 		return tr_error(rc, "The operator %s requires src dtype in {INT8, UINT8, INT16, UINT16, INT32, UINT32, FP16, FP32}, but got %s",
-				name, dt_str(src->dtype));
+				name, tr_dtype_str(src->dtype));
 	if (tmp->ndim != 2)
 		return tr_error(rc, "The operator %s requires a rank-2 tmp tile, but got rank %d", name, tmp->ndim);
 	if (!retype_sels_scalar(rc, r->args[3], src->dtype))
@@ -807,8 +791,8 @@ static Type *tile_sels(RuleCtx *rc)
 	DType want = src->dtype == DT_UINT8 ? DT_INT8 : src->dtype == DT_UINT16 ? DT_INT16 : src->dtype == DT_UINT32 ? DT_INT32
 												  : src->dtype;
 	if (sc->dtype != want)
-		return tr_error(rc, "The operator %s requires scalar dtype %s for src dtype %s, but got %s", name, dt_str(want),
-				dt_str(src->dtype), dt_str(sc->dtype));
+		return tr_error(rc, "The operator %s requires scalar dtype %s for src dtype %s, but got %s", name, tr_dtype_str(want),
+				tr_dtype_str(src->dtype), tr_dtype_str(sc->dtype));
 	int nm, ns;
 	Expr **mv = valid_of(mk, &nm), **sv = valid_of(src, &ns);
 	int64_t a, b;
@@ -819,7 +803,7 @@ static Type *tile_sels(RuleCtx *rc)
 		if (const_dim(sv[1], &a) && const_dim(mv[1], &b) && (a + 7) / 8 > b * (ir_dtype_bits(mk->dtype) / 8))
 			return tr_error(rc, "The operator %s requires each mask carrier row to hold at least ceil(src valid columns / 8) "
 					"packed bytes, but got mask valid_shape %s with dtype %s and src valid_shape %s", name,
-					fmt_shape(mv, nm, s0, sizeof s0), dt_str(mk->dtype), fmt_shape(sv, ns, s1, sizeof s1));
+					fmt_shape(mv, nm, s0, sizeof s0), tr_dtype_str(mk->dtype), fmt_shape(sv, ns, s1, sizeof s1));
 	}
 	return tile_like(c, src, src->shape, src->ndim, src->dtype);
 }
@@ -842,10 +826,10 @@ static Type *tile_prelu(RuleCtx *rc)
 		if (!is_tile(ts[i]))
 			return tr_error(rc, "The operator %s requires %s to be a TileType, but got %s", name, what[i], tr_type_name(ts[i]));
 	if (src->dtype != DT_FP16 && src->dtype != DT_FP32)
-		return tr_error(rc, "The operator %s requires src dtype in {FP16, FP32}, but got %s", name, dt_str(src->dtype));
+		return tr_error(rc, "The operator %s requires src dtype in {FP16, FP32}, but got %s", name, tr_dtype_str(src->dtype));
 	if (sl->dtype != src->dtype)
 		return tr_error(rc, "The operator %s requires slope dtype to match src dtype, but got %s and %s", name,
-				dt_str(sl->dtype), dt_str(src->dtype));
+				tr_dtype_str(sl->dtype), tr_dtype_str(src->dtype));
 	if (src->ndim != 2)
 		return tr_error(rc, "The operator %s requires a rank-2 src tile, but got rank %d", name, src->ndim);
 	if (sl->ndim != src->ndim)

@@ -113,20 +113,6 @@ static void fmt_shape(char *buf, size_t n, Expr **d, int nd)
 		snprintf(buf + k, n - k, "]");
 }
 
-/* A dtype as the reference's DataType::ToString writes it in messages
- * (lower case: "fp32"); a few rotating buffers, for several per message. */
-static const char *dts(DType t)
-{
-	static char buf[4][24];
-	static int k;
-	char *b = buf[k++ & 3];
-	const char *n = ir_dtype_name(t);
-	size_t i = 0;
-	for (; n && n[i] && i + 1 < sizeof buf[0]; i++)
-		b[i] = (char)(n[i] >= 'A' && n[i] <= 'Z' ? n[i] - 'A' + 'a' : n[i]);
-	b[i] = 0;
-	return b;
-}
 
 
 /* The reference's implicit block / scatter layout of a tile of this shape
@@ -230,22 +216,9 @@ static Type *mk_tile_like(SugarCtx *c, const Type *src, Expr **shape, int n, DTy
 /* pl.TensorView(valid_shape=V?, stride=S, layout=L, pad=P?) */
 static ViewSpec *mk_tensor_view(SugarCtx *c, Expr *valid, Expr *stride, const char *layout, Expr *pad)
 {
-	const char *names[4];
-	Expr *vals[4];
-	int n = 0;
-	if (valid) {
-		names[n] = "valid_shape";
-		vals[n++] = valid;
-	}
-	names[n] = "stride";
-	vals[n++] = stride ? stride : tr_list(c, NULL, 0, nopos);
-	names[n] = "layout";
-	vals[n++] = tr_symbol(c, layout);
-	if (pad && !(pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))) {
-		names[n] = "pad";
-		vals[n++] = pad;
-	}
-	return tr_view(c, names, vals, n);
+	if (pad && pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))
+		pad = NULL; /* (no padding: printed as no pad) */
+	return tr_tensor_view_strided(c, valid, stride, layout, pad);
 }
 
 /* t's TensorView, canonical: a valid shape equal to the shape is dropped,
@@ -382,10 +355,10 @@ static Type *matmul_tensor_acc(RuleCtx *rc, Type *acc, Type *lt, Type *rt)
 		return tr_error(rc, "%s requires rhs to be at least 2D, but got %dD", op, rt->ndim);
 	if (lt->dtype != rt->dtype)
 		return tr_error(rc, "%s requires identical lhs and rhs dtypes, but got %s and %s", op,
-				dts(lt->dtype), dts(rt->dtype));
+				tr_dtype_str(lt->dtype), tr_dtype_str(rt->dtype));
 	DType rd = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
 	if (acc->dtype != rd)
-		return tr_error(rc, "%s requires accumulator dtype %s, but got %s", op, dts(rd), dts(acc->dtype));
+		return tr_error(rc, "%s requires accumulator dtype %s, but got %s", op, tr_dtype_str(rd), tr_dtype_str(acc->dtype));
 	bool at = kw_bool(rc, "a_trans"), bt = kw_bool(rc, "b_trans");
 	int ln = lt->ndim, rn = rt->ndim, an = acc->ndim;
 	Expr *m = at ? lt->shape[ln - 1] : lt->shape[ln - 2], *kl = at ? lt->shape[ln - 2] : lt->shape[ln - 1];
@@ -429,7 +402,7 @@ static bool tile_product(RuleCtx *rc, Type *lt, Type *rt, DType *acc_dt)
 	}
 	if (lt->dtype != rt->dtype) {
 		tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
-			 dts(lt->dtype), dts(rt->dtype));
+			 tr_dtype_str(lt->dtype), tr_dtype_str(rt->dtype));
 		return false;
 	}
 	*acc_dt = ir_dtype_is_float(lt->dtype) && ir_dtype_is_float(rt->dtype) ? DT_FP32 : DT_INT32;
@@ -446,7 +419,7 @@ static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
 	DType in = lt->dtype;
 	if (in != DT_INT8 && in != DT_FP16 && in != DT_BF16 && in != DT_FP32)
 		return tr_error(rc, "The operator %s supports only INT8 x INT8 -> INT32 and same-type FP16/BF16/FP32 inputs -> FP32, but got %s",
-				op, dts(in));
+				op, tr_dtype_str(in));
 	DType dt = in == DT_INT8 ? DT_INT32 : DT_FP32;
 	*dt_out = dt;
 	char buf[128];
@@ -509,7 +482,7 @@ static Type *matmul(RuleCtx *rc)
 			return tr_error(rc, "The operator %s requires lhs and rhs to be at least 2D", op);
 		if (lt->dtype != rt->dtype)
 			return tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
-					dts(lt->dtype), dts(rt->dtype));
+					tr_dtype_str(lt->dtype), tr_dtype_str(rt->dtype));
 		adt = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
 		if (acc)
 			return mk_tile(c, acc->shape, acc->ndim, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
@@ -551,7 +524,7 @@ static Type *matmul(RuleCtx *rc)
 				}
 			}
 			if (acc->dtype != dt)
-				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(dt), dts(acc->dtype));
+				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, tr_dtype_str(dt), tr_dtype_str(acc->dtype));
 			Expr **av = valid_of(acc), **ev = valid_of(t);
 			if (!dims_equal(av, ev, 2)) {
 				fmt_shape(want, sizeof want, ev, 2);
@@ -562,7 +535,7 @@ static Type *matmul(RuleCtx *rc)
 		if (bias) {
 			if (bias->dtype != dt)
 				return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator output, but got %s", op,
-						dts(dt), dts(bias->dtype));
+						tr_dtype_str(dt), tr_dtype_str(bias->dtype));
 		}
 		return t;
 	}
@@ -577,8 +550,8 @@ static Type *matmul(RuleCtx *rc)
 			return tr_error(rc, "The operator %s requires matching physical N dimensions, but got acc N=%lld and product N=%lld", op,
 					(long long)x, (long long)y);
 		if (acc->dtype != adt)
-			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, dts(adt),
-					dts(acc->dtype));
+			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, tr_dtype_str(adt),
+					tr_dtype_str(acc->dtype));
 		Type *t = mk_tile(c, acc->shape, 2, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
 		return tr_view_kw(acc, "compact") ? with_compact(c, t) : t;
 	}
@@ -596,7 +569,7 @@ static Type *matmul(RuleCtx *rc)
 					(long long)y, (long long)x);
 		if (bias->dtype != adt)
 			return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator, but got %s", op,
-					dts(adt), dts(bias->dtype));
+					tr_dtype_str(adt), tr_dtype_str(bias->dtype));
 	}
 	Expr **lv = valid_of(lt), **rv = valid_of(rt);
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
@@ -774,8 +747,8 @@ static Type *concat(RuleCtx *rc)
 	if (tile ? !is_tile(b) : !is_tensor(b))
 		return tr_error(rc, "%s: src1 must be %s, got %s", op, tile ? "TileType" : "TensorType", tr_type_name(b));
 	if (a->dtype != b->dtype)
-		return tr_error(rc, "%s: src0 and src1 must have same dtype, got %s and %s", op, dts(a->dtype),
-				dts(b->dtype));
+		return tr_error(rc, "%s: src0 and src1 must have same dtype, got %s and %s", op, tr_dtype_str(a->dtype),
+				tr_dtype_str(b->dtype));
 	if (a->ndim != 2 || b->ndim != 2)
 		return tr_error(rc, "%s requires 2D %s", op, tile ? "tiles" : "tensors");
 	int64_t x, y;
@@ -815,7 +788,7 @@ static Type *set_valid(RuleCtx *rc)
 		if (st && st->kind != TY_SCALAR)
 			return tr_error(rc, "%s %s must be ScalarType, but got %s", op, nm[i], tr_type_name(st));
 		if (st && st->dtype != DT_INDEX && st->dtype != DT_INT64 && st->dtype != DT_UINT64)
-			return tr_error(rc, "%s %s must have dtype INT64, UINT64, or INDEX, but got %s", op, nm[i], dts(st->dtype));
+			return tr_error(rc, "%s %s must have dtype INT64, UINT64, or INDEX, but got %s", op, nm[i], tr_dtype_str(st->dtype));
 		int64_t v, b;
 		if (cint(vals[i], &v)) {
 			if (v < 0)
@@ -930,7 +903,7 @@ static Type *sorted(RuleCtx *rc)
 				form_is(rc, "sort32") ? "first argument" : "argument 0", tile ? "TileType" : "TensorType", tr_type_name(t0));
 	if (t0->dtype != DT_FP16 && t0->dtype != DT_FP32)
 		return tr_error(rc, "The operator %s requires %s dtype to be FP16 or FP32, but got %s", op,
-				form_is(rc, "sort32") ? "src" : "src0", dts(t0->dtype));
+				form_is(rc, "sort32") ? "src" : "src0", tr_dtype_str(t0->dtype));
 	int nd = t0->ndim;
 	if (nd == 0)
 		return tr_error(rc, "The operator %s requires non-empty input shape", op);
@@ -970,7 +943,7 @@ static Type *sorted(RuleCtx *rc)
 				return NULL;
 			if (ti->dtype != t0->dtype)
 				return tr_error(rc, "The operator %s requires all inputs to share src0's dtype %s, but argument %d has %s", op,
-						dts(t0->dtype), i, dts(ti->dtype));
+						tr_dtype_str(t0->dtype), i, tr_dtype_str(ti->dtype));
 			int64_t x, y;
 			if (cint(sum, &x) && cint(ti->shape[ti->ndim - 1], &y))
 				sum = idx(c, x + y);
@@ -1021,7 +994,7 @@ static Type *gathered(RuleCtx *rc)
 		int bytes = ir_dtype_bits((DType)dt) / 8;
 		if (bytes <= 0 || 32 % bytes)
 			return tr_error(rc, "The operator %s requires a byte-addressable output dtype that divides 32 bytes, but got %s", op,
-					dts((DType)dt));
+					tr_dtype_str((DType)dt));
 		Expr *per = idx(c, 32 / bytes);
 		Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 		Expr **ov = valid_of(ot);
@@ -1036,7 +1009,7 @@ static Type *gathered(RuleCtx *rc)
 	if (form_is(rc, "mask")) {
 		if (src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
 			return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
-					dts(src->dtype));
+					tr_dtype_str(src->dtype));
 		Expr *mp = tr_kwarg(rc, "mask_pattern");
 		int64_t p;
 		if (!cint(mp, &p))
@@ -1064,7 +1037,7 @@ static Type *gathered(RuleCtx *rc)
 				return NULL;
 			if (ir_dtype_bits((DType)dt) != ir_dtype_bits(src->dtype))
 				return tr_error(rc, "The operator %s output_dtype must have the same bit width as src dtype (%s = %d bits), but got %s = %d bits",
-						op, dts(src->dtype), ir_dtype_bits(src->dtype), dts((DType)dt),
+						op, tr_dtype_str(src->dtype), ir_dtype_bits(src->dtype), tr_dtype_str((DType)dt),
 						ir_dtype_bits((DType)dt));
 		}
 		if (tile)
@@ -1076,8 +1049,8 @@ static Type *gathered(RuleCtx *rc)
 	if (kt && kt->kind != TY_SCALAR)
 		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, tr_type_name(kt));
 	if (kt && kt->dtype != src->dtype)
-		return tr_error(rc, "The operator %s requires kvalue dtype equal to src dtype %s , but got %s", op, dts(src->dtype),
-				dts(kt->dtype));
+		return tr_error(rc, "The operator %s requires kvalue dtype equal to src dtype %s , but got %s", op, tr_dtype_str(src->dtype),
+				tr_dtype_str(kt->dtype));
 	Expr *oc = tr_kwarg(rc, "out_cols");
 	int64_t cols;
 	if (!cint(oc, &cols))
@@ -1089,7 +1062,7 @@ static Type *gathered(RuleCtx *rc)
 	if (cd && (cdt = tr_dtype_symbol(c, cd)) < 0)
 		return NULL;
 	if (cdt != DT_INT32 && cdt != DT_UINT32)
-		return tr_error(rc, "The operator %s requires count_dtype to be INT32 or UINT32, but got %s", op, dts((DType)cdt));
+		return tr_error(rc, "The operator %s requires count_dtype to be INT32 or UINT32, but got %s", op, tr_dtype_str((DType)cdt));
 	Expr **d0 = arena_alloc(c->a, 3 * sizeof *d0), **d1 = arena_alloc(c->a, 3 * sizeof *d1);
 	d0[0] = src->shape[0], d0[1] = idx(c, cols);
 	d1[0] = idx(c, 1), d1[1] = src->shape[0];
@@ -1282,13 +1255,13 @@ static Type *scatter_update(RuleCtx *rc)
 	if (it && it->ndim != 2)
 		return tr_error(rc, "%s: index must be 2D [b, s], got rank %d", op, it->ndim);
 	if (it && !ir_dtype_is_int(it->dtype))
-		return tr_error(rc, "%s: index dtype must be integer, got %s", op, dts(it->dtype));
+		return tr_error(rc, "%s: index dtype must be integer, got %s", op, tr_dtype_str(it->dtype));
 	if (st && st->kind != t0->kind)
 		return tr_error(rc, "%s: src must be %s, got %s", op, k, tr_type_name(st));
 	if (st && st->ndim != t0->ndim)
 		return tr_error(rc, "%s: src rank (%d) must match input rank (%d)", op, st->ndim, t0->ndim);
 	if (st && st->dtype != t0->dtype)
-		return tr_error(rc, "%s: src dtype (%s) must match input dtype (%s)", op, dts(st->dtype), dts(t0->dtype));
+		return tr_error(rc, "%s: src dtype (%s) must match input dtype (%s)", op, tr_dtype_str(st->dtype), tr_dtype_str(t0->dtype));
 	int64_t d;
 	if (cint(tr_kwarg(rc, "dim"), &d) && d != -2)
 		return tr_error(rc, "%s: only dim=-2 is currently supported, got %lld", op, (long long)d);
@@ -1517,7 +1490,7 @@ static Type *sequence(RuleCtx *rc)
 		return NULL;
 	if (dt != DT_INT16 && dt != DT_INT32 && dt != DT_UINT16 && dt != DT_UINT32)
 		return tr_error(rc, tile ? "The operator %s requires dtype to be one of {INT16, INT32, UINT16, UINT32}, but got %s"
-					 : "%s dtype must be one of {INT16, INT32, UINT16, UINT32}, but got %s", op, dts((DType)dt));
+					 : "%s dtype must be one of {INT16, INT32, UINT16, UINT32}, but got %s", op, tr_dtype_str((DType)dt));
 	/* an integer-literal expression (31 written 32 - 1) is a literal to the
 	 * reference's parser */
 	if (start->kind == EX_BINARY && start->lhs && start->rhs && start->lhs->kind == EX_INT && start->rhs->kind == EX_INT &&
@@ -1536,8 +1509,8 @@ static Type *sequence(RuleCtx *rc)
 		return tr_error(rc, "%s%s requires first argument 'start' to be a scalar, but got %s", pf, op, tr_type_name(st));
 	if (st && (int)st->dtype != dt)
 		return tr_error(rc, tile ? "The operator %s requires 'start' dtype (%s) to match destination dtype (%s)"
-					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, dts(st->dtype),
-				dts((DType)dt));
+					 : "%s 'start' dtype (%s) must match destination dtype (%s)", op, tr_dtype_str(st->dtype),
+				tr_dtype_str((DType)dt));
 	if (shape->kind != EX_TUPLE)
 		return NULL;
 	int n = shape->nargs;
@@ -1691,7 +1664,7 @@ static Type *element(RuleCtx *rc)
 		if (it->kind != TY_SCALAR)
 			return tr_error(rc, "%s index element %d must be ScalarType, but got %s", op, i, tr_type_name(it));
 		if (!ir_dtype_is_int(it->dtype))
-			return tr_error(rc, "%s index element %d must have integer dtype, but got %s", op, i, dts(it->dtype));
+			return tr_error(rc, "%s index element %d must have integer dtype, but got %s", op, i, tr_dtype_str(it->dtype));
 	}
 	if (!write)
 		return ir_scalar_type(c->a, t0->dtype);
@@ -1702,7 +1675,7 @@ static Type *element(RuleCtx *rc)
 			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, tr_type_name(vt));
 		if (vt->dtype != t0->dtype)
 			return tr_error(rc, "%s requires value dtype to match tensor dtype, but got value dtype %s and tensor dtype %s", op,
-					dts(vt->dtype), dts(t0->dtype));
+					tr_dtype_str(vt->dtype), tr_dtype_str(t0->dtype));
 	}
 	return t0;
 }
@@ -1767,11 +1740,11 @@ static Type *mscattered(RuleCtx *rc)
 	if (!is_tile(st))
 		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, tr_type_name(st));
 	if (st->dtype != DT_FP16 && st->dtype != DT_FP32 && st->dtype != DT_INT16 && st->dtype != DT_INT32)
-		return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op, dts(st->dtype));
+		return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op, tr_dtype_str(st->dtype));
 	if (!is_tile(it))
 		return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", op, tr_type_name(it));
 	if (it->dtype != DT_INT32)
-		return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, dts(it->dtype));
+		return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, tr_dtype_str(it->dtype));
 	if (it->ndim != st->ndim)
 		return tr_error(rc, "The operator %s requires idx rank to match src rank (%d), but got %d", op, st->ndim, it->ndim);
 	for (int i = 0; i < st->ndim; i++) {
@@ -1786,7 +1759,7 @@ static Type *mscattered(RuleCtx *rc)
 	if (!ot->ndim)
 		return tr_error(rc, "The operator %s requires output_tensor to have at least 1 dimension (scalar not supported)", op);
 	if (ot->dtype != st->dtype)
-		return tr_error(rc, "The operator %s requires output_tensor dtype (%s) to match src dtype (%s)", op, dts(ot->dtype), dts(st->dtype));
+		return tr_error(rc, "The operator %s requires output_tensor dtype (%s) to match src dtype (%s)", op, tr_dtype_str(ot->dtype), tr_dtype_str(st->dtype));
 	return ot;
 }
 
@@ -1804,7 +1777,7 @@ static Type *stored(RuleCtx *rc)
 		DType d = tt->dtype;
 		if (d != DT_FP32 && d != DT_BF16 && d != DT_FP16 && d != DT_INT32 && d != DT_INT16 && d != DT_INT8)
 			return tr_error(rc, "The operator %s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile (hardware atomic-add dtypes), but got %s",
-					rc->op->name, dts(d));
+					rc->op->name, tr_dtype_str(d));
 	}
 	if (sh || !tt || !is_tile(tt) || !is_tensor(ot))
 		return ot;
@@ -1887,14 +1860,14 @@ static Type *random_rule(RuleCtx *rc)
 	if (dt < 0 || !s || s->kind != EX_TUPLE)
 		return NULL;
 	if (dt != DT_INT32 && dt != DT_UINT32)
-		return tr_error(rc, "%s%s dtype must be one of {INT32, UINT32}, but got %s", pf, op, dts((DType)dt));
+		return tr_error(rc, "%s%s dtype must be one of {INT32, UINT32}, but got %s", pf, op, tr_dtype_str((DType)dt));
 	int64_t r;
 	if (cint(ro, &r) && r != 7 && r != 10)
 		return tr_error(rc, "%s%s requires rounds to be 7 or 10, but got %lld", pf, op, (long long)r);
 	for (int i = 0; i < 6; i++) {
 		Type *st = targ(rc, i);
 		if (st && st->kind == TY_SCALAR && st->dtype != DT_INT32)
-			return tr_error(rc, "%s%s requires seed argument %d to have INT32 dtype, but got %s", pf, op, i, dts(st->dtype));
+			return tr_error(rc, "%s%s requires seed argument %d to have INT32 dtype, but got %s", pf, op, i, tr_dtype_str(st->dtype));
 	}
 	if (!s->nargs)
 		return tr_error(rc, "%s%s requires non-empty shape", pf, op);

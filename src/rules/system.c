@@ -59,20 +59,6 @@ static Type *named(RuleCtx *rc, const char *name)
 	return t;
 }
 
-/* DataType::ToString(), as the reference's messages print a dtype: "fp32" */
-static const char *dt_name(DType d)
-{
-	static char buf[4][24];
-	static int k;
-	char *b = buf[k++ & 3];
-	const char *n = ir_dtype_name(d);
-	size_t i = 0;
-	for (; n[i] && i + 1 < sizeof buf[0]; i++)
-		b[i] = (char)(n[i] >= 'A' && n[i] <= 'Z' ? n[i] - 'A' + 'a' : n[i]);
-	b[i] = 0;
-	return b;
-}
-
 /* An integer literal's value, or false. */
 static bool const_int(const Expr *e, int64_t *v)
 {
@@ -199,8 +185,8 @@ static Type *check_signal(RuleCtx *rc, const char *op, int i, bool int32_msg_cou
 	if (s->dtype != DT_INT32) {
 		if (int32_msg_counter)
 			return tr_error(rc, "%s signal must have INT32 element type (the barrier slot is an int counter), got dtype %s",
-					op, dt_name(s->dtype));
-		return tr_error(rc, "%s signal must have INT32 element type, got dtype %s", op, dt_name(s->dtype));
+					op, tr_dtype_str(s->dtype));
+		return tr_error(rc, "%s signal must have INT32 element type, got dtype %s", op, tr_dtype_str(s->dtype));
 	}
 	return s;
 }
@@ -279,7 +265,7 @@ static Type *collective(RuleCtx *rc)
 			return tr_error(rc, "%s target must be a DistributedTensor (window-bound), got %s", op,
 					type_name(tr_arg(rc, 0)));
 		if (t && !strcmp(form, "allreduce") && t->dtype != DT_FP16 && t->dtype != DT_FP32)
-			return tr_error(rc, "%s target dtype must be FP16 or FP32, got %s", op, dt_name(t->dtype));
+			return tr_error(rc, "%s target dtype must be FP16 or FP32, got %s", op, tr_dtype_str(t->dtype));
 		if (tr_arg(rc, 1)) {
 			Type *s = of_kind(rc, 1, TY_DIST_TENSOR);
 			if (!s && !unknown(rc, 1))
@@ -288,7 +274,7 @@ static Type *collective(RuleCtx *rc)
 			if (s && s->dtype != DT_INT32)
 				return tr_error(rc, !strcmp(form, "allreduce")
 						? "%s signal must have INT32 element type (the barrier slot is an int counter), got dtype %s"
-						: "%s signal must have INT32 element type, got dtype %s", op, dt_name(s->dtype));
+						: "%s signal must have INT32 element type, got dtype %s", op, tr_dtype_str(s->dtype));
 		}
 		int64_t v;
 		Expr *k;
@@ -340,12 +326,12 @@ static Type *collective(RuleCtx *rc)
 		if (!expr_equal(tt->shape[1], it->shape[1]))
 			return tr_error(rc, "%s target shape must equal input shape", op);
 		if (tt->dtype != it->dtype)
-			return tr_error(rc, "%s target dtype %s must match input dtype %s", op, dt_name(tt->dtype), dt_name(it->dtype));
+			return tr_error(rc, "%s target dtype %s must match input dtype %s", op, tr_dtype_str(tt->dtype), tr_dtype_str(it->dtype));
 	} else {
 		if (a2av && !expr_equal(tt->shape[1], it->shape[1]))
 			return tr_error(rc, "%s target SIZE must equal input SIZE", op);
 		if (tt->dtype != it->dtype)
-			return tr_error(rc, "%s target dtype %s must match input dtype %s", op, dt_name(tt->dtype), dt_name(it->dtype));
+			return tr_error(rc, "%s target dtype %s must match input dtype %s", op, tr_dtype_str(tt->dtype), tr_dtype_str(it->dtype));
 		if (!a2av && !expr_equal(tt->shape[1], it->shape[1]))
 			return tr_error(rc, "%s target SIZE must equal input SIZE", op);
 	}
@@ -376,7 +362,7 @@ static Type *collective(RuleCtx *rc)
 	if (!ct)
 		return tr_error(rc, "%s send_counts must be a Tensor or DistributedTensor, got %s", op, type_name(tr_arg(rc, 3)));
 	if (ct->dtype != DT_INT32)
-		return tr_error(rc, "%s send_counts must have INT32 element type, got dtype %s", op, dt_name(ct->dtype));
+		return tr_error(rc, "%s send_counts must have INT32 element type, got dtype %s", op, tr_dtype_str(ct->dtype));
 	if (!signal_shape(rc, op, ct, false, "send_counts"))
 		return NULL;
 	if (!const_int(ct->shape[0], &cd0))
@@ -389,7 +375,7 @@ static Type *collective(RuleCtx *rc)
 		return tr_error(rc, "%s recv_counts must be a DistributedTensor (window-bound), got %s", op,
 				type_name(tr_arg(rc, 4)));
 	if (rt->dtype != DT_INT32)
-		return tr_error(rc, "%s recv_counts must have INT32 element type, got dtype %s", op, dt_name(rt->dtype));
+		return tr_error(rc, "%s recv_counts must have INT32 element type, got dtype %s", op, tr_dtype_str(rt->dtype));
 	if (!signal_shape(rc, op, rt, true, "recv_counts"))
 		return NULL;
 	return res;
@@ -405,7 +391,7 @@ static Type *set_ffts(RuleCtx *rc)
 	if (!t)
 		return tr_error(rc, "system.set_ffts workspace must be a Tensor, got %s", type_name(tr_arg(rc, 0)));
 	if (t->dtype != DT_INT64)
-		return tr_error(rc, "system.set_ffts workspace must have INT64 dtype, got %s", dt_name(t->dtype));
+		return tr_error(rc, "system.set_ffts workspace must have INT64 dtype, got %s", tr_dtype_str(t->dtype));
 	if (t->ndim != 1)
 		return tr_error(rc, "system.set_ffts workspace must be 1-D, got rank %d", t->ndim);
 	if (!const_int(t->shape[0], &n) || n < 256)
@@ -499,7 +485,7 @@ static Type *signal_op(RuleCtx *rc)
 				type_name(tr_arg(rc, 0)));
 	bool defer = !strcmp(op, "pld.system.defer_wait");
 	if (defer && t->dtype != DT_INT32)
-		return tr_error(rc, "pld.system.defer_wait signal dtype must be INT32, got %s", dt_name(t->dtype));
+		return tr_error(rc, "pld.system.defer_wait signal dtype must be INT32, got %s", tr_dtype_str(t->dtype));
 	if (defer && t->ndim == 0)
 		return tr_error(rc, "pld.system.defer_wait signal rank must be at least 1, got 0");
 	Expr *peer = notify ? tr_arg(rc, 1) : NULL, *val = tr_arg(rc, notify ? 3 : 2);
@@ -520,10 +506,10 @@ static Type *signal_op(RuleCtx *rc)
 			DType od = o->kind == EX_INT ? (DType)o->dtype : tr_type(o) && tr_type(o)->kind == TY_SCALAR ? tr_type(o)->dtype : DT_INDEX;
 			if (o->kind == EX_FLOAT || !ir_dtype_is_int(od))
 				return tr_error(rc, "pld.system.defer_wait offset %d must be an integer or index scalar, got %s", i,
-						o->kind == EX_FLOAT ? "fp32" : dt_name(od));
+						o->kind == EX_FLOAT ? "fp32" : tr_dtype_str(od));
 		}
 		if (vt && !ir_dtype_is_int(vt->dtype))
-			return tr_error(rc, "pld.system.defer_wait expected must be an integer or index scalar, got %s", dt_name(vt->dtype));
+			return tr_error(rc, "pld.system.defer_wait expected must be an integer or index scalar, got %s", tr_dtype_str(vt->dtype));
 	}
 	int64_t v;
 	Expr *k;
@@ -563,7 +549,7 @@ static Type *remote_store(RuleCtx *rc)
 	if (!s)
 		return NULL;
 	if (s->dtype != t->dtype)
-		return tr_error(rc, "%s src dtype (%s) must match target dtype (%s)", op, dt_name(s->dtype), dt_name(t->dtype));
+		return tr_error(rc, "%s src dtype (%s) must match target dtype (%s)", op, tr_dtype_str(s->dtype), tr_dtype_str(t->dtype));
 	Expr **ext = s->shape;
 	Expr *v = tile ? tr_view_kw(s, "valid_shape") : NULL;
 	if (v && v->kind == EX_TUPLE && v->nargs == s->ndim)
@@ -596,7 +582,7 @@ static Type *remote_store(RuleCtx *rc)
 	if (at && at->kind == EX_SYMBOL && !strcmp(at->str, "pl.AtomicType.Add") && dt != DT_FP32 && dt != DT_BF16 &&
 	    dt != DT_FP16 && dt != DT_INT32 && dt != DT_INT16 && dt != DT_INT8)
 		return tr_error(rc, "%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype (hardware atomic-add dtypes), but got %s",
-				op, dt_name(dt));
+				op, tr_dtype_str(dt));
 	return NULL;
 }
 
@@ -702,7 +688,7 @@ static Type *transfer(RuleCtx *rc)
 		DType d = dt->dtype;
 		if (d != DT_FP32 && d != DT_BF16 && d != DT_FP16 && d != DT_INT32 && d != DT_INT16 && d != DT_INT8)
 			return tr_error(rc, "%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype (hardware atomic-add dtypes), but got %s",
-					op, dt_name(d));
+					op, tr_dtype_str(d));
 	}
 	Expr *tshape = NULL;
 	if (region && !region_args(rc, op, a + base, dt, st, &tshape))
@@ -718,8 +704,8 @@ static Type *transfer(RuleCtx *rc)
 			if (gt->kind != TY_TILE)
 				return tr_error(rc, "%s %s must be a TileType, got %s", op, what, type_name(a[k]));
 			if (gt->dtype != dt->dtype)
-				return tr_error(rc, "%s %s dtype must match dst dtype, got stage=%s dst=%s", op, what, dt_name(gt->dtype),
-						dt_name(dt->dtype));
+				return tr_error(rc, "%s %s dtype must match dst dtype, got stage=%s dst=%s", op, what, tr_dtype_str(gt->dtype),
+						tr_dtype_str(dt->dtype));
 			if (gt->ndim != 2)
 				return tr_error(rc, "%s %s must be a 2D VEC staging tile, got rank %d", op, what, gt->ndim);
 		}
@@ -913,7 +899,7 @@ static Type *array_op(RuleCtx *rc, const char *f)
 		if (dt < 0)
 			return NULL;
 		if (!ir_dtype_is_int((DType)dt) && dt != DT_BOOL && dt != DT_TASK_ID)
-			return tr_error(rc, "array.create dtype must be integer, BOOL, or TASK_ID, got %s", dt_name((DType)dt));
+			return tr_error(rc, "array.create dtype must be integer, BOOL, or TASK_ID, got %s", tr_dtype_str((DType)dt));
 		if (!ext || ext->kind != EX_INT)
 			return tr_error(rc, "array.create extent must be a compile-time ConstInt");
 		if (ext->ival <= 0)
@@ -937,7 +923,7 @@ static Type *array_op(RuleCtx *rc, const char *f)
 	if (it && it->kind != TY_SCALAR)
 		return tr_error(rc, "%s index must be ScalarType, got %s", op, type_name(ix));
 	if (it && !int_scalar(it))
-		return tr_error(rc, "%s index must have integer dtype, got %s", op, dt_name(it->dtype));
+		return tr_error(rc, "%s index must have integer dtype, got %s", op, tr_dtype_str(it->dtype));
 	if (!upd)
 		return ir_scalar_type(c->a, at->dtype);
 	Expr *v = tr_arg(rc, 2);
@@ -947,8 +933,8 @@ static Type *array_op(RuleCtx *rc, const char *f)
 		return tr_error(rc, "array.update_element value must be ScalarType, got %s", type_name(v));
 	if (vt && !(vt->dtype == at->dtype || (vt->dtype == DT_INDEX && ir_dtype_is_int(at->dtype)) ||
 		    (at->dtype == DT_INDEX && ir_dtype_is_int(vt->dtype))))
-		return tr_error(rc, "array.update_element value dtype (%s) must match array dtype (%s)", dt_name(vt->dtype),
-				dt_name(at->dtype));
+		return tr_error(rc, "array.update_element value dtype (%s) must match array dtype (%s)", tr_dtype_str(vt->dtype),
+				tr_dtype_str(at->dtype));
 	return at;
 }
 
