@@ -159,6 +159,9 @@ static const PassInfo *find_pass(Loader *L, const yaml_node_t *n)
 static bool load_pass(Loader *L, Pipeline *pl, const yaml_node_t *n)
 {
 	if (n->type == YAML_SCALAR_NODE) {
+		const char *preset = pipe_preset(scalar(n), strlen(scalar(n)));
+		if (preset) /* a constant list of known passes: cannot fail */
+			return pipe_parse_list(preset, pl, &(Diag){ .out = stderr });
 		const PassInfo *pi = find_pass(L, n);
 		return pi && pipe_add_step(pl, pi);
 	}

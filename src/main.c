@@ -322,6 +322,10 @@ int main(int argc, char **argv)
 			for (int i = 0; i < n; i++)
 				printf("%-24s %s%s\n", ps[i].name, ps[i].summary,
 				       ps[i].run || ps[i].run_opts ? "" : " (not implemented yet)");
+			int np;
+			const PipePreset *pp = pipe_presets(&np);
+			for (int i = 0; i < np; i++)
+				printf("%-24s %s:\n%-24s   %s\n", pp[i].name, pp[i].summary, "", pp[i].passes);
 			goto done;
 		}
 		case ':':

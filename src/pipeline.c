@@ -27,7 +27,7 @@ static const PassOptSpec infer_directions_opts[] = {
 static const PassInfo passes[] = {
 	{ .name = "convert-to-ssa", .ref_name = "ConvertToSSA",
 	  .summary = "versions re-assigned variables; loop carries and if merges via pl.yield_",
-	  .run = ssa_convert_program, .produces = PROP_SSA },
+	  .run = ssa_convert_program, .produces = PROP_SSA, .invalidates = PROP_NORMALIZED },
 	{ .name = "outline-incore", .ref_name = "OutlineIncoreScopes", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
 	  .run = outline_incore_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_INCORE_OUTLINED,
 	  .verify_before = verify_no_nested_incore,
@@ -45,6 +45,21 @@ static const PassInfo passes[] = {
 	  .summary = "call-site arg_directions attrs from callee directions and buffer roots",
 	  .run = dcd_run_program, .requires = PROP_INCORE_OUTLINED, .produces = PROP_CALL_DIRECTIONS,
 	  .verify_after = verify_call_directions },
+	/* The reference's front end (its Default strategy runs them before the
+	 * outliners); run is NULL until each lands. */
+	{ .name = "inline-functions", .ref_name = "InlineFunctions",
+	  .summary = "splices FunctionType.Inline functions into their callers and drops them",
+	  .produces = PROP_INLINED },
+	{ .name = "unroll-loops", .ref_name = "UnrollLoops", .summary = "expands pl.unroll loops",
+	  .produces = PROP_UNROLLED },
+	{ .name = "ctrl-flow-transform", .ref_name = "CtrlFlowTransform",
+	  .summary = "break / continue / early return into structured control flow", .produces = PROP_STRUCTURED_CF },
+	{ .name = "simplify", .ref_name = "Simplify",
+	  .summary = "constant propagation, arithmetic simplification, dead-code elimination" },
+	{ .name = "normalize-stmt-structure", .ref_name = "NormalizeStmtStructure",
+	  .summary = "normalizes statement sequences and bodies", .produces = PROP_NORMALIZED },
+	{ .name = "flatten-call-expr", .ref_name = "FlattenCallExpr", .summary = "nested calls into temporaries",
+	  .requires = PROP_SSA | PROP_NORMALIZED, .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED },
 };
 
 #define NPASSES ((int)(sizeof passes / sizeof passes[0]))
@@ -66,7 +81,37 @@ static const struct {
 	{ PROP_HIERARCHY_OUTLINED, "HierarchyOutlined", "outlined hierarchy scopes", "outline-hierarchy", NULL },
 	{ PROP_CALL_DIRECTIONS, "CallDirectionsResolved", "resolved call directions", "derive-call-directions",
 	  verify_call_directions },
+	{ PROP_INLINED, "InlineFunctionsEliminated", "no Inline functions", "inline-functions", NULL },
+	{ PROP_UNROLLED, "UnrollResolved", "no pl.unroll loops", "unroll-loops", NULL },
+	{ PROP_STRUCTURED_CF, "StructuredCtrlFlow", "structured control flow", "ctrl-flow-transform", NULL },
+	{ PROP_NORMALIZED, "NormalizedStmtStructure", "normalized statement structure", "normalize-stmt-structure",
+	  NULL },
+	{ PROP_NO_NESTED_CALLS, "NoNestedCalls", "no nested calls", "flatten-call-expr", NULL },
 };
+
+/* The reference's Default strategy (python/pypto/ir/pass_manager.py) up to
+ * OutlineClusterScopes. */
+static const PipePreset presets[] = {
+	{ "pypto-default",
+	  "inline-functions,unroll-loops,ctrl-flow-transform,convert-to-ssa,simplify,normalize-stmt-structure,"
+	  "flatten-call-expr,outline-hierarchy,outline-incore,outline-cluster",
+	  "the reference's Default strategy up to outline_cluster_scopes" },
+};
+#define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
+
+const PipePreset *pipe_presets(int *n)
+{
+	*n = NPRESETS;
+	return presets;
+}
+
+const char *pipe_preset(const char *name, size_t len)
+{
+	for (int i = 0; i < NPRESETS; i++)
+		if (strlen(presets[i].name) == len && strncmp(presets[i].name, name, len) == 0)
+			return presets[i].passes;
+	return NULL;
+}
 
 static int prop_index(unsigned bit)
 {
@@ -137,6 +182,8 @@ const char *pipe_did_you_mean(const char *word, size_t wl, const char *list)
 		names[0] = 0;
 		for (int i = 0; i < NPASSES; i++)
 			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "," : "", passes[i].name);
+		for (int i = 0; i < NPRESETS; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), ",%s", presets[i].name);
 	} else {
 		snprintf(names, sizeof names, "%s", list);
 	}
@@ -301,6 +348,18 @@ bool pipe_parse_list(const char *list, Pipeline *pl, Diag *d)
 			continue;
 		}
 		const PassInfo *pi = find_n(s, l);
+		const char *preset = pi ? NULL : pipe_preset(s, l);
+		if (preset) {
+			if (s[l] == '{') {
+				diag_error(d, 0, 0, "--passes: the pipeline '%.*s' takes no options; give them to its passes "
+					   "with --pass-option", (int)l, s);
+				return false;
+			}
+			if (!pipe_parse_list(preset, pl, d))
+				return false;
+			s += l;
+			continue;
+		}
 		if (!pi) {
 			diag_error(d, 0, 0, "unknown pass '%.*s'%s (known passes: %s)", (int)(l > 100 ? 100 : l), s,
 				   pipe_did_you_mean(s, l, NULL), pipe_pass_names());

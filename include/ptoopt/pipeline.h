@@ -37,8 +37,13 @@ typedef enum IRProp {
 	PROP_CLUSTERS_OUTLINED = 1u << 2,  /* ClusterOutlined */
 	PROP_HIERARCHY_OUTLINED = 1u << 3, /* HierarchyOutlined */
 	PROP_CALL_DIRECTIONS = 1u << 4,    /* CallDirectionsResolved */
+	PROP_INLINED = 1u << 5,            /* InlineFunctionsEliminated */
+	PROP_UNROLLED = 1u << 6,           /* UnrollResolved */
+	PROP_STRUCTURED_CF = 1u << 7,      /* StructuredCtrlFlow */
+	PROP_NORMALIZED = 1u << 8,         /* NormalizedStmtStructure */
+	PROP_NO_NESTED_CALLS = 1u << 9,    /* NoNestedCalls */
 } IRProp;
-#define PROP_COUNT 5
+#define PROP_COUNT 10
 
 typedef struct PassInfo {
 	const char *name;
@@ -138,5 +143,15 @@ typedef struct PipeHooks {
 
 /* Run the steps in order.  Returns 0 on success, 1 after a reported error. */
 int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d);
+
+/* A named pipeline (--passes=pypto-default): its passes as a --passes
+ * list, or NULL when name[0..len) names none. */
+const char *pipe_preset(const char *name, size_t len);
+/* The presets, for --list-passes: name, expansion and a one-line summary;
+ * *n receives the count. */
+typedef struct PipePreset {
+	const char *name, *passes, *summary;
+} PipePreset;
+const PipePreset *pipe_presets(int *n);
 
 #endif
