@@ -163,7 +163,7 @@ bad_config() {
         else ok; fi
     fi
 }
-bad_config unknown-pass 3:5 "unknown pass 'outline-incor'; did you mean 'outline-incore'? (known passes: convert-to-ssa, outline-incore, outline-cluster, outline-hierarchy, infer-directions, derive-call-directions)" <<'EOF'
+bad_config unknown-pass 3:5 "unknown pass 'outline-incor'; did you mean 'outline-incore'? (known passes: convert-to-ssa, outline-incore, outline-cluster, outline-hierarchy, infer-directions, derive-call-directions, inline-functions," <<'EOF'
 passes:
   - convert-to-ssa
   - outline-incor
