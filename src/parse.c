@@ -2680,7 +2680,7 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	if (!ann || !vt || !type_equal(ann, vt)) {
 		char err[700];
 		err[0] = '\0'; /* written only on a contradiction: not worth zeroing all */
-		t = type_for_assign(p->a, ann, vt, err, sizeof err);
+		t = type_for_assign(p->a, ann, vt, nt->text, err, sizeof err);
 		if (!t && err[0])
 			PERR_AT(p, nt, "%s", err);
 		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
@@ -3250,7 +3250,7 @@ static void make_rets(Parser *p, Stmt *s, YieldInfo *yi, Stmt *ystmt)
 		Type *t = yi->lhs.types[i];
 		Type *vt = ir_expr_type(ystmt->values[i]);
 		char err[700];
-		Type *m = type_for_assign(p->a, t, vt, err, sizeof err);
+		Type *m = type_for_assign(p->a, t, vt, yi->lhs.names[i], err, sizeof err);
 		t = m ? m : t ? t : ir_type_new(p->a, TY_UNKNOWN);
 		s->rets[i] = new_var(p, yi->lhs.names[i], t, VK_VAR, yi->lhs.pos[i]);
 	}
