@@ -1846,6 +1846,8 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 
 /* pl.<...> in expression position: special forms, enum symbols, op calls.
  * The current token is the name `prefix` ("pl" or "pld"), a '.' after it. */
+static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at);
+
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
 	const Token *t0 = peek(p);
@@ -1923,13 +1925,14 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
-	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
+	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */
+	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX] || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))) {
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
-		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
+		return mk_binary(p, d[strlen(d) - 2] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
 		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
@@ -1979,6 +1982,15 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	if (!pld && (d[0] == 'c' || d[0] == 's' || d[0] == 'n') &&
 	    (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
 		return e;
+	/* pl.tensor.no_dep / dump_tag are what their DSL functions are: the
+	 * identity (tensor_ops returns the argument); the pl.no_dep and
+	 * pl.dump_tag markers outside their constructs are unknown ops, as
+	 * in the reference */
+	if (!pld && d[0] == 't' && (!strcmp(d, "tensor.no_dep") || !strcmp(d, "tensor.dump_tag"))) {
+		if (e->nargs != 1 || e->nkw)
+			perr(p, at.line, at.col, "pl.%s takes exactly one argument, a tensor", d);
+		return e->args[0];
+	}
 	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE && (d[0] == 'r' || d[0] == 'w' || d[0] == 't') &&
 	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
 	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
@@ -1987,6 +1999,8 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
 	}
+	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at))
+		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -2111,6 +2125,68 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 }
 
 static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
+
+/* pl.aiv_shard / pl.aic_gather (also spelt pl.tile.* and pl.tensor.*): the
+ * namespace follows the operand (a Tensor gives tensor.*, anything else
+ * tile.*), and the split comes either from the enclosing
+ * `for ... in pl.split_aiv(...)` loop or, outside one, from an explicit
+ * integer split= (the outlined, tile-only form the printer writes after
+ * outlining).  The reference's parser checks these forms itself
+ * (_parse_split_transfer_op); so does this.  Returns whether d is one. */
+static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at)
+{
+	const char *op = strchr(d, '.') ? strchr(d, '.') + 1 : d;
+	if (strcmp(op, "aiv_shard") && strcmp(op, "aic_gather"))
+		return false;
+	if (op != d && strncmp(d, "tile.", 5) && strncmp(d, "tensor.", 7))
+		return false;
+	bool gather = op[1] == 'i' && op[2] == 'c';
+	const Expr *split = NULL, *stride = NULL;
+	for (int i = 0; i < e->nkw; i++) {
+		const char *k = e->kw[i].name;
+		if (!strcmp(k, "split"))
+			split = e->kw[i].value;
+		else if (!strcmp(k, "lane_stride"))
+			stride = e->kw[i].value;
+		else if (!strcmp(k, "mode"))
+			perr(p, at.line, at.col, "pl.%s() does not take a mode= argument — pass the lowered integer 'split=' "
+			     "(outlined form) or rely on the enclosing pl.split_aiv(mode=...) scope (high-level form)", op);
+		else
+			perr(p, at.line, at.col, "pl.%s() does not accept keyword argument '%s'", op, k);
+	}
+	if (e->nargs != 1)
+		perr(p, at.line, at.col, "pl.%s() takes exactly one positional argument (the tile to %s), got %d", op,
+		     gather ? "gather" : "shard", e->nargs);
+	const Type *t = ir_expr_type(e->args[0]);
+	if (t && t->kind == TY_DIST_TENSOR)
+		perr(p, at.line, at.col, "pl.%s does not support distributed tensors (AIV/AIC split only)", op);
+	bool tensor = t && t->kind == TY_TENSOR;
+	if (split) {
+		if (p->split_aiv_depth)
+			perr(p, at.line, at.col, "pl.%s() does not take a split= argument inside a 'for ... in pl.split_aiv(...)' "
+			     "loop — the split mode is inherited from that scope", op);
+		if (tensor)
+			perr(p, at.line, at.col, "pl.%s(..., split=N) does not accept a high-level Tensor operand — the outlined "
+			     "split= form is tile-only. Wrap the Tensor in a 'for aiv_id in pl.split_aiv(...)' region instead, "
+			     "which supplies the split mode and lowers to the tile op.", op);
+		if (split->kind != EX_INT)
+			perr(p, at.line, at.col, "pl.%s(..., split=N) requires an integer split (the lowered SplitMode value)", op);
+		if (stride && gather)
+			perr(p, at.line, at.col, "pl.aic_gather() does not take a lane_stride= argument: only the Cube -> Vector "
+			     "shard is ever rebalanced onto a ragged boundary's valid region, so the gather always re-joins "
+			     "the lanes on the box partition");
+		if (stride && stride->kind != EX_INT)
+			perr(p, at.line, at.col, "pl.%s(..., lane_stride=N) requires an integer partition stride", op);
+		return true;
+	}
+	if (!p->split_aiv_depth)
+		perr(p, at.line, at.col, "pl.%s() must be used inside a 'for ... in pl.split_aiv(...)' loop (or pass an "
+		     "explicit integer 'split=' in the outlined form); it otherwise inherits the split mode from that scope", op);
+	if (stride)
+		perr(p, at.line, at.col, "pl.%s() does not take a lane_stride= argument inside a 'for ... in "
+		     "pl.split_aiv(...)' loop — the partition follows the region's own per-lane offsets", op);
+	return true;
+}
 static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
 
 static Expr *parse_atom(Parser *p)
