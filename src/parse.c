@@ -162,6 +162,7 @@ typedef struct Parser {
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
+	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
@@ -2000,8 +2001,19 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
 	}
-	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at))
+	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at)) {
 		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
+		if (p->split_aiv_depth) {
+			/* the op carries the region's mode as its split (printed
+			 * only outside a region) */
+			Kwarg *kw = arena_alloc(p->a, (size_t)(e->nkw + 1) * sizeof *kw);
+			memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
+			kw[e->nkw].name = intern_cstr(p->a, "split");
+			kw[e->nkw].value = leaf_int(p, (int64_t)p->split_aiv_mode, DT_INDEX, at);
+			e->kw = kw;
+			e->nkw++;
+		}
+	}
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -3769,6 +3781,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		int saved_ctx = p->loop_ctx;
 		p->incore_depth += spmd;
 		p->split_aiv_depth += !spmd;
+		if (!spmd)
+			p->split_aiv_mode = sc->split;
 		p->loop_ctx = spmd ? LOOP_PLAIN : LOOP_SPLIT_AIV;
 		parse_block(p, &body, 0);
 		p->loop_ctx = saved_ctx;
