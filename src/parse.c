@@ -1927,6 +1927,18 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
+	/* pl.<DataType>.get_byte(): the size in bytes, ceil(bits / 8), as an
+	 * INDEX constant (folded by the reference's parser too; a call, so not
+	 * itself folded into the arithmetic around it) */
+	if (!pld && strlen(d) > 9 && !strcmp(d + strlen(d) - 9, ".get_byte")) {
+		char dt[32];
+		snprintf(dt, sizeof dt, "%.*s", (int)(strlen(d) - 9 < 31 ? strlen(d) - 9 : 31), d);
+		int t = ir_dtype_parse(dt);
+		if (t < 0 || strchr(dt, '.'))
+			perr(p, at.line, at.col, "Unknown DataType '%s' in pl.%s()", dt, d);
+		expect_op(p, ")");
+		return leaf_int(p, (ir_dtype_bits((DType)t) + 7) / 8, DT_INDEX, at);
+	}
 	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */
 	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX] || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))) {
 		Expr *a = parse_expr(p);
