@@ -3616,6 +3616,8 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 			sc->allow_early_resolve = parse_bool_kw(p);
 		} else if (!strcmp(n, "windowize") && (sc->kind == SC_INCORE || sc->kind == SC_HIERARCHY)) {
 			sc->windowize = parse_bool_kw(p);
+		} else if (!strcmp(n, "core_num") && sc->kind == SC_SPMD && !sc->core_num) {
+			sc->core_num = parse_expr(p);
 		} else if (!strcmp(n, "sync_start") && sc->kind == SC_SPMD) {
 			sc->sync_start = parse_bool_kw(p);
 		} else if (!strcmp(n, "predicate") && sc->kind == SC_SPMD) {
@@ -3627,6 +3629,17 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 		}
 	}
 	expect_op(p, ")");
+}
+
+/* pl.spmd(core_num, ...) with core_num positional or as a keyword */
+static void spmd_args(Parser *p, Scope *sc, const Token *at)
+{
+	bool kw = peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=");
+	if (!kw)
+		sc->core_num = parse_expr(p);
+	parse_scope_kwargs(p, sc, !kw);
+	if (!sc->core_num)
+		PERR_AT(p, at, "pl.spmd() missing required argument 'core_num'");
 }
 
 static Stmt *scope_stmt(Parser *p, ScopeKind k, const Token *at)
@@ -3767,8 +3780,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		Stmt *s = scope_stmt(p, spmd ? SC_SPMD : SC_SPLIT_AIV, &ft);
 		Scope *sc = s->scope;
 		if (spmd) {
-			sc->core_num = parse_expr(p);
-			parse_scope_kwargs(p, sc, true);
+			spmd_args(p, sc, &ft);
 			if (sc->has_deps)
 				PERR_AT(p, &itt, "pl.spmd() does not accept 'deps=' here: a spmd loop is no task to depend on; "
 					"use `with pl.spmd(n, deps=[...]) as tid:` or pl.spmd_submit(..., deps=[...])");
@@ -4085,8 +4097,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		parse_scope_kwargs(p, s->scope, false);
 	} else if (!strcmp(d, "spmd")) {
 		s = scope_stmt(p, SC_SPMD, &wt);
-		s->scope->core_num = parse_expr(p);
-		parse_scope_kwargs(p, s->scope, true);
+		spmd_args(p, s->scope, &wt);
 	} else if (!strcmp(d, "scope") || !strcmp(d, "manual_scope")) {
 		s = scope_stmt(p, SC_RUNTIME, &wt);
 		if (d[0] == 'm') {
