@@ -45,6 +45,15 @@ void ir_block_vars(const Block *b, IrVarFn fn, void *ctx)
 
 void ir_stmt_vars(const Stmt *s, IrVarFn fn, void *ctx)
 {
+	ir_stmt_header_vars(s, fn, ctx);
+	if (ir_stmt_is_simple(s->kind))
+		return;
+	ir_block_vars(&s->body, fn, ctx);
+	ir_block_vars(&s->orelse, fn, ctx);
+}
+
+void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx)
+{
 	if (s->var)
 		fn(ctx, s->var);
 	ir_expr_vars(s->value, fn, ctx);
@@ -63,8 +72,6 @@ void ir_stmt_vars(const Stmt *s, IrVarFn fn, void *ctx)
 		fn(ctx, s->rets[i]);
 	if (s->scope)
 		scope_vars(s->scope, fn, ctx);
-	ir_block_vars(&s->body, fn, ctx);
-	ir_block_vars(&s->orelse, fn, ctx);
 }
 
 /* ------------------------------------------------------------ substitution */

@@ -45,13 +45,15 @@ static ArgAccess param_access(const OpDef *op, const OpsParam *pm, int i, const 
 	return e == EFF_WRITE ? ACC_WRITE : e == EFF_READWRITE ? ACC_READWRITE : ACC_READ;
 }
 
-/* The one place argument effects are looked up, so the source can change.
- * i >= 0: positional argument i; i < 0: keyword argument -i - 1. */
-ArgAccess dir_arg_access(const Expr *call, int i)
+/* The registry entry of an op call (NULL: not an op call, or unknown). */
+static const OpDef *call_op(const Expr *call)
 {
-	if (call->kind != EX_OP_CALL)
-		return ACC_READ;
-	const OpDef *op = ops_find(ops_default(), call->str);
+	return call->kind == EX_OP_CALL ? ops_find(ops_default(), call->str) : NULL;
+}
+
+/* Argument i's access under op (the call's entry, looked up once per call). */
+static ArgAccess op_arg_access(const OpDef *op, const Expr *call, int i)
+{
 	if (!op)
 		return ACC_READ;
 	if (i >= 0)
@@ -61,6 +63,13 @@ ArgAccess dir_arg_access(const Expr *call, int i)
 		if (strcmp(op->kwargs[k].name, kn) == 0)
 			return param_access(op, &op->kwargs[k], -1, call);
 	return ACC_READ;
+}
+
+/* The one place argument effects are looked up, so the source can change.
+ * i >= 0: positional argument i; i < 0: keyword argument -i - 1. */
+ArgAccess dir_arg_access(const Expr *call, int i)
+{
+	return op_arg_access(call_op(call), call, i);
 }
 
 typedef struct Dir {
@@ -134,9 +143,10 @@ static void scan_expr(Dir *s, const Expr *e)
 			s->read[k] = true;
 		return;
 	}
-	case EX_OP_CALL:
+	case EX_OP_CALL: {
+		const OpDef *op = call_op(e);
 		for (int i = 0; i < e->nargs; i++) {
-			ArgAccess acc = dir_arg_access(e, i);
+			ArgAccess acc = op_arg_access(op, e, i);
 			if (acc != ACC_READ && !(s->store_not_write && strcmp(e->str, "tile.store") == 0)) {
 				int k = lookup(&s->input, e->args[i]);
 				if (k >= 0)
@@ -147,7 +157,7 @@ static void scan_expr(Dir *s, const Expr *e)
 			scan_expr(s, e->args[i]);
 		}
 		for (int i = 0; i < e->nkw; i++) {
-			ArgAccess acc = dir_arg_access(e, -i - 1);
+			ArgAccess acc = op_arg_access(op, e, -i - 1);
 			if (acc != ACC_READ) {
 				int k = lookup(&s->input, e->kw[i].value);
 				if (k >= 0)
@@ -158,6 +168,7 @@ static void scan_expr(Dir *s, const Expr *e)
 		}
 		scan_attrs(s, e->attrs);
 		return;
+	}
 	case EX_FN_CALL: case EX_SUBMIT:
 		scan_user_call(s, e);
 		return;
@@ -177,10 +188,11 @@ static const Expr *written_dest(const Expr *e)
 {
 	if (!e || e->kind != EX_OP_CALL)
 		return NULL;
+	const OpDef *op = call_op(e);
 	const Expr *dst = NULL;
 	int n = 0;
 	for (int i = 0; i < e->nargs; i++)
-		if (dir_arg_access(e, i) == ACC_WRITE) {
+		if (op_arg_access(op, e, i) == ACC_WRITE) {
 			dst = e->args[i];
 			n++;
 		}

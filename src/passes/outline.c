@@ -1492,8 +1492,6 @@ static void fallback(Ol *o, Stmt *s, UsedAfter *u)
 
 /* ------------------------------------------------------------ loop carries (seed) */
 
-static void defs_set_cb(void *ctx, Var *v) { add(ctx, v); }
-
 static Stmt *trailing_yield(Ol *o, Block *b, bool create)
 {
 	if (b->n && b->stmts[b->n - 1]->kind == ST_YIELD)
@@ -1534,33 +1532,30 @@ static int renamed_outside(Ol *o, Stmt *s, size_t m, PtrVec *out)
 {
 	if (o->nlog == m)
 		return 0;
-	PtrMap inner = { 0 }, seen = { 0 };
-	ir_block_vars(&s->body, defs_set_cb, &inner);
-	ir_block_vars(&s->orelse, defs_set_cb, &inner);
-	for (int i = 0; i < s->niter; i++)
-		add(&inner, s->iter_args[i]);
+	PtrMap seen = { 0 }, local = { 0 };
+	/* t is "defined inside" when s's bodies define it (a caller-owned t is
+	 * only referenced, never bound, in there) */
+	{
+		PtrVec d = { 0 };
+		defs_block(&s->body, &d);
+		defs_block(&s->orelse, &d);
+		for (size_t k = 0; k < d.len; k++)
+			add(&local, d.items[k]);
+		vec_release(&d);
+	}
 	int n = 0;
 	for (size_t i = m; i < o->nlog; i++) {
 		Var *t = o->log[i].key;
 		if (has(&seen, t))
 			continue;
 		add(&seen, t);
-		/* t is "defined inside" when s's bodies define it (uses count too:
-		 * a caller-owned t is only referenced, never bound, in there) */
-		PtrVec d = { 0 };
-		defs_block(&s->body, &d);
-		defs_block(&s->orelse, &d);
-		bool local = false;
-		for (size_t k = 0; k < d.len && !local; k++)
-			local = d.items[k] == t;
-		vec_release(&d);
-		if (local)
+		if (has(&local, t))
 			continue;
 		vec_push(out, t);
 		vec_push(out, o->log[i].prev ? o->log[i].prev : t);
 		n++;
 	}
-	pmap_release(&inner);
+	pmap_release(&local);
 	pmap_release(&seen);
 	return n;
 }
@@ -1601,6 +1596,20 @@ static void thread_loop(Ol *o, Stmt *s, size_t m)
 
 static void visit_stmt(Ol *o, Stmt *s);
 
+/* Var -> index + 1 of the last statement referring to it (later ones overwrite). */
+typedef struct LastCtx {
+	PtrMap *last;
+	void *idx;
+	bool any;
+} LastCtx;
+
+static void last_cb(void *ctx, Var *v)
+{
+	LastCtx *c = ctx;
+	pmap_put(c->last, v, c->idx);
+	c->any = true;
+}
+
 static void visit_block_frames(Ol *o, Block *b)
 {
 	/* Without a target scope below, nothing asks what is used after a
@@ -1616,21 +1625,16 @@ static void visit_block_frames(Ol *o, Block *b)
 	/* last reference index per Var, and whether anything is referenced after */
 	PtrMap last = { 0 };
 	bool *tail = arena_alloc(o->a, (size_t)(b->n + 1) * sizeof *tail);
-	struct { PtrMap *m; int i; } ctx;
+	LastCtx ctx = { &last, 0, false };
 	for (int i = 0; i < b->n; i++) {
+		tail[i] = false;
 		if (b->stmts[i]->placeholder)
 			continue;
-		ctx.m = &last;
-		ctx.i = i;
-		PtrMap one = { 0 };
-		ir_stmt_vars(b->stmts[i], defs_set_cb, &one);
-		for (size_t k = 0; k < one.cap; k++)
-			if (one.keys[k] && one.vals[k])
-				pmap_put(&last, one.keys[k], (void *)(uintptr_t)(i + 1));
-		tail[i] = one.len > 0;
-		pmap_release(&one);
+		ctx.idx = (void *)(uintptr_t)(i + 1);
+		ctx.any = false;
+		ir_stmt_vars(b->stmts[i], last_cb, &ctx);
+		tail[i] = ctx.any;
 	}
-	(void)ctx;
 	for (int i = b->n - 1, any = 0; i >= 0; i--) {
 		bool here = tail[i];
 		tail[i] = any;
