@@ -5,21 +5,40 @@
 
 /* ------------------------------------------------------------ visiting Vars */
 
+/* Constants, strings and symbols refer to no Var (and have no operands). */
+static inline bool expr_is_leaf(const Expr *e)
+{
+	return ((1u << EX_INT | 1u << EX_FLOAT | 1u << EX_BOOL | 1u << EX_STR | 1u << EX_SYMBOL) >> e->kind) & 1;
+}
+
+/* Operands are tested before the call: most are variable references or
+ * constants, and a call per leaf was most of the walk. */
+#define VISIT_OPERAND(x)                                        \
+	do {                                                    \
+		const Expr *x_ = (x);                           \
+		if (!x_ || expr_is_leaf(x_))                    \
+			break;                                  \
+		if (x_->kind == EX_VAR)                         \
+			fn(ctx, x_->var);                       \
+		else                                            \
+			ir_expr_vars(x_, fn, ctx);              \
+	} while (0)
+
 void ir_expr_vars(const Expr *e, IrVarFn fn, void *ctx)
 {
-	if (!e)
+	if (!e || expr_is_leaf(e))
 		return;
 	if (e->kind == EX_VAR) {
 		fn(ctx, e->var);
 		return;
 	}
-	ir_expr_vars(e->lhs, fn, ctx);
-	ir_expr_vars(e->rhs, fn, ctx);
+	VISIT_OPERAND(e->lhs);
+	VISIT_OPERAND(e->rhs);
 	for (int i = 0; i < e->nargs; i++)
-		ir_expr_vars(e->args[i], fn, ctx);
+		VISIT_OPERAND(e->args[i]);
 	for (int i = 0; i < e->nkw; i++)
-		ir_expr_vars(e->kw[i].value, fn, ctx);
-	ir_expr_vars(e->attrs, fn, ctx);
+		VISIT_OPERAND(e->kw[i].value);
+	VISIT_OPERAND(e->attrs);
 }
 
 static void scope_vars(const Scope *sc, IrVarFn fn, void *ctx)

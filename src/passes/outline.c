@@ -1603,11 +1603,35 @@ typedef struct LastCtx {
 	bool any;
 } LastCtx;
 
+/* Var.mark of the Vars a target scope defines: the only ones "used after"
+ * is asked about (a scope's outputs, scalars to hoist), so the index keeps
+ * only them.  Set at the start of a run, cleared at its end; printer epochs
+ * start above it. */
+#define OL_QUERIED 1u
+
 static void last_cb(void *ctx, Var *v)
 {
 	LastCtx *c = ctx;
-	pmap_put(c->last, v, c->idx);
+	if (v->mark == OL_QUERIED)
+		pmap_put(c->last, v, c->idx);
 	c->any = true;
+}
+
+/* The definitions of every target scope body in b (those of nested target
+ * scopes included), in pre-order. */
+static void target_defs(const Block *b, ScopeKind target, PtrVec *out)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		if (s->kind == ST_SCOPE && s->scope->kind == target) {
+			defs_block(&s->body, out);
+			continue;
+		}
+		target_defs(&s->body, target, out);
+		target_defs(&s->orelse, target, out);
+	}
 }
 
 static void visit_block_frames(Ol *o, Block *b)
@@ -1754,7 +1778,14 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 	for (int i = 0; i < f->nparams; i++)
 		param_names(&o.vnames, f->params[i].var);
 	ir_block_vars(&f->body, param_names, &o.vnames);
+	PtrVec queried = { 0 };
+	target_defs(&f->body, cfg->target, &queried);
+	for (size_t i = 0; i < queried.len; i++)
+		((Var *)queried.items[i])->mark = OL_QUERIED;
 	visit_block(&o, &f->body);
+	for (size_t i = 0; i < queried.len; i++)
+		((Var *)queried.items[i])->mark = 0;
+	vec_release(&queried);
 	*count = o.count;
 	pmap_release(&o.vnames);
 	pmap_release(&o.fnames);
