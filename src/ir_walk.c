@@ -102,11 +102,17 @@ Var *ir_var_subst(const IrSubst *sb, Var *v)
 }
 
 /* xs through the substitution: xs itself when nothing changes, else a copy */
+/* A constant needs no call: most shape dims and many operands are one. */
+static inline Expr *subst_operand(const IrSubst *sb, Expr *e)
+{
+	return !e || expr_is_leaf(e) ? e : ir_expr_subst(sb, e);
+}
+
 static Expr **subst_list(const IrSubst *sb, Expr **xs, int n)
 {
 	Expr **out = xs;
 	for (int i = 0; i < n; i++) {
-		Expr *x = ir_expr_subst(sb, xs[i]);
+		Expr *x = subst_operand(sb, xs[i]);
 		if (x != xs[i] && out == xs) {
 			out = arena_alloc(sb->a, (size_t)n * sizeof *out);
 			memcpy(out, xs, (size_t)n * sizeof *out);
@@ -120,7 +126,7 @@ static Kwarg *subst_kwargs(const IrSubst *sb, Kwarg *kw, int n)
 {
 	Kwarg *out = kw;
 	for (int i = 0; i < n; i++) {
-		Expr *x = ir_expr_subst(sb, kw[i].value);
+		Expr *x = subst_operand(sb, kw[i].value);
 		if (x != kw[i].value && out == kw) {
 			out = arena_alloc(sb->a, (size_t)n * sizeof *out);
 			memcpy(out, kw, (size_t)n * sizeof *out);
@@ -147,7 +153,7 @@ Expr *ir_expr_subst(const IrSubst *sb, Expr *e)
 	default:
 		break;
 	}
-	Expr *lhs = ir_expr_subst(sb, e->lhs), *rhs = ir_expr_subst(sb, e->rhs), *attrs = ir_expr_subst(sb, e->attrs);
+	Expr *lhs = subst_operand(sb, e->lhs), *rhs = subst_operand(sb, e->rhs), *attrs = subst_operand(sb, e->attrs);
 	Type *type = sb->type ? sb->type(sb->ctx, e->type) : e->type;
 	Expr **args = subst_list(sb, e->args, e->nargs);
 	Kwarg *kw = subst_kwargs(sb, e->kw, e->nkw);

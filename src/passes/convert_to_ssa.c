@@ -34,39 +34,79 @@ typedef struct Ssa {
 	PtrMap cur;        /* source Var -> current version */
 	Undo *log;
 	size_t nlog, clog;
-	PtrMap ver;        /* source Var -> next version number + 1 */
+	PtrMap ver;        /* source Var -> Seed */
 	PtrMap *future;    /* the reference's future_needs (a set: Var -> non-NULL) */
 	PtrMap empty;
 	PtrMap sets;       /* compound Stmt -> StmtSets, for the function being converted */
 } Ssa;
 
 /* The (base, qualifier) a source Var's versions are named from. */
-static void seed(Ssa *s, Var *k, const char **base, const char **qual)
+/* Per source Var: the (base, qualifier) its versions are named from and
+ * the next version number, parsed once instead of per version. */
+typedef struct Seed {
+	const char *base, *qual;
+	size_t blen, qlen;
+	int next;
+} Seed;
+
+static Seed *seed(Ssa *s, Var *k)
 {
+	Seed *sd = pmap_get(&s->ver, k);
+	if (sd)
+		return sd;
+	sd = arena_alloc(s->a, sizeof *sd);
 	AutoName an = autoname_parse(s->a, k->name);
 	if (an.has_delim && (*an.role || an.version >= 0)) {
-		*base = an.base;
-		*qual = an.qualifier;
-		return;
+		sd->base = an.base;
+		sd->qual = an.qualifier;
+	} else {
+		sd->base = k->name; /* a bare "__" in the name was rejected by validate() */
+		sd->qual = "";
 	}
-	*base = k->name; /* a bare "__" in the name was rejected by validate() */
-	*qual = "";
+	sd->blen = strlen(sd->base);
+	sd->qlen = strlen(sd->qual);
+	pmap_put(&s->ver, k, sd);
+	return sd;
 }
 
-static int next_version(Ssa *s, Var *k)
+/* autoname_build(base, qual, role, n) for a role and a version, both
+ * present: base__[qual_]role_vN. */
+static const char *version_name(Ssa *s, const Seed *sd, const char *role, int n)
 {
-	uintptr_t v = (uintptr_t)pmap_get(&s->ver, k);
-	int n = v ? (int)v - 1 : 0;
-	pmap_put(&s->ver, k, (void *)(uintptr_t)(n + 2));
-	return n;
+	size_t rlen = strlen(role);
+	size_t total = sd->blen + 2 + sd->qlen + 1 + rlen + 2 + 10;
+	char small[256];
+	char *buf = total < sizeof small ? small : arena_alloc(s->a, total + 1);
+	char *w = buf;
+	memcpy(w, sd->base, sd->blen);
+	w += sd->blen;
+	*w++ = '_';
+	*w++ = '_';
+	if (sd->qlen) {
+		memcpy(w, sd->qual, sd->qlen);
+		w += sd->qlen;
+		*w++ = '_';
+	}
+	memcpy(w, role, rlen);
+	w += rlen;
+	*w++ = '_';
+	*w++ = 'v';
+	char digits[12];
+	int nd = 0;
+	unsigned u = (unsigned)n;
+	do
+		digits[nd++] = (char)('0' + u % 10);
+	while ((u /= 10) && nd < (int)sizeof digits);
+	while (nd)
+		*w++ = digits[--nd];
+	return intern(s->a, buf, (size_t)(w - buf));
 }
 
 static Var *new_version(Ssa *s, Var *k, const char *role, Type *t, VarKind kind)
 {
-	const char *base, *qual;
-	seed(s, k, &base, &qual);
-	int n = next_version(s, k);
-	Var *v = ir_var_new(s->prog, autoname_build(s->a, base, qual, role, n), t, kind);
+	Seed *sd = seed(s, k);
+	int n = sd->next++;
+	Var *v = ir_var_new(s->prog, version_name(s, sd, role, n), t, kind);
 	v->pos = k->pos;
 	return v;
 }
