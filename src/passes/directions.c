@@ -95,6 +95,7 @@ static int lookup(const PtrMap *m, const Expr *e)
 }
 
 static void scan_expr(Dir *s, const Expr *e);
+static void scan_op(Dir *s, const Expr *e, const OpDef *op);
 
 static bool bookkeeping_key(const char *k)
 {
@@ -143,32 +144,9 @@ static void scan_expr(Dir *s, const Expr *e)
 			s->read[k] = true;
 		return;
 	}
-	case EX_OP_CALL: {
-		const OpDef *op = call_op(e);
-		for (int i = 0; i < e->nargs; i++) {
-			ArgAccess acc = op_arg_access(op, e, i);
-			if (acc != ACC_READ && !(s->store_not_write && strcmp(e->str, "tile.store") == 0)) {
-				int k = lookup(&s->input, e->args[i]);
-				if (k >= 0)
-					s->write[k] = true;
-			}
-			if (acc == ACC_WRITE)
-				continue; /* a pure destination moves no data in */
-			scan_expr(s, e->args[i]);
-		}
-		for (int i = 0; i < e->nkw; i++) {
-			ArgAccess acc = op_arg_access(op, e, -i - 1);
-			if (acc != ACC_READ) {
-				int k = lookup(&s->input, e->kw[i].value);
-				if (k >= 0)
-					s->write[k] = true;
-			}
-			if (acc != ACC_WRITE)
-				scan_expr(s, e->kw[i].value);
-		}
-		scan_attrs(s, e->attrs);
+	case EX_OP_CALL:
+		scan_op(s, e, call_op(e));
 		return;
-	}
 	case EX_FN_CALL: case EX_SUBMIT:
 		scan_user_call(s, e);
 		return;
@@ -183,12 +161,62 @@ static void scan_expr(Dir *s, const Expr *e)
 	}
 }
 
-/* The destination a call writes in place when it has exactly one Write slot. */
-static const Expr *written_dest(const Expr *e)
+/* Whether every argument of op's calls is only read (no declared effect,
+ * no effect that a keyword can switch on): the common case, decided without
+ * an access lookup per argument.  An unknown op (NULL) reads. */
+static bool op_reads_only(const OpDef *op)
 {
-	if (!e || e->kind != EX_OP_CALL)
+	if (!op)
+		return true;
+	for (int i = 0; i < op->nparams; i++)
+		if (op->params[i].effect != EFF_READ || op->params[i].effect_kwarg)
+			return false;
+	for (int i = 0; i < op->nkwargs; i++)
+		if (op->kwargs[i].effect != EFF_READ || op->kwargs[i].effect_kwarg)
+			return false;
+	return true;
+}
+
+static void scan_op(Dir *s, const Expr *e, const OpDef *op)
+{
+	if (op_reads_only(op)) {
+		for (int i = 0; i < e->nargs; i++)
+			scan_expr(s, e->args[i]);
+		for (int i = 0; i < e->nkw; i++)
+			scan_expr(s, e->kw[i].value);
+		scan_attrs(s, e->attrs);
+		return;
+	}
+	for (int i = 0; i < e->nargs; i++) {
+		ArgAccess acc = op_arg_access(op, e, i);
+		if (acc != ACC_READ && !(s->store_not_write && strcmp(e->str, "tile.store") == 0)) {
+			int k = lookup(&s->input, e->args[i]);
+			if (k >= 0)
+				s->write[k] = true;
+		}
+		if (acc == ACC_WRITE)
+			continue; /* a pure destination moves no data in */
+		scan_expr(s, e->args[i]);
+	}
+	for (int i = 0; i < e->nkw; i++) {
+		ArgAccess acc = op_arg_access(op, e, -i - 1);
+		if (acc != ACC_READ) {
+			int k = lookup(&s->input, e->kw[i].value);
+			if (k >= 0)
+				s->write[k] = true;
+		}
+		if (acc != ACC_WRITE)
+			scan_expr(s, e->kw[i].value);
+	}
+	scan_attrs(s, e->attrs);
+}
+
+/* The destination an op call (entry op) writes in place when it has exactly
+ * one Write slot. */
+static const Expr *written_dest(const Expr *e, const OpDef *op)
+{
+	if (!e || e->kind != EX_OP_CALL || op_reads_only(op))
 		return NULL;
-	const OpDef *op = call_op(e);
 	const Expr *dst = NULL;
 	int n = 0;
 	for (int i = 0; i < e->nargs; i++)
@@ -214,14 +242,19 @@ static void scan_stmt(Dir *s, const Stmt *st)
 {
 	switch (st->kind) {
 	case ST_ASSIGN: {
-		int k = lookup(&s->idx, written_dest(st->value));
-		if (s->whole_fn && k < 0 && (k = lookup(&s->idx, st->value)) >= 0) {
+		const Expr *v = st->value;
+		const OpDef *op = v && v->kind == EX_OP_CALL ? call_op(v) : NULL;
+		int k = lookup(&s->idx, written_dest(v, op));
+		if (s->whole_fn && k < 0 && (k = lookup(&s->idx, v)) >= 0) {
 			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
 			return;
 		}
 		if (k >= 0)
 			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
-		scan_expr(s, st->value);
+		if (v && v->kind == EX_OP_CALL)
+			scan_op(s, v, op);
+		else
+			scan_expr(s, v);
 		return;
 	}
 	case ST_EVAL:
