@@ -22,7 +22,7 @@ literals vary.  Rules the generator relies on (spec: shared/spec/text-format.md)
   so the printer does not rename it).
 
 Usage:
-    gen.py --size 1M|10M|100M|BYTES [--seed N] [--style pre-ssa|single-assign] [-o FILE]
+    gen.py --size 1M|10M|100M|BYTES [--seed N] [--style pre-ssa|single-assign|outline-heavy] [-o FILE]
 
 The default `pre-ssa` style is what the passes consume: hand-written code as the
 reference prints it, with variables re-assigned (`acc = pl.tensor.add(acc, x)` in
@@ -30,6 +30,31 @@ loops and if/else branches, `while` counters, parameters re-bound).  The
 `single-assign` style drops every optional re-assignment; only the idiomatic
 out-parameter updates (`out = pl.tile.store(t, off, out)`, `y = pl.tensor.assemble(y, ..)`,
 `y = self.kernel(.., y)`) remain.
+
+The `outline-heavy` style stresses the outliners: every function (Orchestration or
+Opaque, about 1.5 KB) is
+
+    acc = pl.tensor.muls(x, F)                        # re-assigned below (pre-SSA)
+    for r in pl.range|pl.parallel(0, ROWS, TR):
+        with pl.at(level=pl.Level.CORE_GROUP[, name_hint=..]):
+            tile.load of x at [r, 0], a tile chain, y = pl.tile.store(.., [r, 0], y)
+        if <r == 0 | r > TR | r % 2TR == 0 | flag | n_rows > TR>:
+            buf = pl.tensor.create(..)                # or: tensor ops re-assigning acc
+            with pl.at(..): .. buf = pl.tile.store(.., [r, 0], buf)
+            acc = pl.tensor.add|mul|maximum(acc, buf)
+        [else: the same choice]
+    with pl.cluster([name_hint=..]):
+        with pl.at(..): tile.load of x or acc, a tile chain, y = pl.tile.store(.., [0, 0], y)
+    return y
+
+so convert-to-ssa makes loop carries and phis, outline-incore outlines two or three
+scopes per function (one inside the loop, one in a branch, one in the cluster) and
+outline-cluster one Group function.  A branch's scope writes a buffer local to the
+branch: a store into `y` there would make `y` a phi of a store target, which the
+reference build (e2d0f78) mis-threads (its else branch then yields a Var of the then
+branch, and its verifier rejects the result).  The reference's output for this style
+differs from ptoopt's only where seed 000 is newer than that build: the scope's
+parameter for a store into a loop-carried `y` (`y__iter_vN`) is `pl.Out`.
 """
 
 import argparse
@@ -1114,7 +1139,14 @@ class Gen:
                 fb.push()
                 with fb.block():
                     if r.random() < 0.45:
-                        self.oh_incore_tiles(fb, fam, rv, r.choice(["x", acc]), "y", r.choice(["tail", "fix"]))
+                        # a branch-local buffer written by an InCore scope, then folded into acc
+                        # (storing into y here would make y a phi of a store target, which the
+                        # reference build mis-threads when the other branch does not store)
+                        buf = fb.assign("buf", full, "pl.tensor.create(%s, dtype=pl.FP32, layout=pl.TensorLayout.ND)"
+                                        % dims(full[1]), allow_reassign=False)
+                        self.oh_incore_tiles(fb, fam, rv, r.choice(["x", acc]), buf, r.choice(["tail", "fix"]))
+                        fb.emit("%s: %s = pl.tensor.%s(%s, %s)" % (acc, ty(full), r.choice(["add", "mul", "maximum"]),
+                                                               acc, buf))
                     else:
                         last = self.tensor_chain(fb, full, r.randint(1, 3))
                         other = fb.pick(lambda t: t == full)
