@@ -305,6 +305,8 @@ static void infer(Program *p, Var **inputs, int n, const Block *body, const PtrM
 	Dir s = { .p = p, .whole_fn = whole_fn, .store_not_write = store_not_write };
 	s.read = xmalloc((size_t)(n + 1) * sizeof *s.read);
 	s.write = xmalloc((size_t)(n + 1) * sizeof *s.write);
+	pmap_reserve(&s.idx, (size_t)n * 2);
+	pmap_reserve(&s.input, (size_t)n);
 	for (int i = 0; i < n; i++) {
 		s.read[i] = s.write[i] = false;
 		pmap_put(&s.idx, inputs[i], (void *)(uintptr_t)(i + 1));

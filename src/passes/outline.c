@@ -1003,6 +1003,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		body->n = k;
 	}
 	defs_block(body, &defs);
+	/* the scope's sets are sized once (none of them is iterated) */
+	pmap_reserve(&defset, defs.len);
+	pmap_reserve(&li.defined, defs.len);
+	pmap_reserve(&li.seen, defs.len / 2 + 4);
+	pmap_reserve(&used, defs.len * 2 + 8);
 	for (size_t i = 0; i < defs.len; i++)
 		add(&defset, defs.items[i]);
 
@@ -1218,6 +1223,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		bind_block(&sb, body);
 
 	/* Return values: store targets return their parameter; tensors trace to one. */
+	pmap_reserve(&params, (size_t)nin);
 	for (int i = 0; i < nin; i++)
 		pmap_put(&params, inputs[i], (void *)(uintptr_t)(i + 1));
 	Expr **rets = arena_alloc(a, (size_t)(nout + 1) * sizeof *rets);
@@ -1921,6 +1927,7 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 		param_names(&o.vnames, f->params[i].var);
 	PtrVec queried = { 0 }, scopes = { 0 };
 	target_defs(&f->body, cfg->target, &queried, &scopes);
+	pmap_reserve(&o.vnames, queried.len * 2 + 32); /* a set, never iterated */
 	for (size_t i = 0; i < queried.len; i++) {
 		Var *v = queried.items[i];
 		v->mark = 0;
