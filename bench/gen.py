@@ -32,7 +32,7 @@ out-parameter updates (`out = pl.tile.store(t, off, out)`, `y = pl.tensor.assemb
 `y = self.kernel(.., y)`) remain.
 
 The `outline-heavy` style stresses the outliners: every function (Orchestration or
-Opaque, about 1.5 KB) is
+Opaque, about 2.9 KB) is
 
     acc = pl.tensor.muls(x, F)                        # re-assigned below (pre-SSA)
     for r in pl.range|pl.parallel(0, ROWS, TR):
