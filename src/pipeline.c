@@ -49,9 +49,9 @@ static const PassInfo passes[] = {
 	 * outliners); run is NULL until each lands. */
 	{ .name = "inline-functions", .ref_name = "InlineFunctions",
 	  .summary = "splices FunctionType.Inline functions into their callers and drops them",
-	  .produces = PROP_INLINED },
+	  .run = inline_functions_program, .produces = PROP_INLINED, .verify_after = verify_inline_eliminated },
 	{ .name = "unroll-loops", .ref_name = "UnrollLoops", .summary = "expands pl.unroll loops",
-	  .produces = PROP_UNROLLED },
+	  .run = unroll_loops_program, .produces = PROP_UNROLLED },
 	{ .name = "ctrl-flow-transform", .ref_name = "CtrlFlowTransform",
 	  .summary = "break / continue / early return into structured control flow", .produces = PROP_STRUCTURED_CF },
 	{ .name = "simplify", .ref_name = "Simplify",

@@ -31,4 +31,9 @@ bool verify_no_nested_incore(Program *p, Diag *d);
  * arguments, and each direction allowed by the callee's parameter. */
 bool verify_call_directions(Program *p, Diag *d);
 
+/* After inline-functions (the reference's InlineFunctionsEliminated): no
+ * Inline function left, no call of one, no call of a function the program
+ * does not have. */
+bool verify_inline_eliminated(Program *p, Diag *d);
+
 #endif
