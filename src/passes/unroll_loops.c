@@ -99,8 +99,13 @@ static void keep_scope_vars(PtrVec *m, const Block *b)
 
 static bool unroll_block(Unr *u, const Block *b, Block *out);
 
-/* The expansion of one pl.unroll loop, appended to o. */
-static void unroll_loop(Unr *u, const Stmt *s, PtrVec *o)
+/* The expansion of one pl.unroll loop, appended to o.  bare: the loop is
+ * its block's only statement, which the reference holds as the statement
+ * itself rather than a sequence; the expansion then stays a sequence of
+ * its own, which the structural verifier after the pass rejects when it
+ * has one element or an element that is a sequence itself (a copy of a
+ * body of several statements, or of a bare unrolled loop). */
+static void unroll_loop(Unr *u, const Stmt *s, PtrVec *o, bool bare)
 {
 	if (s->niter) {
 		diag_error(u->d, s->pos.line, s->pos.col, "Unroll loops cannot have iter_args (init_values)");
@@ -118,17 +123,36 @@ static void unroll_loop(Unr *u, const Stmt *s, PtrVec *o)
 		u->err = 1;
 		return;
 	}
-	/* in wide arithmetic: bounds near the int64 limits must not overflow */
-	__int128 trip = 0;
-	if (step > 0 && start < stop)
-		trip = ((__int128)stop - start + step - 1) / step;
-	else if (step < 0 && start > stop)
-		trip = ((__int128)start - stop + (-(__int128)step) - 1) / (-(__int128)step);
+	/* unsigned: bounds near the int64 limits must not overflow */
+	uint64_t trip = 0;
+	if (step > 0 && start < stop) {
+		uint64_t span = (uint64_t)stop - (uint64_t)start, st = (uint64_t)step;
+		trip = span / st + (span % st != 0);
+	} else if (step < 0 && start > stop) {
+		uint64_t span = (uint64_t)start - (uint64_t)stop, st = 0 - (uint64_t)step;
+		trip = span / st + (span % st != 0);
+	}
 	if (trip > MAX_UNROLL) {
 		diag_error(u->d, s->pos.line, s->pos.col,
-			   "Unroll loop trip count %lld exceeds maximum allowed (%d). Reduce the loop range or use "
+			   "Unroll loop trip count %llu exceeds maximum allowed (%d). Reduce the loop range or use "
 			   "pl.range() instead",
-			   trip > INT64_MAX ? (long long)INT64_MAX : (long long)trip, MAX_UNROLL);
+			   (unsigned long long)trip, MAX_UNROLL);
+		u->err = 1;
+		return;
+	}
+	if (bare && trip == 1) {
+		diag_error(u->d, s->pos.line, s->pos.col,
+			   "Post-verification failed after pass 'UnrollLoops': NoRedundantBlocks: SeqStmts with single "
+			   "child should be unwrapped");
+		u->err = 1;
+		return;
+	}
+	if (bare && trip > 1 &&
+	    (s->body.n != 1 || (s->body.stmts[0]->kind == ST_FOR && s->body.stmts[0]->for_kind == FOR_UNROLL))) {
+		const Stmt *at = s->body.n ? s->body.stmts[0] : s;
+		diag_error(u->d, at->pos.line, at->pos.col,
+			   "Post-verification failed after pass 'UnrollLoops': NoRedundantBlocks: SeqStmts contains "
+			   "nested SeqStmts");
 		u->err = 1;
 		return;
 	}
@@ -175,7 +199,7 @@ static bool unroll_block(Unr *u, const Block *b, Block *out)
 	for (int i = 0; i < b->n && !u->err; i++) {
 		Stmt *s = b->stmts[i];
 		if (s->kind == ST_FOR && s->for_kind == FOR_UNROLL) {
-			unroll_loop(u, s, &o);
+			unroll_loop(u, s, &o, b->n == 1);
 			changed = true;
 			continue;
 		}
