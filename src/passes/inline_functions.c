@@ -15,8 +15,10 @@
  * A call of an Inline function nested in an expression stays, and the
  * verifier after the pass reports it once its callee is gone.
  *
- * Order, which the numbers N show: N comes from one counter for the whole
- * process, starting at 0, as in the reference.  The reference visits the
+ * Order, which the numbers N show: N comes from one counter, starting at
+ * 0, that every splice of the run takes from (the reference's is per
+ * process; ours per program: the same when a run reads one program, and
+ * each program of --split-input-file or of several files starts at 0).  The reference visits the
  * functions in the iteration order of a std::unordered_map keyed by name
  * (filled in name order), reproduced by stdhash.c; each round every
  * function, Inline ones included, splices the bodies the Inline functions
@@ -46,9 +48,6 @@
 #include "ptoopt/passes.h"
 #include "ptoopt/stdhash.h"
 #include "ptoopt/strbuf.h"
-
-/* The reference's process-wide FreshName counter. */
-static unsigned long long inline_counter;
 
 typedef struct TupleSub {
 	Expr **vals;
@@ -308,7 +307,7 @@ static bool clone_body(Inl *c, Function *f, const Expr *call, Spliced *out)
 		if (pmap_get(&vars, v))
 			continue; /* a parameter: already the argument */
 		/* the reference keeps the local's type as it is */
-		Var *n = ir_var_new(c->p, arena_printf(c->a, "%s_inline%llu", v->name, inline_counter++), v->type,
+		Var *n = ir_var_new(c->p, arena_printf(c->a, "%s_inline%llu", v->name, c->p->next_inline++), v->type,
 				    v->kind);
 		n->pos = v->pos;
 		pmap_put(&vars, v, n);
