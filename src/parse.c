@@ -3295,8 +3295,9 @@ static void reject_bare_yield(Parser *p, const Block *b)
 	}
 }
 
-/* The reference parser's checks of a pl.unroll header: no init_values,
- * integer literal bounds (a negated literal counts), a step other than 0. */
+/* The reference parser's checks of a pl.unroll header: no init_values
+ * (checked after the body's yields), integer literal bounds (a negated
+ * literal counts), a step other than 0. */
 static bool unroll_const(const Expr *e, int64_t *v)
 {
 	if (e->kind == EX_INT) {
@@ -3565,8 +3566,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		}
 	}
 	vec_release(&pos);
-	if (fk == FOR_UNROLL && !is_while)
-		check_unroll_header(p, s, init != NULL, &itt, &targets);
+	if (fk == FOR_UNROLL && !is_while && !init)
+		check_unroll_header(p, s, false, &itt, &targets);
 	s->stage = stage;
 	s->attrs = attrs;
 	int ninit = init ? init->nargs : 0;
@@ -3601,6 +3602,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	p->loop_ctx = saved_ctx;
 	if (ninit > 0)
 		reject_bare_yield(p, &s->body);
+	if (fk == FOR_UNROLL && !is_while && init)
+		check_unroll_header(p, s, true, &itt, &targets); /* after the yield check, as the reference */
 	if (is_while) {
 		s->while_ssa = true;
 		Stmt *c = s->body.n ? s->body.stmts[0] : NULL;
