@@ -597,11 +597,19 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		hooks = &none;
 	unsigned held = 0; /* established by a pass of this run */
 	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
+	bool checked = false;    /* the structural properties of the input */
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
 		if (!pi->run && !pi->run_opts) {
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
+		}
+		/* as the reference's pass context before its first pass
+		 * (infer-directions is ptoopt's own and checks nothing) */
+		if (!checked && pi->run_opts != infer_directions_program) {
+			checked = true;
+			if (!verify_structural(p, d, pi->ref_name))
+				return 1;
 		}
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;

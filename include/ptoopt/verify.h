@@ -36,4 +36,9 @@ bool verify_call_directions(Program *p, Diag *d);
  * does not have. */
 bool verify_inline_eliminated(Program *p, Diag *d);
 
+/* The reference's structural properties of a pass's input (verify_structural.c),
+ * checked before the first pass of a run; pass: the reference's name of
+ * that pass, for the message. */
+bool verify_structural(Program *p, Diag *d, const char *pass);
+
 #endif
