@@ -284,6 +284,7 @@ typedef struct Iou {
 	Program *p;
 	Diag *d;
 	Arena *a;
+	PtrMap *memo;    /* loop Stmt -> Kills */
 	bool report;     /* false in the pre-scan of a loop body */
 	bool failed;
 	Dead dead;
@@ -340,24 +341,51 @@ static void iou_expr(Iou *c, const Expr *e, SrcPos at)
 
 static void iou_block(Iou *c, const Block *b);
 
-/* The variables a loop body passes as InOut / Out (its iter args aside)
- * are dead from the loop's start on, for the reads of later iterations. */
-static void iou_loop_kills(Iou *c, const Stmt *s)
+/* What a loop body leaves dead, walked from an empty state (a property
+ * of the body alone, so computed once per loop: each enclosing loop's
+ * pre-scan reuses it instead of walking it again). */
+typedef struct Kills {
+	Var **vars;
+	SrcPos **at;
+	size_t n;
+} Kills;
+
+static const Kills *loop_kills(Iou *c, const Stmt *s)
 {
-	Iou sub = { .p = c->p, .d = c->d, .a = c->a, .report = false };
+	Kills *k = pmap_get(c->memo, s);
+	if (k)
+		return k;
+	Iou sub = { .p = c->p, .d = c->d, .a = c->a, .memo = c->memo, .report = false };
 	iou_block(&sub, &s->body);
+	k = arena_alloc(c->a, sizeof *k);
+	size_t cap = sub.dead.origin.len;
+	k->vars = arena_alloc(c->a, (cap ? cap : 1) * sizeof *k->vars);
+	k->at = arena_alloc(c->a, (cap ? cap : 1) * sizeof *k->at);
 	for (size_t i = 0; i < sub.dead.origin.cap; i++) {
-		const void *k = sub.dead.origin.keys ? sub.dead.origin.keys[i] : NULL;
-		SrcPos *o = k ? sub.dead.origin.vals[i] : NULL;
+		const void *v = sub.dead.origin.keys ? sub.dead.origin.keys[i] : NULL;
+		SrcPos *o = v ? sub.dead.origin.vals[i] : NULL;
 		if (!o)
 			continue;
 		bool iter = false;
 		for (int j = 0; j < s->niter; j++)
-			iter |= s->iter_args[j] == k;
-		if (!iter)
-			iou_kill(c, (Var *)k, *o);
+			iter |= s->iter_args[j] == v;
+		if (!iter) {
+			k->vars[k->n] = (Var *)v;
+			k->at[k->n++] = o;
+		}
 	}
 	pmap_release(&sub.dead.origin);
+	pmap_put(c->memo, s, k);
+	return k;
+}
+
+/* The variables a loop body passes as InOut / Out (its iter args aside)
+ * are dead from the loop's start on, for the reads of later iterations. */
+static void iou_loop_kills(Iou *c, const Stmt *s)
+{
+	const Kills *k = loop_kills(c, s);
+	for (size_t i = 0; i < k->n; i++)
+		iou_kill(c, k->vars[i], *k->at[i]);
 }
 
 static void iou_block(Iou *c, const Block *b)
@@ -422,9 +450,11 @@ static bool check_inout_use(Program *p, Diag *d)
 		const Function *f = p->funcs[i];
 		if (f->type == FT_GROUP || f->type == FT_SPMD || f->abstract || f->inline_body)
 			continue;
-		Iou c = { .p = p, .d = d, .a = p->arena, .report = true };
+		PtrMap memo = { 0 };
+		Iou c = { .p = p, .d = d, .a = p->arena, .memo = &memo, .report = true };
 		iou_block(&c, &f->body);
 		pmap_release(&c.dead.origin);
+		pmap_release(&memo);
 		if (c.failed)
 			return false;
 	}

@@ -611,6 +611,11 @@ int inline_functions_program(Program *p, Diag *d)
 	for (int i = 0; i < n; i++)
 		names[i] = sorted[i]->name;
 	order = hash_order(names, (size_t)n);
+	/* a function a round left unchanged has no call left to splice, so the
+	 * next round skips it (what the reference's would find there: nothing) */
+	bool *dirty = xmalloc((size_t)(n ? n : 1) * sizeof *dirty);
+	for (int i = 0; i < n; i++)
+		dirty[i] = true;
 	for (int iter = 0; iter < ninl + 1 && !rc; iter++) {
 		for (int i = 0; i < ninl; i++) {
 			Block *b = arena_alloc(c.a, sizeof *b);
@@ -620,7 +625,7 @@ int inline_functions_program(Program *p, Diag *d)
 		bool any = false;
 		for (int i = 0; i < n && !rc; i++) {
 			Function *f = sorted[order[i]];
-			if (f->abstract || f->inline_body)
+			if (f->abstract || f->inline_body || !dirty[order[i]])
 				continue;
 			c.changed = false;
 			c.any_tsub = false;
@@ -631,6 +636,7 @@ int inline_functions_program(Program *p, Diag *d)
 				rc = 1;
 				break;
 			}
+			dirty[order[i]] = c.changed;
 			if (c.changed) {
 				f->body = nb;
 				any = true;
@@ -647,6 +653,7 @@ int inline_functions_program(Program *p, Diag *d)
 		}
 	}
 	free(order);
+	free(dirty);
 	if (!rc) {
 		Function **kept = arena_alloc(c.a, (size_t)(n ? n : 1) * sizeof *kept);
 		int k = 0;
