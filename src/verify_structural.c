@@ -20,18 +20,35 @@
  *                        reference's backend (Ascend950, 'a5') has no bf16
  *                        atomic add
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ptoopt/verify.h"
 
-/* the pass the check runs before, for the messages */
-static const char *before_pass = "";
+/* Where a violation is reported, and the pass named in the message. */
+typedef struct Vctx {
+	Diag *d;
+	const char *pass;
+} Vctx;
+
+static void fail(const Vctx *v, SrcPos at, const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void fail(const Vctx *v, SrcPos at, const char *check, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_error(v->d, at.line, at.col, "Pre-verification failed before pass '%s': %s: %s", v->pass, check, msg);
+}
 
 /* ------------------------------------------------------------ UseAfterDef */
 
 typedef struct Uad {
-	Diag *d;
+	const Vctx *vx;
 	const Function *f;
 	PtrMap defined; /* dynamic variables of the signature */
 	bool failed;
@@ -71,9 +88,8 @@ static void uad_use(Uad *u, const Var *v, SrcPos at)
 {
 	if (u->failed || v->kind != VK_DYN || pmap_get(&u->defined, v))
 		return;
-	diag_error(u->d, at.line, at.col,
-		   "Pre-verification failed before pass '%s': UseAfterDefCheck: Variable '%s' used before definition in function '%s'", before_pass,
-		   v->name, u->f->name);
+	fail(u->vx, at, "UseAfterDefCheck", "Variable '%s' used before definition in function '%s'", v->name,
+	     u->f->name);
 	u->failed = true;
 }
 
@@ -136,13 +152,13 @@ static void uad_block(Uad *u, const Block *b)
 	}
 }
 
-static bool check_use_after_def(Program *p, Diag *d)
+static bool check_use_after_def(Program *p, const Vctx *vx)
 {
 	for (int i = 0; i < p->nfuncs; i++) {
 		const Function *f = p->funcs[i];
 		if (f->abstract || f->inline_body)
 			continue;
-		Uad u = { .d = d, .f = f };
+		Uad u = { .vx = vx, .f = f };
 		for (int j = 0; j < f->nparams; j++)
 			uad_type_defs(&u, f->params[j].var->type);
 		for (int j = 0; j < f->nrets; j++)
@@ -178,35 +194,33 @@ static bool has_dtype(const Type *t)
 
 /* The reference's CheckTypeEquality, as far as kinds, tuple sizes and
  * dtypes go (shapes are not compared). */
-static bool types_agree(Diag *d, const Type *a, const Type *b, const char *ctx, const char *da, const char *db,
+static bool types_agree(const Vctx *vx, const Type *a, const Type *b, const char *ctx, const char *da, const char *db,
 			SrcPos at)
 {
 	if (!a || !b || a->kind == TY_UNKNOWN || b->kind == TY_UNKNOWN || a->kind == TY_NAMED || b->kind == TY_NAMED)
 		return true;
 	if (a->kind != b->kind) {
-		diag_error(d, at.line, at.col, "Pre-verification failed before pass '%s': TypeCheck: Type kind mismatch in %s: %s type '%s' != %s type '%s'", before_pass,
-			   ctx, da, type_kind_name(a), db, type_kind_name(b));
+		fail(vx, at, "TypeCheck", "Type kind mismatch in %s: %s type '%s' != %s type '%s'", ctx, da,
+		     type_kind_name(a), db, type_kind_name(b));
 		return false;
 	}
 	if (a->kind == TY_TUPLE) {
 		if (a->nelems != b->nelems) {
-			diag_error(d, at.line, at.col,
-				   "Pre-verification failed before pass '%s': TypeCheck: Tuple size mismatch in %s: %s has %d elements, but %s has %d elements", before_pass,
-				   ctx, da, a->nelems, db, b->nelems);
+			fail(vx, at, "TypeCheck", "Tuple size mismatch in %s: %s has %d elements, but %s has %d elements",
+			     ctx, da, a->nelems, db, b->nelems);
 			return false;
 		}
 		for (int i = 0; i < a->nelems; i++) {
 			char ea[160], eb[160];
 			snprintf(ea, sizeof ea, "%s tuple element[%d]", da, i);
 			snprintf(eb, sizeof eb, "%s tuple element[%d]", db, i);
-			if (!types_agree(d, a->elems[i], b->elems[i], ctx, ea, eb, at))
+			if (!types_agree(vx, a->elems[i], b->elems[i], ctx, ea, eb, at))
 				return false;
 		}
 		return true;
 	}
 	if (has_dtype(a) && a->dtype != b->dtype) {
-		diag_error(d, at.line, at.col, "Pre-verification failed before pass '%s': TypeCheck: Dtype mismatch in %s: %s dtype != %s dtype", before_pass, ctx,
-			   da, db);
+		fail(vx, at, "TypeCheck", "Dtype mismatch in %s: %s dtype != %s dtype", ctx, da, db);
 		return false;
 	}
 	return true;
@@ -218,7 +232,7 @@ static const Stmt *last_yield(const Block *b)
 	return s && s->kind == ST_YIELD ? s : NULL;
 }
 
-static bool check_types_block(Diag *d, const Block *b)
+static bool check_types_block(const Vctx *vx, const Block *b)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *s = b->stmts[i];
@@ -238,8 +252,8 @@ static bool check_types_block(Diag *d, const Block *b)
 				Type *ty = ir_expr_type(y->values[k]), *tr = s->rets[k]->type;
 				if (!ti || !td || !ty || !tr)
 					continue;
-				if (!types_agree(d, ti, td, ctx, a, b2, s->pos) || !types_agree(d, td, ty, ctx, b2, c, s->pos) ||
-				    !types_agree(d, ty, tr, ctx, c, r, s->pos))
+				if (!types_agree(vx, ti, td, ctx, a, b2, s->pos) || !types_agree(vx, td, ty, ctx, b2, c, s->pos) ||
+				    !types_agree(vx, ty, tr, ctx, c, r, s->pos))
 					return false;
 			}
 		}
@@ -255,21 +269,21 @@ static bool check_types_block(Diag *d, const Block *b)
 					Type *tr = s->rets[k]->type;
 					if (!tt || !te || !tr)
 						continue;
-					if (!types_agree(d, tt, te, "IfStmt", a, b2, s->pos) ||
-					    !types_agree(d, tt, tr, "IfStmt", a, r, s->pos))
+					if (!types_agree(vx, tt, te, "IfStmt", a, b2, s->pos) ||
+					    !types_agree(vx, tt, tr, "IfStmt", a, r, s->pos))
 						return false;
 				}
 		}
-		if (!check_types_block(d, &s->body) || !check_types_block(d, &s->orelse))
+		if (!check_types_block(vx, &s->body) || !check_types_block(vx, &s->orelse))
 			return false;
 	}
 	return true;
 }
 
-static bool check_types(Program *p, Diag *d)
+static bool check_types(Program *p, const Vctx *vx)
 {
 	for (int i = 0; i < p->nfuncs; i++)
-		if (!check_types_block(d, &p->funcs[i]->body))
+		if (!check_types_block(vx, &p->funcs[i]->body))
 			return false;
 	return true;
 }
@@ -282,7 +296,7 @@ typedef struct Dead {
 
 typedef struct Iou {
 	Program *p;
-	Diag *d;
+	const Vctx *vx;
 	Arena *a;
 	PtrMap *memo;    /* loop Stmt -> Kills */
 	bool report;     /* false in the pre-scan of a loop body */
@@ -313,10 +327,10 @@ static void iou_expr(Iou *c, const Expr *e, SrcPos at)
 		SrcPos *o = pmap_get(&c->dead.origin, e->var);
 		if (o && c->report) {
 			SrcPos p = e->pos.line ? e->pos : at;
-			diag_error(c->d, p.line, p.col,
-				   "Pre-verification failed before pass '%s': InOutUseDiscipline: variable '%s' was passed as InOut/Out at "
-				   "%s:%d:%d; read the post-call return value instead of the pre-call variable", before_pass,
-				   e->var->name, c->d->file ? c->d->file : "", o->line, o->col);
+			fail(c->vx, p, "InOutUseDiscipline",
+			     "variable '%s' was passed as InOut/Out at %s:%d:%d; read the post-call return value "
+			     "instead of the pre-call variable",
+			     e->var->name, c->vx->d->file ? c->vx->d->file : "", o->line, o->col);
 			c->failed = true;
 		}
 		return;
@@ -355,7 +369,7 @@ static const Kills *loop_kills(Iou *c, const Stmt *s)
 	Kills *k = pmap_get(c->memo, s);
 	if (k)
 		return k;
-	Iou sub = { .p = c->p, .d = c->d, .a = c->a, .memo = c->memo, .report = false };
+	Iou sub = { .p = c->p, .vx = c->vx, .a = c->a, .memo = c->memo, .report = false };
 	iou_block(&sub, &s->body);
 	k = arena_alloc(c->a, sizeof *k);
 	size_t cap = sub.dead.origin.len;
@@ -444,14 +458,14 @@ static void iou_block(Iou *c, const Block *b)
 	}
 }
 
-static bool check_inout_use(Program *p, Diag *d)
+static bool check_inout_use(Program *p, const Vctx *vx)
 {
 	for (int i = 0; i < p->nfuncs; i++) {
 		const Function *f = p->funcs[i];
 		if (f->type == FT_GROUP || f->type == FT_SPMD || f->abstract || f->inline_body)
 			continue;
 		PtrMap memo = { 0 };
-		Iou c = { .p = p, .d = d, .a = p->arena, .memo = &memo, .report = true };
+		Iou c = { .p = p, .vx = vx, .a = p->arena, .memo = &memo, .report = true };
 		iou_block(&c, &f->body);
 		pmap_release(&c.dead.origin);
 		pmap_release(&memo);
@@ -523,18 +537,18 @@ static const Expr *bad_atomic_block(const Function *f, const Block *b)
 	return NULL;
 }
 
-static bool check_atomic_add(Program *p, Diag *d)
+static bool check_atomic_add(Program *p, const Vctx *vx)
 {
 	for (int i = 0; i < p->nfuncs; i++) {
 		const Function *f = p->funcs[i];
 		const Expr *e = bad_atomic_block(f, &f->body);
 		if (e) {
-			diag_error(d, e->pos.line, e->pos.col,
-				   "Pre-verification failed before pass '%s': AtomicAddDtypeValid: atomic-add into a bf16 global tensor is not "
-				   "supported on the 'a5' backend (function '%s'). bf16 atomic-add requires the Ascend910B "
-				   "(A2/A3) profile, whose store pipe honours set_atomic_bf16. Accumulate into an fp32 tensor "
-				   "and cast to bf16 after the reduction instead.", before_pass,
-				   f->name);
+			fail(vx, e->pos, "AtomicAddDtypeValid",
+			     "atomic-add into a bf16 global tensor is not supported on the 'a5' backend (function '%s'). "
+			     "bf16 atomic-add requires the Ascend910B (A2/A3) profile, whose store pipe honours "
+			     "set_atomic_bf16. Accumulate into an fp32 tensor and cast to bf16 after the reduction "
+			     "instead.",
+			     f->name);
 			return false;
 		}
 	}
@@ -545,8 +559,8 @@ static bool check_atomic_add(Program *p, Diag *d)
 
 bool verify_structural(Program *p, Diag *d, const char *pass)
 {
-	before_pass = pass;
+	Vctx vx = { .d = d, .pass = pass };
 	/* in the order the reference's property set lists them */
-	return check_types(p, d) && check_use_after_def(p, d) && verify_no_nested_incore(p, d) &&
-	       check_inout_use(p, d) && check_atomic_add(p, d);
+	return check_types(p, &vx) && check_use_after_def(p, &vx) && verify_no_nested_incore(p, d) &&
+	       check_inout_use(p, &vx) && check_atomic_add(p, &vx);
 }
