@@ -24,11 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptoopt/ir_walk.h"
 #include "ptoopt/verify.h"
 
 /* Where a violation is reported, and the pass named in the message. */
 typedef struct Vctx {
 	Diag *d;
+	const char *when;  /* "Pre-verification failed before" / "Post-verification failed after" */
 	const char *pass;
 } Vctx;
 
@@ -42,7 +44,7 @@ static void fail(const Vctx *v, SrcPos at, const char *check, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	diag_error(v->d, at.line, at.col, "Pre-verification failed before pass '%s': %s: %s", v->pass, check, msg);
+	diag_error(v->d, at.line, at.col, "%s pass '%s': %s: %s", v->when, v->pass, check, msg);
 }
 
 /* ------------------------------------------------------------ UseAfterDef */
@@ -559,8 +561,161 @@ static bool check_atomic_add(Program *p, const Vctx *vx)
 
 bool verify_structural(Program *p, Diag *d, const char *pass)
 {
-	Vctx vx = { .d = d, .pass = pass };
+	Vctx vx = { .d = d, .when = "Pre-verification failed before", .pass = pass };
 	/* in the order the reference's property set lists them */
 	return check_types(p, &vx) && check_use_after_def(p, &vx) && verify_no_nested_incore(p, d) &&
 	       check_inout_use(p, &vx) && check_atomic_add(p, &vx);
+}
+
+/* ------------------------------------------------------------ after a pass */
+
+/* The reference's UseAfterDef check after a pass that copies code, as far
+ * as copies can break it: a variable read (or named in the shape of a
+ * variable read) that the function neither defines anywhere nor mentions in
+ * its signature.  Inlining leaves a callee's parameter in the type of a
+ * local whose type named it, unrolling the loop variable in the types of
+ * the body's variables: the reference rejects both after the pass. */
+typedef struct Post {
+	const Vctx *vx;
+	const Function *f;
+	PtrMap defined;
+	bool failed;
+} Post;
+
+static void post_def(void *ctx, Var *v) { pmap_put(&((Post *)ctx)->defined, v, (void *)1); }
+
+static void post_defs(Post *c, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		for (int j = 0; j < s->niter; j++)
+			post_def(c, s->iter_args[j]);
+		if (s->scope) {
+			if (s->scope->tid)
+				post_def(c, s->scope->tid);
+			if (s->scope->aiv_var)
+				post_def(c, s->scope->aiv_var);
+		}
+		post_defs(c, &s->body);
+		post_defs(c, &s->orelse);
+	}
+}
+
+static void post_sig_expr(Post *c, const Expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == EX_VAR) {
+		post_def(c, e->var);
+		return;
+	}
+	post_sig_expr(c, e->lhs);
+	post_sig_expr(c, e->rhs);
+	for (int i = 0; i < e->nargs; i++)
+		post_sig_expr(c, e->args[i]);
+}
+
+static void post_sig_type(Post *c, const Type *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->ndim; i++)
+		post_sig_expr(c, t->shape[i]);
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			post_sig_expr(c, t->view->kw[i].value);
+	for (int i = 0; i < t->nelems; i++)
+		post_sig_type(c, t->elems[i]);
+}
+
+static void post_need(Post *c, const Var *v, SrcPos at)
+{
+	if (c->failed || pmap_get(&c->defined, v))
+		return;
+	fail(c->vx, at, "UseAfterDefCheck", "Variable '%s' used before definition in function '%s'", v->name,
+	     c->f->name);
+	c->failed = true;
+}
+
+static void post_type_uses(Post *c, const Type *t, SrcPos at);
+
+static void post_expr(Post *c, const Expr *e, bool in_type, SrcPos at)
+{
+	if (!e || c->failed)
+		return;
+	if (e->kind == EX_VAR) {
+		post_need(c, e->var, at);
+		if (!in_type)
+			post_type_uses(c, e->var->type, at);
+		return;
+	}
+	post_expr(c, e->lhs, in_type, at);
+	post_expr(c, e->rhs, in_type, at);
+	for (int i = 0; i < e->nargs; i++)
+		post_expr(c, e->args[i], in_type, at);
+	for (int i = 0; i < e->nkw; i++)
+		post_expr(c, e->kw[i].value, in_type, at);
+}
+
+static void post_type_uses(Post *c, const Type *t, SrcPos at)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->ndim; i++)
+		post_expr(c, t->shape[i], true, at);
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			post_expr(c, t->view->kw[i].value, true, at);
+	for (int i = 0; i < t->nelems; i++)
+		post_type_uses(c, t->elems[i], at);
+}
+
+static void post_block(Post *c, const Block *b)
+{
+	for (int i = 0; i < b->n && !c->failed; i++) {
+		const Stmt *s = b->stmts[i];
+		post_expr(c, s->value, false, s->pos);
+		for (int j = 0; j < s->nvalues; j++)
+			post_expr(c, s->values[j], false, s->pos);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		post_expr(c, s->start, false, s->pos);
+		post_expr(c, s->stop, false, s->pos);
+		post_expr(c, s->step, false, s->pos);
+		for (int j = 0; j < s->niter; j++)
+			post_expr(c, s->inits[j], false, s->pos);
+		if (s->scope) {
+			post_expr(c, s->scope->core_num, false, s->pos);
+			post_expr(c, s->scope->predicate, false, s->pos);
+			post_expr(c, s->scope->count, false, s->pos);
+		}
+		post_block(c, &s->body);
+		post_block(c, &s->orelse);
+	}
+}
+
+bool verify_copies_defined(Program *p, Diag *d, const char *pass)
+{
+	Vctx vx = { .d = d, .when = "Post-verification failed after", .pass = pass };
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->abstract || f->inline_body)
+			continue;
+		Post c = { .vx = &vx, .f = f };
+		for (int j = 0; j < f->nparams; j++) {
+			post_def(&c, f->params[j].var);
+			post_sig_type(&c, f->params[j].var->type);
+		}
+		for (int j = 0; j < f->nrets; j++)
+			post_sig_type(&c, f->rets[j]);
+		ir_block_defs(&f->body, post_def, &c);
+		post_defs(&c, &f->body);
+		post_block(&c, &f->body);
+		pmap_release(&c.defined);
+		if (c.failed)
+			return false;
+	}
+	return true;
 }

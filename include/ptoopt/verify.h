@@ -40,5 +40,11 @@ bool verify_inline_eliminated(Program *p, Diag *d);
  * checked before the first pass of a run; pass: the reference's name of
  * that pass, for the message. */
 bool verify_structural(Program *p, Diag *d, const char *pass);
+/* After a pass that copies code (inline-functions, unroll-loops): every
+ * variable read, and every variable in the shape of one read, is defined in
+ * its function or named by its signature (the reference's UseAfterDef,
+ * which a callee parameter left in a spliced local's type, or an unrolled
+ * loop variable left in a type, violates); pass as above. */
+bool verify_copies_defined(Program *p, Diag *d, const char *pass);
 
 #endif
