@@ -433,6 +433,145 @@ static bool splice_tuple(Inl *c, Function *f, const Stmt *s, Out *o)
 	return true;
 }
 
+/* ------------------------------------------------------------ dump tags */
+
+/* The caller's `pl.dump_tag`s ride on the call (attrs={"dump_vars": [...]});
+ * the call disappears, so they move onto what the spliced body launches,
+ * as the reference's InlineDumpVarTransfer does: every dispatching scope
+ * (pl.at, pl.cluster, pl.spmd, split_aiv) whose body mentions a tagged
+ * variable adds it to its dumps=, and every call of a program function
+ * taking one as an argument to its own dump_vars (so a tag survives a
+ * further round of inlining).  A tag nothing consumes is dropped. */
+typedef struct Dumps {
+	Arena *a;
+	Var **vars;      /* the call's dump_vars, in order */
+	int n;
+} Dumps;
+
+static Expr *dump_list(const Expr *call)
+{
+	if (!call->attrs)
+		return NULL;
+	for (int i = 0; i < call->attrs->nkw; i++)
+		if (!strcmp(call->attrs->kw[i].name, "dump_vars"))
+			return call->attrs->kw[i].value;
+	return NULL;
+}
+
+static bool listed(const Expr *l, const Var *v)
+{
+	for (int i = 0; l && l->kind == EX_TUPLE && i < l->nargs; i++)
+		if (l->args[i]->kind == EX_VAR && l->args[i]->var == v)
+			return true;
+	return false;
+}
+
+static Expr *dumps_pre(void *ctx, Expr *e);
+
+static Expr *dumps_pre(void *ctx, Expr *e)
+{
+	Dumps *t = ctx;
+	if (e->kind != EX_FN_CALL)
+		return NULL;
+	IrSubst sb = { .a = t->a, .pre = dumps_pre, .pre_ctx = t };
+	Expr *n = ir_expr_copy(t->a, e);
+	n->args = arena_alloc(t->a, (size_t)(e->nargs + 1) * sizeof *n->args);
+	for (int i = 0; i < e->nargs; i++)
+		n->args[i] = ir_expr_subst(&sb, e->args[i]);
+	const Expr *have = dump_list(n);
+	bool grows = false;
+	for (int k = 0; k < t->n && !grows; k++)
+		for (int i = 0; i < n->nargs && !grows; i++)
+			grows = n->args[i]->kind == EX_VAR && n->args[i]->var == t->vars[k] && !listed(have, t->vars[k]);
+	if (!grows)
+		return n;
+	/* in argument order, as the reference prints a call's dump_vars */
+	PtrVec add = ARENA_VEC(t->a);
+	for (int i = 0; i < n->nargs; i++) {
+		Expr *a = n->args[i];
+		if (a->kind != EX_VAR)
+			continue;
+		bool in = listed(have, a->var);
+		for (int k = 0; k < t->n && !in; k++)
+			in = t->vars[k] == a->var;
+		for (size_t j = 0; j < add.len && in; j++)
+			in = ((Expr *)add.items[j])->var != a->var;
+		if (in)
+			vec_push(&add, a);
+	}
+	Expr *l = ir_expr_new(t->a, EX_TUPLE, e->pos);
+	int cnt;
+	l->args = (Expr **)vec_finish(t->a, &add, &cnt);
+	l->nargs = cnt;
+	Expr *d = n->attrs ? ir_expr_copy(t->a, n->attrs) : ir_expr_new(t->a, EX_DICT, e->pos);
+	Kwarg *kw = arena_alloc(t->a, (size_t)(d->nkw + 1) * sizeof *kw);
+	int k = 0;
+	if (!have)
+		kw[k++] = (Kwarg){ intern_cstr(t->a, "dump_vars"), l };
+	for (int i = 0; i < d->nkw; i++)
+		kw[k++] = strcmp(d->kw[i].name, "dump_vars") ? d->kw[i] : (Kwarg){ d->kw[i].name, l };
+	d->kw = kw;
+	d->nkw = k;
+	n->attrs = d;
+	return n;
+}
+
+static void note_var(void *ctx, Var *v) { pmap_put(ctx, v, (void *)1); }
+
+/* The spliced statements (fresh copies: changed in place; their
+ * expressions are shared, so rebuilt). */
+static void dumps_block(Dumps *t, Block *b)
+{
+	IrSubst sb = { .a = t->a, .pre = dumps_pre, .pre_ctx = t };
+	for (int i = 0; i < b->n; i++) {
+		Stmt *s = b->stmts[i];
+		ir_stmt_subst_header(&sb, s);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		dumps_block(t, &s->body);
+		dumps_block(t, &s->orelse);
+		Scope *sc = s->scope;
+		if (s->kind != ST_SCOPE || sc->kind == SC_RUNTIME)
+			continue;
+		PtrMap used = { 0 };
+		ir_block_vars(&s->body, note_var, &used);
+		PtrVec add = ARENA_VEC(t->a);
+		for (int k = 0; k < sc->ndumps; k++)
+			vec_push(&add, sc->dumps[k]);
+		for (int k = 0; k < t->n; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < add.len && !dup; j++)
+				dup = add.items[j] == t->vars[k];
+			if (!dup && pmap_get(&used, t->vars[k]))
+				vec_push(&add, t->vars[k]);
+		}
+		pmap_release(&used);
+		if ((int)add.len == sc->ndumps) {
+			vec_release(&add);
+			continue;
+		}
+		sc->dumps = (Var **)vec_finish(t->a, &add, &sc->ndumps);
+		sc->has_dumps = true;
+	}
+}
+
+/* Move the call's dump tags onto the statements out->stmts[from ..]. */
+static void transfer_dumps(Inl *c, const Expr *call, PtrVec *out, size_t from)
+{
+	const Expr *l = dump_list(call);
+	if (!l || l->kind != EX_TUPLE || !l->nargs)
+		return;
+	Dumps t = { .a = c->a };
+	t.vars = arena_alloc(c->a, (size_t)l->nargs * sizeof *t.vars);
+	for (int i = 0; i < l->nargs; i++)
+		if (l->args[i]->kind == EX_VAR)
+			t.vars[t.n++] = l->args[i]->var;
+	Block b = { (Stmt **)out->items + from, (int)(out->len - from) };
+	dumps_block(&t, &b);
+}
+
+static int splice_call(Inl *c, const Stmt *s, const Expr *call, Function *f, Out *o);
+
 /* A statement that calls an Inline function as a whole: its splice into o
  * (1), not such a statement (0), an error (-1). */
 static int splice_stmt(Inl *c, const Stmt *s, Out *o)
@@ -445,6 +584,15 @@ static int splice_stmt(Inl *c, const Stmt *s, Out *o)
 	Function *f = call ? pmap_get(&c->inl, call->str) : NULL;
 	if (!f)
 		return 0;
+	size_t from = o->stmts.len;
+	int r = splice_call(c, s, call, f, o);
+	if (r > 0)
+		transfer_dumps(c, call, &o->stmts, from);
+	return r;
+}
+
+static int splice_call(Inl *c, const Stmt *s, const Expr *call, Function *f, Out *o)
+{
 	Spliced sp;
 	if (s->kind == ST_ASSIGN) {
 		if (returns_tuple(c, f))
