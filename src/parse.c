@@ -10,6 +10,7 @@
  * costs only what the scope bound.
  */
 #include "ptoopt/parse.h"
+#include "ptoopt/print.h"
 
 #include <inttypes.h>
 #include <setjmp.h>
@@ -161,6 +162,7 @@ typedef struct Parser {
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
+	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
@@ -1999,8 +2001,19 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
 	}
-	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at))
+	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at)) {
 		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
+		if (p->split_aiv_depth) {
+			/* the op carries the region's mode as its split (printed
+			 * only outside a region) */
+			Kwarg *kw = arena_alloc(p->a, (size_t)(e->nkw + 1) * sizeof *kw);
+			memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
+			kw[e->nkw].name = intern_cstr(p->a, "split");
+			kw[e->nkw].value = leaf_int(p, (int64_t)p->split_aiv_mode, DT_INDEX, at);
+			e->kw = kw;
+			e->nkw++;
+		}
+	}
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -3085,6 +3098,116 @@ static Stmt *subscript_store(Parser *p, const Token *nt)
 	return s;
 }
 
+/* The truth of a constant condition (literals, module constants, and
+ * comparisons, not / and / or over them): false when e is not one. */
+static bool const_value(const Expr *e, double *v)
+{
+	switch (e->kind) {
+	case EX_INT: case EX_BOOL: *v = (double)e->ival; return true;
+	case EX_FLOAT: *v = e->fval; return true;
+	case EX_UNARY: {
+		double x;
+		if (!const_value(e->lhs, &x))
+			return false;
+		*v = e->op == UOP_NOT ? (x == 0) : e->op == UOP_NEG ? -x : x;
+		return e->op == UOP_NOT || e->op == UOP_NEG;
+	}
+	case EX_BINARY: {
+		double a, b;
+		if (!const_value(e->lhs, &a) || !const_value(e->rhs, &b))
+			return false;
+		switch (e->op) {
+		case OP_EQ: *v = a == b; return true;
+		case OP_NE: *v = a != b; return true;
+		case OP_LT: *v = a < b; return true;
+		case OP_LE: *v = a <= b; return true;
+		case OP_GT: *v = a > b; return true;
+		case OP_GE: *v = a >= b; return true;
+		case OP_AND: *v = a != 0 && b != 0; return true;
+		case OP_OR: *v = a != 0 || b != 0; return true;
+		default: return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+/* pl.static_print(...) / pl.static_assert(cond[, "message"]): evaluated
+ * while parsing, as the reference's parser does, and gone from the IR.
+ * static_print writes its line to stderr (the reference prints it on
+ * stdout, which here carries the program). */
+static void static_stmt(Parser *p, bool is_assert)
+{
+	Token pl = next(p);
+	skip(p);
+	skip(p); /* static_print / static_assert */
+	skip(p); /* ( */
+	StrBuf out = { 0 };
+	int nargs = 0;
+	const Expr *cond = NULL;
+	const char *src0 = NULL, *src1 = NULL, *msg = NULL;
+	while (!at_op(p, ")")) {
+		const Token *a = peek(p);
+		if (a->kind == TK_STRING && (tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")"))) {
+			Token st = next(p);
+			if (is_assert && nargs != 1)
+				PERR_AT(p, &st, "static_assert() message must be a string literal, after the condition");
+			if (is_assert)
+				msg = st.text;
+			else
+				sb_printf(&out, "%s%s", out.len ? " " : "", st.text);
+		} else {
+			if (is_assert && nargs == 1)
+				PERR_AT(p, a, "static_assert() message must be a string literal");
+			const char *s0 = a->src;
+			Expr *e = parse_expr(p);
+			if (is_assert) {
+				cond = e;
+				src0 = s0;
+				src1 = peek(p)->src;
+			} else {
+				sb_printf(&out, "%s", out.len ? " " : "");
+				if (e->kind == EX_VAR)
+					sb_printf(&out, "%s: ", e->var->name);
+				else if (e->kind == EX_INT)
+					sb_printf(&out, "%lld: ", (long long)e->ival);
+				else if (e->kind == EX_BOOL)
+					sb_printf(&out, "%s: ", e->ival ? "True" : "False");
+				else if (e->kind == EX_FLOAT)
+					sb_printf(&out, "%.17g: ", e->fval);
+				print_type(&out, ir_expr_type(e)); /* an expression: just its type */
+			}
+		}
+		nargs++;
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+	if (!is_assert) {
+		if (!nargs) {
+			sb_release(&out);
+			PERR_AT(p, &pl, "static_print() requires at least 1 argument");
+		}
+		sb_putc(&out, 0);
+		fprintf(stderr, "static_print [%s:%d]: %s\n", p->diag->file, pl.line, out.data);
+		sb_release(&out);
+		return;
+	}
+	if (nargs < 1 || nargs > 2)
+		PERR_AT(p, &pl, "static_assert() requires 1 or 2 arguments");
+	double v;
+	if (!const_value(cond, &v))
+		PERR_AT(p, &pl, "static_assert condition must be compile-time evaluable (condition `%.*s` is not a constant)",
+			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0);
+	if (v == 0) {
+		bool cmp = cond->kind == EX_BINARY || cond->kind == EX_UNARY || cond->kind == EX_BOOL;
+		PERR_AT(p, &pl, "static_assert failed%s%s (condition `%.*s` evaluated to %s)", msg ? ": " : "", msg ? msg : "",
+			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0, cmp ? "False" : cond->kind == EX_FLOAT ? "0.0" : "0");
+	}
+}
+
+
 static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	const Token *t = peek(p);
@@ -3274,6 +3397,16 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			PERR_AT(p, &nt, "pl.dump_tag() argument '%s' is not a tensor", nt.text);
 		if (!dump_tagged(p, v))
 			vec_push(&p->dump_tagged, v);
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		expect_newline(p);
+		return;
+	} else if (tok_is_name(t, "pl") && tok_is_op(peek_at(p, 1), ".") &&
+		   (tok_is_name(peek_at(p, 2), "static_print") || tok_is_name(peek_at(p, 2), "static_assert")) &&
+		   tok_is_op(peek_at(p, 3), "(")) {
+		/* compile-time only: no statement */
+		static_stmt(p, tok_is_name(peek_at(p, 2), "static_assert"));
 		take_comments(p, peek(p)->line, cm);
 		for (size_t i = 0; i < cm->len; i++)
 			vec_push(&p->carried, cm->items[i]);
@@ -3680,6 +3813,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		int saved_ctx = p->loop_ctx;
 		p->incore_depth += spmd;
 		p->split_aiv_depth += !spmd;
+		if (!spmd)
+			p->split_aiv_mode = sc->split;
 		p->loop_ctx = spmd ? LOOP_PLAIN : LOOP_SPLIT_AIV;
 		parse_block(p, &body, 0);
 		p->loop_ctx = saved_ctx;
