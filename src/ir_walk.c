@@ -93,6 +93,22 @@ void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx)
 		scope_vars(s->scope, fn, ctx);
 }
 
+void ir_block_defs(const Block *b, IrVarFn fn, void *ctx)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if ((s->kind == ST_ASSIGN || s->kind == ST_FOR) && s->var)
+			fn(ctx, s->var);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		if (s->kind == ST_FOR || s->kind == ST_WHILE || s->kind == ST_IF)
+			for (int j = 0; j < s->nrets; j++)
+				fn(ctx, s->rets[j]);
+		ir_block_defs(&s->body, fn, ctx);
+		ir_block_defs(&s->orelse, fn, ctx);
+	}
+}
+
 /* ------------------------------------------------------------ substitution */
 
 Var *ir_var_subst(const IrSubst *sb, Var *v)
@@ -152,6 +168,11 @@ Expr *ir_expr_subst(const IrSubst *sb, Expr *e)
 		return e;
 	default:
 		break;
+	}
+	if (sb->pre) {
+		Expr *x = sb->pre(sb->pre_ctx, e);
+		if (x)
+			return x;
 	}
 	Expr *lhs = subst_operand(sb, e->lhs), *rhs = subst_operand(sb, e->rhs), *attrs = subst_operand(sb, e->attrs);
 	Type *type = sb->type ? sb->type(sb->ctx, e->type) : e->type;

@@ -3693,6 +3693,38 @@ static void reject_bare_yield(Parser *p, const Block *b)
 	}
 }
 
+/* The reference parser's checks of a pl.unroll header: no init_values
+ * (checked after the body's yields), integer literal bounds (a negated
+ * literal counts), a step other than 0. */
+static bool unroll_const(const Expr *e, int64_t *v)
+{
+	if (e->kind == EX_INT) {
+		*v = e->ival;
+		return true;
+	}
+	if (e->kind == EX_UNARY && e->op == UOP_NEG && e->lhs->kind == EX_INT) {
+		*v = -e->lhs->ival;
+		return true;
+	}
+	return false;
+}
+
+static void check_unroll_header(Parser *p, const Stmt *s, bool has_init, const Token *itt, PtrVec *targets)
+{
+	const char *msg = NULL;
+	int64_t v[3];
+	if (has_init)
+		msg = "pl.unroll() cannot be combined with init_values";
+	else if (!unroll_const(s->start, &v[0]) || !unroll_const(s->stop, &v[1]) || !unroll_const(s->step, &v[2]))
+		msg = "pl.unroll() requires compile-time constant integer bounds";
+	else if (v[2] == 0)
+		msg = "pl.unroll() step cannot be zero";
+	if (msg) {
+		vec_release(targets);
+		PERR_AT(p, itt, "%s", msg);
+	}
+}
+
 static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token ft = next(p); /* for */
@@ -3933,6 +3965,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		}
 	}
 	vec_release(&pos);
+	if (fk == FOR_UNROLL && !is_while && !init)
+		check_unroll_header(p, s, false, &itt, &targets);
 	s->stage = stage;
 	s->attrs = attrs;
 	int ninit = init ? init->nargs : 0;
@@ -3967,6 +4001,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	p->loop_ctx = saved_ctx;
 	if (ninit > 0)
 		reject_bare_yield(p, &s->body);
+	if (fk == FOR_UNROLL && !is_while && init)
+		check_unroll_header(p, s, true, &itt, &targets); /* after the yield check, as the reference */
 	if (is_while) {
 		s->while_ssa = true;
 		Stmt *c = s->body.n ? s->body.stmts[0] : NULL;

@@ -20,6 +20,15 @@ static const PassOptSpec infer_directions_opts[] = {
 	{ NULL, NULL },
 };
 
+/* What the reference's pass context verifies after the two passes that
+ * copy code (the copies' variables, then the pass's own property). */
+static bool inline_after(Program *p, Diag *d)
+{
+	return verify_copies_defined(p, d, "InlineFunctions") && verify_inline_eliminated(p, d);
+}
+
+static bool unroll_after(Program *p, Diag *d) { return verify_copies_defined(p, d, "UnrollLoops"); }
+
 /* Designated fields: a pass without options leaves options / run_opts NULL.
  * The contracts follow the reference's pass properties (pass_properties.h);
  * infer-directions, which the reference does not have, rewrites parameter
@@ -49,9 +58,9 @@ static const PassInfo passes[] = {
 	 * outliners); run is NULL until each lands. */
 	{ .name = "inline-functions", .ref_name = "InlineFunctions",
 	  .summary = "splices FunctionType.Inline functions into their callers and drops them",
-	  .produces = PROP_INLINED },
+	  .run = inline_functions_program, .produces = PROP_INLINED, .verify_after = inline_after },
 	{ .name = "unroll-loops", .ref_name = "UnrollLoops", .summary = "expands pl.unroll loops",
-	  .produces = PROP_UNROLLED },
+	  .run = unroll_loops_program, .produces = PROP_UNROLLED, .verify_after = unroll_after },
 	{ .name = "ctrl-flow-transform", .ref_name = "CtrlFlowTransform",
 	  .summary = "break / continue / early return into structured control flow", .produces = PROP_STRUCTURED_CF },
 	{ .name = "simplify", .ref_name = "Simplify",
@@ -597,11 +606,19 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		hooks = &none;
 	unsigned held = 0; /* established by a pass of this run */
 	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
+	bool checked = false;    /* the structural properties of the input */
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
 		if (!pi->run && !pi->run_opts) {
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
+		}
+		/* as the reference's pass context before its first pass
+		 * (infer-directions is ptoopt's own and checks nothing) */
+		if (!checked && pi->run_opts != infer_directions_program) {
+			checked = true;
+			if (!verify_structural(p, d, pi->ref_name))
+				return 1;
 		}
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;

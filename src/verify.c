@@ -394,3 +394,81 @@ bool verify_call_directions(Program *p, Diag *d)
 	}
 	return !c.failed;
 }
+
+/* The first call (or submit) in e of an Inline function or of no function
+ * of p. */
+static const Expr *bad_call(Program *p, const Expr *e)
+{
+	if (!e || e->kind == EX_VAR)
+		return NULL;
+	if (e->kind == EX_FN_CALL || e->kind == EX_SUBMIT) {
+		const Function *f = ir_find_function(p, e->str);
+		if (!f || f->type == FT_INLINE)
+			return e;
+	}
+	const Expr *r = bad_call(p, e->lhs);
+	if (!r)
+		r = bad_call(p, e->rhs);
+	for (int i = 0; !r && i < e->nargs; i++)
+		r = bad_call(p, e->args[i]);
+	for (int i = 0; !r && i < e->nkw; i++)
+		r = bad_call(p, e->kw[i].value);
+	return r ? r : bad_call(p, e->attrs);
+}
+
+static const Expr *bad_call_block(Program *p, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		const Expr *r = bad_call(p, s->value);
+		for (int j = 0; !r && j < s->nvalues; j++)
+			r = bad_call(p, s->values[j]);
+		if (!r && !ir_stmt_is_simple(s->kind)) {
+			r = bad_call(p, s->start);
+			if (!r)
+				r = bad_call(p, s->stop);
+			if (!r)
+				r = bad_call(p, s->step);
+			for (int j = 0; !r && j < s->niter; j++)
+				r = bad_call(p, s->inits[j]);
+			if (!r)
+				r = bad_call_block(p, &s->body);
+			if (!r)
+				r = bad_call_block(p, &s->orelse);
+		}
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+bool verify_inline_eliminated(Program *p, Diag *d)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->type == FT_INLINE) {
+			diag_error(d, f->pos.line, f->pos.col,
+				   "FunctionType::Inline function '%s' survived the InlineFunctions pass (should have been "
+				   "spliced and removed)",
+				   f->name);
+			return false;
+		}
+	}
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Expr *e = bad_call_block(p, &p->funcs[i]->body);
+		if (!e)
+			continue;
+		const char *what = e->kind == EX_SUBMIT ? "Submit" : "Call";
+		const Function *f = ir_find_function(p, e->str);
+		if (f)
+			diag_error(d, e->pos.line, e->pos.col,
+				   "%s to FunctionType::Inline function '%s' survived the InlineFunctions pass", what, e->str);
+		else
+			diag_error(d, e->pos.line, e->pos.col,
+				   "Dangling %s to function '%s' (no such function in program — likely a former Inline "
+				   "callee that wasn't spliced)",
+				   what, e->str);
+		return false;
+	}
+	return true;
+}

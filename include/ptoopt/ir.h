@@ -341,6 +341,9 @@ struct Program {
 	Function **funcs; int nfuncs;
 	Arena *arena;
 	unsigned next_var_id;
+	/* inline-functions: the next N of <name>_inline<N> (the reference's
+	 * counter is per process, which is per program for one program a run) */
+	unsigned long long next_inline;
 	PtrMap fn_index;      /* name -> Function, rebuilt when funcs change */
 	Function **indexed;   /* funcs array the index was built from */
 	int nindexed;

@@ -24,6 +24,12 @@ void ir_block_vars(const Block *b, IrVarFn fn, void *ctx);
 /* ir_stmt_vars without the bodies: what the statement itself names (for a
  * simple statement, everything). */
 void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx);
+/* fn for every definition site of the reference's Assign / For / If /
+ * While statements in b, in pre-order: an assignment target, a for loop's
+ * variable and then its return vars, a while's or an if's return vars, each
+ * before the statement's bodies (the same Var again when it is defined
+ * again).  Not iter args, not a scope's tid or split_aiv variable. */
+void ir_block_defs(const Block *b, IrVarFn fn, void *ctx);
 
 /* A substitution: Vars to Vars (vars), Vars to expressions (exprs, for a
  * Var replaced by a value: a loop variable by its constant), and
@@ -38,6 +44,11 @@ typedef struct IrSubst {
 	 * (the reference's RemapPinnedMemRefExprs, used by ConvertToSSA); when
 	 * false, base, offset and index all do */
 	bool memref_pinned_only;
+	/* when set, called on every node but a Var or a literal before its
+	 * operands are visited; a non-NULL result replaces the node as it is
+	 * (the hook substitutes inside it itself when it needs to) */
+	Expr *(*pre)(void *ctx, Expr *e);
+	void *pre_ctx;
 } IrSubst;
 
 /* e rebuilt through the substitution; unchanged subtrees are shared

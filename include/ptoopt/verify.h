@@ -31,4 +31,20 @@ bool verify_no_nested_incore(Program *p, Diag *d);
  * arguments, and each direction allowed by the callee's parameter. */
 bool verify_call_directions(Program *p, Diag *d);
 
+/* After inline-functions (the reference's InlineFunctionsEliminated): no
+ * Inline function left, no call of one, no call of a function the program
+ * does not have. */
+bool verify_inline_eliminated(Program *p, Diag *d);
+
+/* The reference's structural properties of a pass's input (verify_structural.c),
+ * checked before the first pass of a run; pass: the reference's name of
+ * that pass, for the message. */
+bool verify_structural(Program *p, Diag *d, const char *pass);
+/* After a pass that copies code (inline-functions, unroll-loops): every
+ * variable read, and every variable in the shape of one read, is defined in
+ * its function or named by its signature (the reference's UseAfterDef,
+ * which a callee parameter left in a spliced local's type, or an unrolled
+ * loop variable left in a type, violates); pass as above. */
+bool verify_copies_defined(Program *p, Diag *d, const char *pass);
+
 #endif
