@@ -59,7 +59,8 @@ static const PassInfo passes[] = {
 	{ .name = "normalize-stmt-structure", .ref_name = "NormalizeStmtStructure",
 	  .summary = "normalizes statement sequences and bodies", .produces = PROP_NORMALIZED },
 	{ .name = "flatten-call-expr", .ref_name = "FlattenCallExpr", .summary = "nested calls into temporaries",
-	  .requires = PROP_SSA | PROP_NORMALIZED, .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED },
+	  .run = flatten_call_expr_program, .requires = PROP_SSA | PROP_NORMALIZED,
+	  .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED, .verify_after = verify_no_nested_calls },
 };
 
 #define NPASSES ((int)(sizeof passes / sizeof passes[0]))
@@ -85,8 +86,8 @@ static const struct {
 	{ PROP_UNROLLED, "UnrollResolved", "no pl.unroll loops", "unroll-loops", NULL },
 	{ PROP_STRUCTURED_CF, "StructuredCtrlFlow", "structured control flow", "ctrl-flow-transform", NULL },
 	{ PROP_NORMALIZED, "NormalizedStmtStructure", "normalized statement structure", "normalize-stmt-structure",
-	  NULL },
-	{ PROP_NO_NESTED_CALLS, "NoNestedCalls", "no nested calls", "flatten-call-expr", NULL },
+	  verify_normalized },
+	{ PROP_NO_NESTED_CALLS, "NoNestedCalls", "no nested calls", "flatten-call-expr", verify_no_nested_calls },
 };
 
 /* The reference's Default strategy (python/pypto/ir/pass_manager.py) up to
@@ -490,7 +491,12 @@ static int first_violation(Program *p, const PassInfo **ps, int n, signed char *
 			unsigned b = props[i].bit;
 			if (!(ps[k]->requires & b))
 				continue;
-			bool ok = (known & b) ? (held & b) != 0 : input_has(p, i, memo, &why[i], d);
+			/* a property an earlier pass invalidated is decided on the
+			 * IR when the pass that needs it runs (pipe_run), as the
+			 * reference's pass context verifies required properties
+			 * on the IR rather than tracking them; without a verifier
+			 * it is missing */
+			bool ok = (known & b) ? (held & b) != 0 || props[i].check : input_has(p, i, memo, &why[i], d);
 			if (!ok) {
 				*bit = b;
 				return k;
@@ -596,6 +602,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 	if (!hooks)
 		hooks = &none;
 	unsigned held = 0; /* established by a pass of this run */
+	unsigned lost = 0; /* invalidated by a pass of this run, not established again since */
 	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
@@ -605,6 +612,17 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		}
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
+		/* required properties an earlier pass of this run invalidated:
+		 * verified on the IR now (pipe_check_contracts deferred them) */
+		for (int k = 0; k < PROP_COUNT; k++) {
+			if (!(pi->requires & lost & props[k].bit) || !props[k].check)
+				continue;
+			if (!props[k].check(p, d)) {
+				diag_note(d, 0, 0, "pre-verification failed before pass '%s': it requires %s (%s)", pi->name,
+					  props[k].name, props[k].words);
+				return 1;
+			}
+		}
 		if (hooks->before_pass && hooks->before_pass(hooks->ctx, i, &pl->steps[i], p) != 0)
 			return 1;
 		double t0 = now_seconds();
@@ -614,6 +632,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
 		held = (held & ~pi->invalidates) | pi->produces;
+		lost = (lost | pi->invalidates) & ~pi->produces;
 		strict_ssa = (pi->produces & PROP_SSA) && !(pi->requires & PROP_SSA) ? true : strict_ssa && (held & PROP_SSA);
 		if (hooks->verify_each) {
 			for (int k = 0; k < PROP_COUNT; k++) {

@@ -31,4 +31,11 @@ bool verify_no_nested_incore(Program *p, Diag *d);
  * arguments, and each direction allowed by the callee's parameter. */
 bool verify_call_directions(Program *p, Diag *d);
 
+/* NormalizedStmtStructure (the reference's NoRedundantBlocks check; blocks
+ * are flat here, so: every yield is the last statement of its block) and
+ * NoNestedCalls (no call as an argument of a call or submit, an operand of
+ * a scalar expression, an if / while condition or a for range bound). */
+bool verify_normalized(Program *p, Diag *d);
+bool verify_no_nested_calls(Program *p, Diag *d);
+
 #endif
