@@ -20,6 +20,8 @@ static const PassOptSpec infer_directions_opts[] = {
 	{ NULL, NULL },
 };
 
+static bool verify_flattened(Program *p, Diag *d);
+
 /* Designated fields: a pass without options leaves options / run_opts NULL.
  * The contracts follow the reference's pass properties (pass_properties.h);
  * infer-directions, which the reference does not have, rewrites parameter
@@ -57,15 +59,25 @@ static const PassInfo passes[] = {
 	{ .name = "simplify", .ref_name = "Simplify",
 	  .summary = "constant propagation, arithmetic simplification, dead-code elimination" },
 	{ .name = "normalize-stmt-structure", .ref_name = "NormalizeStmtStructure",
-	  .summary = "normalizes statement sequences and bodies", .produces = PROP_NORMALIZED },
+	  .summary = "normalizes statement sequences and bodies", .run = normalize_stmt_structure_program,
+	  .produces = PROP_NORMALIZED, .verify_after = verify_normalized },
 	{ .name = "flatten-call-expr", .ref_name = "FlattenCallExpr", .summary = "nested calls into temporaries",
 	  .run = flatten_call_expr_program, .requires = PROP_SSA | PROP_NORMALIZED,
-	  .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED, .verify_after = verify_no_nested_calls },
+	  .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED, .verify_after = verify_flattened },
 };
 
 #define NPASSES ((int)(sizeof passes / sizeof passes[0]))
 
 static bool check_ssa(Program *p, Diag *d) { return verify_ssa_ref(p, d, NULL); }
+
+/* After flatten-call-expr, as the reference's post-verification: SSA form
+ * (a hoisted while condition that reads the loop's own variables is used
+ * before its definition) and no nested calls (a call the pass does not
+ * look at, in a loop's init values, is still nested). */
+static bool verify_flattened(Program *p, Diag *d)
+{
+	return verify_ssa_ref(p, d, "flatten-call-expr") && verify_no_nested_calls(p, d);
+}
 
 /* What each property is called, the pass that establishes it, and the
  * verifier that decides it on a program (NULL: not decidable here, never
