@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 			int np;
 			const PipePreset *pp = pipe_presets(&np);
 			for (int i = 0; i < np; i++)
-				printf("%-24s %s:\n%-24s   %s\n", pp[i].name, pp[i].summary, "", pp[i].passes);
+				printf("%-24s %s: %s\n", pp[i].name, pp[i].summary, pp[i].passes);
 			goto done;
 		}
 		case ':':

@@ -10,10 +10,12 @@
  * costs only what the scope bound.
  */
 #include "ptoopt/parse.h"
+#include "ptoopt/print.h"
 
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1845,6 +1847,8 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 
 /* pl.<...> in expression position: special forms, enum symbols, op calls.
  * The current token is the name `prefix` ("pl" or "pld"), a '.' after it. */
+static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at);
+
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
 	const Token *t0 = peek(p);
@@ -1922,13 +1926,14 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
-	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
+	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */
+	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX] || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))) {
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
-		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
+		return mk_binary(p, d[strlen(d) - 2] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
 		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
@@ -1978,6 +1983,15 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	if (!pld && (d[0] == 'c' || d[0] == 's' || d[0] == 'n') &&
 	    (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
 		return e;
+	/* pl.tensor.no_dep / dump_tag are what their DSL functions are: the
+	 * identity (tensor_ops returns the argument); the pl.no_dep and
+	 * pl.dump_tag markers outside their constructs are unknown ops, as
+	 * in the reference */
+	if (!pld && d[0] == 't' && (!strcmp(d, "tensor.no_dep") || !strcmp(d, "tensor.dump_tag"))) {
+		if (e->nargs != 1 || e->nkw)
+			perr(p, at.line, at.col, "pl.%s takes exactly one argument, a tensor", d);
+		return e->args[0];
+	}
 	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE && (d[0] == 'r' || d[0] == 'w' || d[0] == 't') &&
 	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
 	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
@@ -1986,6 +2000,8 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
 	}
+	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at))
+		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -2110,6 +2126,68 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 }
 
 static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
+
+/* pl.aiv_shard / pl.aic_gather (also spelt pl.tile.* and pl.tensor.*): the
+ * namespace follows the operand (a Tensor gives tensor.*, anything else
+ * tile.*), and the split comes either from the enclosing
+ * `for ... in pl.split_aiv(...)` loop or, outside one, from an explicit
+ * integer split= (the outlined, tile-only form the printer writes after
+ * outlining).  The reference's parser checks these forms itself
+ * (_parse_split_transfer_op); so does this.  Returns whether d is one. */
+static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at)
+{
+	const char *op = strchr(d, '.') ? strchr(d, '.') + 1 : d;
+	if (strcmp(op, "aiv_shard") && strcmp(op, "aic_gather"))
+		return false;
+	if (op != d && strncmp(d, "tile.", 5) && strncmp(d, "tensor.", 7))
+		return false;
+	bool gather = op[1] == 'i' && op[2] == 'c';
+	const Expr *split = NULL, *stride = NULL;
+	for (int i = 0; i < e->nkw; i++) {
+		const char *k = e->kw[i].name;
+		if (!strcmp(k, "split"))
+			split = e->kw[i].value;
+		else if (!strcmp(k, "lane_stride"))
+			stride = e->kw[i].value;
+		else if (!strcmp(k, "mode"))
+			perr(p, at.line, at.col, "pl.%s() does not take a mode= argument — pass the lowered integer 'split=' "
+			     "(outlined form) or rely on the enclosing pl.split_aiv(mode=...) scope (high-level form)", op);
+		else
+			perr(p, at.line, at.col, "pl.%s() does not accept keyword argument '%s'", op, k);
+	}
+	if (e->nargs != 1)
+		perr(p, at.line, at.col, "pl.%s() takes exactly one positional argument (the tile to %s), got %d", op,
+		     gather ? "gather" : "shard", e->nargs);
+	const Type *t = ir_expr_type(e->args[0]);
+	if (t && t->kind == TY_DIST_TENSOR)
+		perr(p, at.line, at.col, "pl.%s does not support distributed tensors (AIV/AIC split only)", op);
+	bool tensor = t && t->kind == TY_TENSOR;
+	if (split) {
+		if (p->split_aiv_depth)
+			perr(p, at.line, at.col, "pl.%s() does not take a split= argument inside a 'for ... in pl.split_aiv(...)' "
+			     "loop — the split mode is inherited from that scope", op);
+		if (tensor)
+			perr(p, at.line, at.col, "pl.%s(..., split=N) does not accept a high-level Tensor operand — the outlined "
+			     "split= form is tile-only. Wrap the Tensor in a 'for aiv_id in pl.split_aiv(...)' region instead, "
+			     "which supplies the split mode and lowers to the tile op.", op);
+		if (split->kind != EX_INT)
+			perr(p, at.line, at.col, "pl.%s(..., split=N) requires an integer split (the lowered SplitMode value)", op);
+		if (stride && gather)
+			perr(p, at.line, at.col, "pl.aic_gather() does not take a lane_stride= argument: only the Cube -> Vector "
+			     "shard is ever rebalanced onto a ragged boundary's valid region, so the gather always re-joins "
+			     "the lanes on the box partition");
+		if (stride && stride->kind != EX_INT)
+			perr(p, at.line, at.col, "pl.%s(..., lane_stride=N) requires an integer partition stride", op);
+		return true;
+	}
+	if (!p->split_aiv_depth)
+		perr(p, at.line, at.col, "pl.%s() must be used inside a 'for ... in pl.split_aiv(...)' loop (or pass an "
+		     "explicit integer 'split=' in the outlined form); it otherwise inherits the split mode from that scope", op);
+	if (stride)
+		perr(p, at.line, at.col, "pl.%s() does not take a lane_stride= argument inside a 'for ... in "
+		     "pl.split_aiv(...)' loop — the partition follows the region's own per-lane offsets", op);
+	return true;
+}
 static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
 
 static Expr *parse_atom(Parser *p)
@@ -2142,8 +2220,11 @@ static Expr *parse_atom(Parser *p)
 		/* `pl.` is nearly always written together: then the '.' is not
 		 * lexed (dotted_tail skips it with the names after it) */
 		if ((dot_name_follows(p, t) || tok_is_op(peek_at(p, 1), ".")) &&
-		    (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
-			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
+		    (tok_is_name(t, "pl") || tok_is_name(t, "pld"))) {
+			Expr *e = parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
+			p->lit = false; /* a call, never folded (pl.const(4, pl.INDEX) * 2) */
+			return e;
+		}
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			Token st = next(p);
 			skip(p);
@@ -2276,6 +2357,149 @@ static Expr *parse_postfix(Parser *p)
 	return e;
 }
 
+/* ------------------------------------------------------------ constant folding
+ *
+ * The reference's parser evaluates, in Python, every operator subtree whose
+ * leaves are all literals or module-level constants (ast_parser.py,
+ * parse_binop / parse_unaryop: `512 // K`, `1.0 / 256`, `2 ** 3`, `-K`) and
+ * emits the value as one constant: an int becomes an INDEX constant, a float
+ * an FP32 one.  Comparisons, `not` and `~` are not folded.  What Python
+ * cannot evaluate (a division by zero, a negative shift) stays an operator
+ * over the constants.  p->lit tells whether the operand just parsed is such
+ * a constant. */
+
+/* Python's floor division and modulo of floats (CPython's float_divmod). */
+static void py_float_divmod(double a, double b, double *div, double *mod)
+{
+	double m = fmod(a, b);
+	double d = (a - m) / b;
+	if (m != 0) {
+		if ((b < 0) != (m < 0)) {
+			m += b;
+			d -= 1.0;
+		}
+	} else {
+		m = copysign(0.0, b);
+	}
+	double f = 0;
+	if (d != 0) {
+		f = floor(d);
+		if (d - f > 0.5)
+			f += 1.0;
+	} else {
+		f = copysign(0.0, a / b);
+	}
+	*div = f;
+	*mod = m;
+}
+
+/* a ** b for ints b >= 0, or false on overflow. */
+static bool int_pow(int64_t a, int64_t b, int64_t *out)
+{
+	if (a == 0 || a == 1 || a == -1) {
+		*out = a == 0 ? (b == 0) : a == 1 ? 1 : (b % 2 ? -1 : 1);
+		return true;
+	}
+	int64_t r = 1;
+	for (; b > 0; b--) /* |a| >= 2: at most 63 rounds before overflow */
+		if (__builtin_mul_overflow(r, a, &r))
+			return false;
+	*out = r;
+	return true;
+}
+
+static bool foldable(const Expr *e)
+{
+	return (e->kind == EX_INT && e->dtype == DT_INDEX) || (e->kind == EX_FLOAT && e->dtype == DT_FP32);
+}
+
+/* l op r evaluated as Python would, or NULL when Python raises (then the
+ * operator is kept).  A result beyond 64 bits is an error here: the
+ * reference cannot build that constant either. */
+static Expr *fold_binary(Parser *p, int op, const Expr *l, const Expr *r, SrcPos pos)
+{
+	if (!foldable(l) || !foldable(r))
+		return NULL;
+	if (l->kind == EX_INT && r->kind == EX_INT) {
+		int64_t a = l->ival, b = r->ival, v = 0;
+		bool ovf = false;
+		switch (op) {
+		case OP_ADD: ovf = __builtin_add_overflow(a, b, &v); break;
+		case OP_SUB: ovf = __builtin_sub_overflow(a, b, &v); break;
+		case OP_MUL: ovf = __builtin_mul_overflow(a, b, &v); break;
+		case OP_DIV:
+			if (b == 0)
+				return NULL;
+			return leaf_float(p, (double)a / (double)b, DT_FP32, pos);
+		case OP_FLOORDIV: case OP_MOD:
+			if (b == 0)
+				return NULL;
+			if (a == INT64_MIN && b == -1) {
+				ovf = op == OP_FLOORDIV;
+				break;
+			}
+			v = op == OP_FLOORDIV ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
+			if (op == OP_MOD && v != 0 && ((v < 0) != (b < 0)))
+				v += b;
+			break;
+		case OP_SHL:
+			if (b < 0)
+				return NULL;
+			if (a != 0 && (b >= 63 || (a > 0 ? a > (INT64_MAX >> b) : a < (INT64_MIN >> b))))
+				ovf = true;
+			else
+				v = (int64_t)((uint64_t)a << b);
+			break;
+		case OP_SHR:
+			if (b < 0)
+				return NULL;
+			v = b >= 63 ? (a < 0 ? -1 : 0) : a >> b;
+			break;
+		case OP_POW:
+			if (b < 0) {
+				if (a == 0)
+					return NULL;
+				return leaf_float(p, pow((double)a, (double)b), DT_FP32, pos);
+			}
+			ovf = !int_pow(a, b, &v);
+			break;
+		default:
+			return NULL;
+		}
+		if (ovf)
+			perr(p, pos.line, pos.col, "constant expression does not fit in a 64-bit integer");
+		return leaf_int(p, v, DT_INDEX, pos);
+	}
+	double a = l->kind == EX_INT ? (double)l->ival : l->fval, b = r->kind == EX_INT ? (double)r->ival : r->fval, v, m;
+	switch (op) {
+	case OP_ADD: v = a + b; break;
+	case OP_SUB: v = a - b; break;
+	case OP_MUL: v = a * b; break;
+	case OP_DIV:
+		if (b == 0)
+			return NULL;
+		v = a / b;
+		break;
+	case OP_FLOORDIV: case OP_MOD:
+		if (b == 0)
+			return NULL;
+		py_float_divmod(a, b, &v, &m);
+		if (op == OP_MOD)
+			v = m;
+		break;
+	case OP_POW:
+		if ((a == 0 && b < 0) || (a < 0 && b != floor(b)))
+			return NULL; /* ZeroDivisionError / a complex result */
+		v = pow(a, b);
+		break;
+	default:
+		return NULL; /* shifts of floats: a TypeError */
+	}
+	if (isinf(v) || isnan(v))
+		return NULL; /* OverflowError */
+	return leaf_float(p, v, DT_FP32, pos);
+}
+
 static Expr *parse_unary(Parser *p)
 {
 	const Token *t = peek(p);
@@ -2287,16 +2511,31 @@ static Expr *parse_unary(Parser *p)
 		p->depth--;
 		if (op.text[0] == '+')
 			return x;
-		if (op.text[0] == '-' && p->lit && x->kind == EX_INT)
-			return leaf_int(p, -x->ival, (DType)x->dtype, pos_of(&op)); /* -LITERAL folds */
-		if (op.text[0] == '-' && p->lit && x->kind == EX_FLOAT)
+		/* a negated constant is a constant (of any origin, as the
+		 * reference's parse_unaryop does); it stays foldable if x was */
+		if (op.text[0] == '-' && x->kind == EX_INT && x->ival != INT64_MIN)
+			return leaf_int(p, -x->ival, (DType)x->dtype, pos_of(&op));
+		if (op.text[0] == '-' && x->kind == EX_FLOAT)
 			return leaf_float(p, -x->fval, (DType)x->dtype, pos_of(&op));
 		p->lit = false;
 		return mk_unary(p, op.text[0] == '-' ? UOP_NEG : UOP_BITNOT, x, pos_of(&op));
 	}
 	Expr *e = parse_postfix(p);
-	if (at_op(p, "**"))
-		PERR_AT(p, peek(p), "unsupported binary operator '**'");
+	if (at_op(p, "**")) {
+		/* only folded: the IR has no power operator (right associative,
+		 * binds tighter than a unary minus on its left) */
+		bool llit = p->lit;
+		Token op = next(p);
+		if (++p->depth > MAX_EXPR_DEPTH)
+			PERR_AT(p, &op, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+		Expr *r = parse_unary(p);
+		p->depth--;
+		Expr *f = llit && p->lit ? fold_binary(p, OP_POW, e, r, e->pos) : NULL;
+		if (!f)
+			PERR_AT(p, &op, "Unsupported binary operator: Pow ('**' only between constants, which are folded)");
+		p->lit = true;
+		return f;
+	}
 	return e;
 }
 
@@ -2338,6 +2577,7 @@ static Expr *parse_binary_level(Parser *p, int max);
  * type errors come first in the same places. */
 static Expr *binary_rest(Parser *p, int max, Expr *l)
 {
+	bool llit = p->lit;
 	for (;;) {
 		const Token *t = peek(p);
 		if (t->kind == TK_OP && (t->text[0] == '&' || t->text[0] == '|' || t->text[0] == '^') && !t->text[1])
@@ -2348,8 +2588,9 @@ static Expr *binary_rest(Parser *p, int max, Expr *l)
 			return l;
 		Token ot = next(p);
 		Expr *r = parse_binary_level(p, level - 1);
-		l = mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
-		p->lit = false;
+		Expr *f = llit && p->lit && level < 3 ? fold_binary(p, op, l, r, l->pos) : NULL;
+		l = f ? f : mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
+		p->lit = llit = f != NULL;
 		if (level == 3 && is_comparison(peek(p)))
 			PERR_AT(p, peek(p), "chained comparisons are not supported");
 	}
@@ -2516,7 +2757,7 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	if (!ann || !vt || !type_equal(ann, vt)) {
 		char err[700];
 		err[0] = '\0'; /* written only on a contradiction: not worth zeroing all */
-		t = type_for_assign(p->a, ann, vt, err, sizeof err);
+		t = type_for_assign(p->a, ann, vt, nt->text, err, sizeof err);
 		if (!t && err[0])
 			PERR_AT(p, nt, "%s", err);
 		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
@@ -2845,6 +3086,116 @@ static Stmt *subscript_store(Parser *p, const Token *nt)
 	return s;
 }
 
+/* The truth of a constant condition (literals, module constants, and
+ * comparisons, not / and / or over them): false when e is not one. */
+static bool const_value(const Expr *e, double *v)
+{
+	switch (e->kind) {
+	case EX_INT: case EX_BOOL: *v = (double)e->ival; return true;
+	case EX_FLOAT: *v = e->fval; return true;
+	case EX_UNARY: {
+		double x;
+		if (!const_value(e->lhs, &x))
+			return false;
+		*v = e->op == UOP_NOT ? (x == 0) : e->op == UOP_NEG ? -x : x;
+		return e->op == UOP_NOT || e->op == UOP_NEG;
+	}
+	case EX_BINARY: {
+		double a, b;
+		if (!const_value(e->lhs, &a) || !const_value(e->rhs, &b))
+			return false;
+		switch (e->op) {
+		case OP_EQ: *v = a == b; return true;
+		case OP_NE: *v = a != b; return true;
+		case OP_LT: *v = a < b; return true;
+		case OP_LE: *v = a <= b; return true;
+		case OP_GT: *v = a > b; return true;
+		case OP_GE: *v = a >= b; return true;
+		case OP_AND: *v = a != 0 && b != 0; return true;
+		case OP_OR: *v = a != 0 || b != 0; return true;
+		default: return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+/* pl.static_print(...) / pl.static_assert(cond[, "message"]): evaluated
+ * while parsing, as the reference's parser does, and gone from the IR.
+ * static_print writes its line to stderr (the reference prints it on
+ * stdout, which here carries the program). */
+static void static_stmt(Parser *p, bool is_assert)
+{
+	Token pl = next(p);
+	skip(p);
+	skip(p); /* static_print / static_assert */
+	skip(p); /* ( */
+	StrBuf out = { 0 };
+	int nargs = 0;
+	const Expr *cond = NULL;
+	const char *src0 = NULL, *src1 = NULL, *msg = NULL;
+	while (!at_op(p, ")")) {
+		const Token *a = peek(p);
+		if (a->kind == TK_STRING && (tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")"))) {
+			Token st = next(p);
+			if (is_assert && nargs != 1)
+				PERR_AT(p, &st, "static_assert() message must be a string literal, after the condition");
+			if (is_assert)
+				msg = st.text;
+			else
+				sb_printf(&out, "%s%s", out.len ? " " : "", st.text);
+		} else {
+			if (is_assert && nargs == 1)
+				PERR_AT(p, a, "static_assert() message must be a string literal");
+			const char *s0 = a->src;
+			Expr *e = parse_expr(p);
+			if (is_assert) {
+				cond = e;
+				src0 = s0;
+				src1 = peek(p)->src;
+			} else {
+				sb_printf(&out, "%s", out.len ? " " : "");
+				if (e->kind == EX_VAR)
+					sb_printf(&out, "%s: ", e->var->name);
+				else if (e->kind == EX_INT)
+					sb_printf(&out, "%lld: ", (long long)e->ival);
+				else if (e->kind == EX_BOOL)
+					sb_printf(&out, "%s: ", e->ival ? "True" : "False");
+				else if (e->kind == EX_FLOAT)
+					sb_printf(&out, "%.17g: ", e->fval);
+				print_type(&out, ir_expr_type(e)); /* an expression: just its type */
+			}
+		}
+		nargs++;
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+	if (!is_assert) {
+		if (!nargs) {
+			sb_release(&out);
+			PERR_AT(p, &pl, "static_print() requires at least 1 argument");
+		}
+		sb_putc(&out, 0);
+		fprintf(stderr, "static_print [%s:%d]: %s\n", p->diag->file, pl.line, out.data);
+		sb_release(&out);
+		return;
+	}
+	if (nargs < 1 || nargs > 2)
+		PERR_AT(p, &pl, "static_assert() requires 1 or 2 arguments");
+	double v;
+	if (!const_value(cond, &v))
+		PERR_AT(p, &pl, "static_assert condition must be compile-time evaluable (condition `%.*s` is not a constant)",
+			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0);
+	if (v == 0) {
+		bool cmp = cond->kind == EX_BINARY || cond->kind == EX_UNARY || cond->kind == EX_BOOL;
+		PERR_AT(p, &pl, "static_assert failed%s%s (condition `%.*s` evaluated to %s)", msg ? ": " : "", msg ? msg : "",
+			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0, cmp ? "False" : cond->kind == EX_FLOAT ? "0.0" : "0");
+	}
+}
+
+
 static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	const Token *t = peek(p);
@@ -3039,6 +3390,16 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			vec_push(&p->carried, cm->items[i]);
 		expect_newline(p);
 		return;
+	} else if (tok_is_name(t, "pl") && tok_is_op(peek_at(p, 1), ".") &&
+		   (tok_is_name(peek_at(p, 2), "static_print") || tok_is_name(peek_at(p, 2), "static_assert")) &&
+		   tok_is_op(peek_at(p, 3), "(")) {
+		/* compile-time only: no statement */
+		static_stmt(p, tok_is_name(peek_at(p, 2), "static_assert"));
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		expect_newline(p);
+		return;
 	} else if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "[")) {
 		/* a statement `NAME[...]` is a subscript store `x[a:b] = v` (an
 		 * expression statement of that form would have no effect) */
@@ -3086,7 +3447,7 @@ static void make_rets(Parser *p, Stmt *s, YieldInfo *yi, Stmt *ystmt)
 		Type *t = yi->lhs.types[i];
 		Type *vt = ir_expr_type(ystmt->values[i]);
 		char err[700];
-		Type *m = type_for_assign(p->a, t, vt, err, sizeof err);
+		Type *m = type_for_assign(p->a, t, vt, yi->lhs.names[i], err, sizeof err);
 		t = m ? m : t ? t : ir_type_new(p->a, TY_UNKNOWN);
 		s->rets[i] = new_var(p, yi->lhs.names[i], t, VK_VAR, yi->lhs.pos[i]);
 	}

@@ -90,6 +90,8 @@ if expect_rc 0; then
     if ! grep -q '^convert-to-ssa ' out; then bad "convert-to-ssa not listed"
     elif grep -Eqv '^[a-z][a-z0-9-]* +[^ ]' out; then bad "a line does not start with a pass name"
     elif [ "$(wc -l < out)" -lt 2 ]; then bad "fewer than two passes listed"
+    elif ! grep -q '^pypto-default .*: inline-functions,unroll-loops,ctrl-flow-transform,convert-to-ssa,simplify,normalize-stmt-structure,flatten-call-expr,outline-hierarchy,outline-incore,outline-cluster$' out
+    then bad "the pypto-default pipeline and its expansion not listed"
     else ok; fi
 fi
 

@@ -31,20 +31,6 @@ typedef struct OutlineConfig {
 int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *reserved, PtrVec *out,
 		     int *count, Diag *d);
 
-/* Calls fn for every Var reference in e (call attrs included). */
-void outline_expr_vars(const Expr *e, void (*fn)(void *ctx, Var *v), void *ctx);
-
-/* Rebuild e with Vars replaced through vars (Var -> Var) and, when type is
- * set, each node's type mapped through it; unchanged subtrees are shared
- * (expressions are immutable). */
-typedef struct OutlineSubst {
-	Arena *a;
-	const PtrMap *vars;
-	Type *(*type)(void *ctx, Type *t);
-	void *ctx;
-} OutlineSubst;
-Expr *outline_subst(const OutlineSubst *sb, Expr *e);
-
 /* One outlining pass over a program: the program-wide reserved names (every
  * existing function name), the functions in name order (the reference
  * visits them so), and the functions made so far. */

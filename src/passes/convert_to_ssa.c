@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptoopt/ir_walk.h"
 #include "ptoopt/outline.h"
 #include "ptoopt/passes.h"
 #include "ptoopt/types.h"
@@ -99,83 +100,29 @@ static Var *subst_var(Ssa *s, Var *v)
 	return n ? n : v;
 }
 
-static Expr *subst(Ssa *s, Expr *e);
+/* Uses renamed through cur, the types of the nodes too; of a MemRef only a
+ * pinned one's slot index follows the renaming (the reference's
+ * RemapPinnedMemRefExprs): a resolved one keeps its base and offset, so a
+ * renamed base prints by its old name. */
+static Type *subst_type_cb(void *ctx, Type *t);
 
-/* Copy-on-change: most types mention no renamed variable, and an
- * unchanged type must cost no memory (this runs for every new version). */
+static IrSubst ssa_subst(Ssa *s)
+{
+	return (IrSubst){ .a = s->a, .vars = &s->cur, .type = subst_type_cb, .ctx = s, .memref_pinned_only = true };
+}
+
 static Type *subst_type(Ssa *s, Type *t)
 {
-	if (!t)
-		return t;
-	Expr **dims = NULL;
-	for (int i = 0; i < t->ndim; i++) {
-		Expr *d = subst(s, t->shape[i]);
-		if (d != t->shape[i] && !dims) {
-			dims = arena_alloc(s->a, (size_t)t->ndim * sizeof *dims);
-			memcpy(dims, t->shape, (size_t)t->ndim * sizeof *dims);
-		}
-		if (dims)
-			dims[i] = d;
-	}
-	ViewSpec *view = t->view;
-	if (view) {
-		ViewSpec *nv = NULL;
-		for (int i = 0; i < view->nkw; i++) {
-			Expr *v = subst(s, view->kw[i].value);
-			if (v != view->kw[i].value && !nv) {
-				nv = arena_alloc(s->a, sizeof *nv);
-				nv->nkw = view->nkw;
-				nv->kw = arena_alloc(s->a, (size_t)(view->nkw + 1) * sizeof *nv->kw);
-				memcpy(nv->kw, view->kw, (size_t)view->nkw * sizeof *nv->kw);
-			}
-			if (nv)
-				nv->kw[i].value = v;
-		}
-		if (nv)
-			view = nv;
-	}
-	/* of a memref only a pinned one's slot index follows the renaming
-	 * (the reference's RemapPinnedMemRefExprs): a resolved one keeps its
-	 * base and offset, so a renamed base prints by its old name */
-	MemRef *mr = t->memref;
-	if (mr && mr->pinned && mr->index) {
-		Expr *ix = subst(s, mr->index);
-		if (ix != mr->index) {
-			mr = arena_alloc(s->a, sizeof *mr);
-			*mr = *t->memref;
-			mr->index = ix;
-		}
-	}
-	Type **elems = NULL;
-	for (int i = 0; i < t->nelems; i++) {
-		Type *e = subst_type(s, t->elems[i]);
-		if (e != t->elems[i] && !elems) {
-			elems = arena_alloc(s->a, (size_t)t->nelems * sizeof *elems);
-			memcpy(elems, t->elems, (size_t)t->nelems * sizeof *elems);
-		}
-		if (elems)
-			elems[i] = e;
-	}
-	if (!dims && view == t->view && !elems && mr == t->memref)
-		return t;
-	Type *n = arena_alloc(s->a, sizeof *n);
-	*n = *t;
-	if (dims)
-		n->shape = dims;
-	n->view = view;
-	n->memref = mr;
-	if (elems)
-		n->elems = elems;
-	return n;
+	IrSubst sb = ssa_subst(s);
+	return ir_type_subst(&sb, t);
 }
 
 static Type *subst_type_cb(void *ctx, Type *t) { return subst_type(ctx, t); }
 
-/* Copy-on-change (the outliners' substitution, with this pass's map and
- * types substituted too). */
 static Expr *subst(Ssa *s, Expr *e)
 {
-	return outline_subst(&(OutlineSubst){ .a = s->a, .vars = &s->cur, .type = subst_type_cb, .ctx = s }, e);
+	IrSubst sb = ssa_subst(s);
+	return ir_expr_subst(&sb, e);
 }
 
 static Expr **subst_list(Ssa *s, Expr **xs, int n)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ptoopt/outline.h"
+#include "ptoopt/ir_walk.h"
 #include "ptoopt/passes.h"
 
 /* ------------------------------------------------------------ small sets */
@@ -129,75 +130,6 @@ static Expr *mk_getitem(Ol *o, Var *t, int i, Type *ty)
 
 /* ------------------------------------------------------------ walks */
 
-typedef void (*VarFn)(void *ctx, Var *v);
-
-static void expr_vars(const Expr *e, VarFn fn, void *ctx)
-{
-	if (!e)
-		return;
-	if (e->kind == EX_VAR) {
-		fn(ctx, e->var);
-		return;
-	}
-	expr_vars(e->lhs, fn, ctx);
-	expr_vars(e->rhs, fn, ctx);
-	for (int i = 0; i < e->nargs; i++)
-		expr_vars(e->args[i], fn, ctx);
-	for (int i = 0; i < e->nkw; i++)
-		expr_vars(e->kw[i].value, fn, ctx);
-	expr_vars(e->attrs, fn, ctx);
-}
-
-void outline_expr_vars(const Expr *e, VarFn fn, void *ctx) { expr_vars(e, fn, ctx); }
-
-static void scope_attr_vars(const Scope *sc, VarFn fn, void *ctx)
-{
-	for (int i = 0; i < sc->ndeps; i++)
-		fn(ctx, sc->deps[i]);
-	for (int i = 0; i < sc->nno_dep_args; i++)
-		fn(ctx, sc->no_dep_args[i]);
-	for (int i = 0; i < sc->ndumps; i++)
-		fn(ctx, sc->dumps[i]);
-	if (sc->tid)
-		fn(ctx, sc->tid);
-	expr_vars(sc->core_num, fn, ctx);
-	expr_vars(sc->predicate, fn, ctx);
-	expr_vars(sc->count, fn, ctx);
-}
-
-/* Every Var a statement defines or uses, recursively. */
-static void stmt_vars(const Stmt *s, VarFn fn, void *ctx);
-
-static void block_vars(const Block *b, VarFn fn, void *ctx)
-{
-	for (int i = 0; i < b->n; i++)
-		stmt_vars(b->stmts[i], fn, ctx);
-}
-
-static void stmt_vars(const Stmt *s, VarFn fn, void *ctx)
-{
-	if (s->var)
-		fn(ctx, s->var);
-	expr_vars(s->value, fn, ctx);
-	for (int i = 0; i < s->nvalues; i++)
-		expr_vars(s->values[i], fn, ctx);
-	if (ir_stmt_is_simple(s->kind))
-		return;
-	expr_vars(s->start, fn, ctx);
-	expr_vars(s->stop, fn, ctx);
-	expr_vars(s->step, fn, ctx);
-	for (int i = 0; i < s->niter; i++) {
-		fn(ctx, s->iter_args[i]);
-		expr_vars(s->inits[i], fn, ctx);
-	}
-	for (int i = 0; i < s->nrets; i++)
-		fn(ctx, s->rets[i]);
-	if (s->scope)
-		scope_attr_vars(s->scope, fn, ctx);
-	block_vars(&s->body, fn, ctx);
-	block_vars(&s->orelse, fn, ctx);
-}
-
 /* Definitions in pre-order (passes.md §3.3-C). */
 static void defs_block(const Block *b, PtrVec *out);
 
@@ -305,25 +237,25 @@ static void li_stmt(LiveIn *l, const Stmt *s)
 {
 	switch (s->kind) {
 	case ST_ASSIGN:
-		expr_vars(s->value, li_use, l);
+		ir_expr_vars(s->value, li_use, l);
 		li_def(l, s->var);
 		return;
 	case ST_FOR: case ST_WHILE:
 		for (int i = 0; i < s->niter; i++)
-			expr_vars(s->inits[i], li_use, l);
+			ir_expr_vars(s->inits[i], li_use, l);
 		li_def(l, s->var);
 		for (int i = 0; i < s->nrets; i++)
 			li_def(l, s->rets[i]);
 		for (int i = 0; i < s->niter; i++)
 			li_def(l, s->iter_args[i]);
-		expr_vars(s->start, li_use, l);
-		expr_vars(s->stop, li_use, l);
-		expr_vars(s->step, li_use, l);
-		expr_vars(s->value, li_use, l);
+		ir_expr_vars(s->start, li_use, l);
+		ir_expr_vars(s->stop, li_use, l);
+		ir_expr_vars(s->step, li_use, l);
+		ir_expr_vars(s->value, li_use, l);
 		li_block(l, &s->body);
 		return;
 	case ST_IF: {
-		expr_vars(s->value, li_use, l);
+		ir_expr_vars(s->value, li_use, l);
 		for (int i = 0; i < s->nrets; i++)
 			li_def(l, s->rets[i]);
 		size_t m1 = li_arm(l, &s->body);
@@ -352,7 +284,7 @@ static void li_stmt(LiveIn *l, const Stmt *s)
 	case ST_SCOPE: {
 		const Scope *sc = s->scope;
 		if (sc->kind == SC_SPMD)
-			expr_vars(sc->core_num, li_use, l);
+			ir_expr_vars(sc->core_num, li_use, l);
 		if (sc->kind != SC_CLUSTER && sc->kind != SC_RUNTIME) {
 			for (int i = 0; i < sc->ndeps; i++)
 				li_use(l, sc->deps[i]);
@@ -360,16 +292,16 @@ static void li_stmt(LiveIn *l, const Stmt *s)
 				li_use(l, sc->no_dep_args[i]);
 			for (int i = 0; i < sc->ndumps; i++)
 				li_use(l, sc->dumps[i]);
-			expr_vars(sc->predicate, li_use, l);
-			expr_vars(sc->count, li_use, l);
+			ir_expr_vars(sc->predicate, li_use, l);
+			ir_expr_vars(sc->count, li_use, l);
 		}
 		li_block(l, &s->body);
 		return;
 	}
 	default:
 		for (int i = 0; i < s->nvalues; i++)
-			expr_vars(s->values[i], li_use, l);
-		expr_vars(s->value, li_use, l);
+			ir_expr_vars(s->values[i], li_use, l);
+		ir_expr_vars(s->value, li_use, l);
 		return;
 	}
 }
@@ -383,128 +315,26 @@ static void li_block(LiveIn *l, const Block *b)
 
 /* ------------------------------------------------------------ renaming uses */
 
-Expr *outline_subst(const OutlineSubst *sb, Expr *e)
-{
-	if (!e)
-		return NULL;
-	switch (e->kind) {
-	case EX_VAR: {
-		Var *n = pmap_get(sb->vars, e->var);
-		return n ? ir_var_ref(sb->a, n) : e;
-	}
-	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
-		return e;
-	default:
-		break;
-	}
-	Expr *lhs = outline_subst(sb, e->lhs), *rhs = outline_subst(sb, e->rhs), *attrs = outline_subst(sb, e->attrs);
-	Type *type = sb->type ? sb->type(sb->ctx, e->type) : e->type;
-	bool changed = lhs != e->lhs || rhs != e->rhs || attrs != e->attrs || type != e->type;
-	Expr **args = e->args;
-	for (int i = 0; i < e->nargs; i++) {
-		Expr *x = outline_subst(sb, e->args[i]);
-		if (x != e->args[i]) {
-			if (args == e->args) {
-				args = arena_alloc(sb->a, (size_t)e->nargs * sizeof *args);
-				memcpy(args, e->args, (size_t)e->nargs * sizeof *args);
-			}
-			args[i] = x;
-			changed = true;
-		}
-	}
-	Kwarg *kw = e->kw;
-	for (int i = 0; i < e->nkw; i++) {
-		Expr *x = outline_subst(sb, e->kw[i].value);
-		if (x != e->kw[i].value) {
-			if (kw == e->kw) {
-				kw = arena_alloc(sb->a, (size_t)e->nkw * sizeof *kw);
-				memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
-			}
-			kw[i].value = x;
-			changed = true;
-		}
-	}
-	if (!changed)
-		return e;
-	Expr *n = ir_expr_copy(sb->a, e);
-	n->lhs = lhs;
-	n->rhs = rhs;
-	n->attrs = attrs;
-	n->type = type;
-	n->args = args;
-	n->kw = kw;
-	return n;
-}
-
 static Expr *subst(Ol *o, const PtrMap *m, Expr *e)
 {
-	return outline_subst(&(OutlineSubst){ .a = o->a, .vars = m }, e);
+	return ir_expr_subst(&(IrSubst){ .a = o->a, .vars = m }, e);
 }
 
 static Var *subst_v(const PtrMap *m, Var *v)
 {
-	Var *n = pmap_get(m, v);
-	return n ? n : v;
+	return ir_var_subst(&(IrSubst){ .vars = m }, v);
 }
 
-static void subst_var_list(const PtrMap *m, Var ***vs, int n, Arena *a)
-{
-	bool c = false;
-	for (int i = 0; i < n; i++)
-		c |= pmap_get(m, (*vs)[i]) != NULL;
-	if (!c)
-		return;
-	Var **nv = arena_alloc(a, (size_t)n * sizeof *nv);
-	for (int i = 0; i < n; i++)
-		nv[i] = subst_v(m, (*vs)[i]);
-	*vs = nv;
-}
-
-/* Uses of one statement's own header (not its bodies). */
 static void subst_header(Ol *o, const PtrMap *m, Stmt *s)
 {
-	if (!m->len)
-		return;
-	s->value = subst(o, m, s->value);
-	if (s->nvalues) {
-		Expr **vs = arena_alloc(o->a, (size_t)s->nvalues * sizeof *vs);
-		for (int i = 0; i < s->nvalues; i++)
-			vs[i] = subst(o, m, s->values[i]);
-		s->values = vs;
-	}
-	if (ir_stmt_is_simple(s->kind))
-		return;
-	s->start = subst(o, m, s->start);
-	s->stop = subst(o, m, s->stop);
-	s->step = subst(o, m, s->step);
-	if (s->niter) {
-		Expr **is = arena_alloc(o->a, (size_t)s->niter * sizeof *is);
-		for (int i = 0; i < s->niter; i++)
-			is[i] = subst(o, m, s->inits[i]);
-		s->inits = is;
-	}
-	if (s->scope) {
-		Scope *sc = arena_alloc(o->a, sizeof *sc);
-		*sc = *s->scope;
-		subst_var_list(m, &sc->deps, sc->ndeps, o->a);
-		subst_var_list(m, &sc->no_dep_args, sc->nno_dep_args, o->a);
-		subst_var_list(m, &sc->dumps, sc->ndumps, o->a);
-		sc->core_num = subst(o, m, sc->core_num);
-		sc->predicate = subst(o, m, sc->predicate);
-		s->scope = sc;
-	}
+	if (m->len)
+		ir_stmt_subst_header(&(IrSubst){ .a = o->a, .vars = m }, s);
 }
 
 static void subst_block(Ol *o, const PtrMap *m, Block *b)
 {
-	for (int i = 0; i < b->n; i++) {
-		Stmt *s = b->stmts[i];
-		subst_header(o, m, s);
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		subst_block(o, m, &s->body);
-		subst_block(o, m, &s->orelse);
-	}
+	if (m->len)
+		ir_block_subst(&(IrSubst){ .a = o->a, .vars = m }, b);
 }
 
 /* ------------------------------------------------------------ renames log */
@@ -945,7 +775,7 @@ static bool hoist_chain(Var *v, const PtrMap *top, const PtrMap *defs, PtrMap *h
 	if (!s || !is_scalar(v->type))
 		return false;
 	ChainCtx c = { top, defs, hoisted, moved, true };
-	expr_vars(s->value, chain_dep, &c);
+	ir_expr_vars(s->value, chain_dep, &c);
 	if (!c.ok)
 		return false;
 	PtrMap none = { 0 };
@@ -1319,7 +1149,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	/* Output Vars inside the function and the store binding. */
 	for (int i = 0; i < nin; i++)
 		add(&used, inputs[i]->name);
-	block_vars(body, collect_name, &used);
+	ir_block_vars(body, collect_name, &used);
 	Var **fouts = arena_alloc(a, (size_t)(nout + 1) * sizeof *fouts);
 	Type **rtypes = arena_alloc(a, (size_t)(nout + 1) * sizeof *rtypes);
 	for (int i = 0; i < nout; i++) {
@@ -1705,8 +1535,8 @@ static int renamed_outside(Ol *o, Stmt *s, size_t m, PtrVec *out)
 	if (o->nlog == m)
 		return 0;
 	PtrMap inner = { 0 }, seen = { 0 };
-	block_vars(&s->body, defs_set_cb, &inner);
-	block_vars(&s->orelse, defs_set_cb, &inner);
+	ir_block_vars(&s->body, defs_set_cb, &inner);
+	ir_block_vars(&s->orelse, defs_set_cb, &inner);
 	for (int i = 0; i < s->niter; i++)
 		add(&inner, s->iter_args[i]);
 	int n = 0;
@@ -1793,7 +1623,7 @@ static void visit_block_frames(Ol *o, Block *b)
 		ctx.m = &last;
 		ctx.i = i;
 		PtrMap one = { 0 };
-		stmt_vars(b->stmts[i], defs_set_cb, &one);
+		ir_stmt_vars(b->stmts[i], defs_set_cb, &one);
 		for (size_t k = 0; k < one.cap; k++)
 			if (one.keys[k] && one.vals[k])
 				pmap_put(&last, one.keys[k], (void *)(uintptr_t)(i + 1));
@@ -1919,7 +1749,7 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .func_name = f->name, .reserved = reserved, .out = out };
 	for (int i = 0; i < f->nparams; i++)
 		param_names(&o.vnames, f->params[i].var);
-	block_vars(&f->body, param_names, &o.vnames);
+	ir_block_vars(&f->body, param_names, &o.vnames);
 	visit_block(&o, &f->body);
 	*count = o.count;
 	pmap_release(&o.vnames);

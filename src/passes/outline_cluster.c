@@ -15,6 +15,7 @@
  * checked after the pass (verify_clusters_outlined, pipeline.c). */
 #include <string.h>
 
+#include "ptoopt/ir_walk.h"
 #include "ptoopt/outline.h"
 #include "ptoopt/passes.h"
 
@@ -95,7 +96,7 @@ static int group_finish(Program *p, Function *fn, Expr **core_num, bool *sync_st
 	for (int i = 0; i < fn->nparams; i++)
 		pmap_put(&params, fn->params[i].var, (void *)1);
 	FirstFree ff = { .params = &params };
-	outline_expr_vars(sc->core_num, free_var, &ff);
+	ir_expr_vars(sc->core_num, free_var, &ff);
 	pmap_release(&params);
 	if (ff.found) {
 		diag_error(d, u.spmd->pos.line, u.spmd->pos.col,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptoopt/ir_walk.h"
 #include "ptoopt/outline.h"
 #include "ptoopt/passes.h"
 
@@ -43,7 +44,7 @@ static Type *fold_type_cb(void *ctx, Type *t) { return fold_type(ctx, t); }
 
 static Expr *fold_expr(Fold *f, Expr *e)
 {
-	return outline_subst(&(OutlineSubst){ .a = f->a, .vars = &f->map, .type = fold_type_cb, .ctx = f }, e);
+	return ir_expr_subst(&(IrSubst){ .a = f->a, .vars = &f->map, .type = fold_type_cb, .ctx = f }, e);
 }
 
 static void fold_exprs(Fold *f, Expr **xs, int n)

@@ -1,0 +1,64 @@
+/* ir_walk.h - the walks every pass shares (ir_walk.c): visiting the Vars of
+ * expressions and statements, rebuilding expressions and types with Vars
+ * substituted, renaming the uses in a block, and cloning a block with fresh
+ * variables (what inlining and unrolling need).
+ *
+ * The walks recurse as deep as the IR nests; the parser bounds that nesting
+ * (blocks by the indentation limit, expressions by its own depth limit), and
+ * passes only ever shorten or copy what it built. */
+#ifndef PTOOPT_IR_WALK_H
+#define PTOOPT_IR_WALK_H
+
+#include "ptoopt/ir.h"
+
+typedef void (*IrVarFn)(void *ctx, Var *v);
+
+/* fn for every Var reference in e (operands, arguments, kwargs, attrs). */
+void ir_expr_vars(const Expr *e, IrVarFn fn, void *ctx);
+/* fn for every Var a statement defines or uses, its bodies included, in
+ * source order: target / loop var, header expressions, iter args with their
+ * inits, return vars, scope attributes (deps, no_dep args, dumps, tid,
+ * core_num, predicate, count), then the bodies. */
+void ir_stmt_vars(const Stmt *s, IrVarFn fn, void *ctx);
+void ir_block_vars(const Block *b, IrVarFn fn, void *ctx);
+
+/* A substitution: Vars to Vars (vars), Vars to expressions (exprs, for a
+ * Var replaced by a value: a loop variable by its constant), and
+ * optionally every node's type mapped through type().  Maps may be NULL. */
+typedef struct IrSubst {
+	Arena *a;
+	const PtrMap *vars;   /* Var -> Var */
+	const PtrMap *exprs;  /* Var -> Expr */
+	Type *(*type)(void *ctx, Type *t);
+	void *ctx;
+	/* ir_type_subst: of a MemRef only a pinned one's slot index follows
+	 * (the reference's RemapPinnedMemRefExprs, used by ConvertToSSA); when
+	 * false, base, offset and index all do */
+	bool memref_pinned_only;
+} IrSubst;
+
+/* e rebuilt through the substitution; unchanged subtrees are shared
+ * (expressions are immutable), so an untouched e is returned as is. */
+Expr *ir_expr_subst(const IrSubst *sb, Expr *e);
+/* A Var through sb->vars (itself when unmapped). */
+Var *ir_var_subst(const IrSubst *sb, Var *v);
+/* A type whose shape expressions (and view / memref expressions) go
+ * through the substitution; t itself when nothing changes. */
+Type *ir_type_subst(const IrSubst *sb, Type *t);
+/* The uses in one statement's own header (not its bodies), in place. */
+void ir_stmt_subst_header(const IrSubst *sb, Stmt *s);
+/* Every use in a block, its nested bodies included, in place. */
+void ir_block_subst(const IrSubst *sb, Block *b);
+
+/* A deep copy of b in which every Var the block defines (assignment
+ * targets, loop variables, iter args, return vars, a scope's tid and
+ * split_aiv variable) is a new Var of the same name, with its type through
+ * the substitution; uses go through the substitution and the new Vars.
+ * vars: the Var -> Var map to use and extend (the caller seeds it with,
+ * say, callee parameters -> argument Vars, and reads the new Vars from it
+ * afterwards); exprs as in IrSubst.  rename, when set, names each new Var
+ * from its original (NULL: the original's name). */
+Block ir_block_clone(Program *p, const Block *b, PtrMap *vars, const PtrMap *exprs,
+		     const char *(*rename)(void *ctx, Var *orig), void *ctx);
+
+#endif
