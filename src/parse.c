@@ -162,6 +162,7 @@ typedef struct Parser {
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
+	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
@@ -1926,6 +1927,18 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
+	/* pl.<DataType>.get_byte(): the size in bytes, ceil(bits / 8), as an
+	 * INDEX constant (folded by the reference's parser too; a call, so not
+	 * itself folded into the arithmetic around it) */
+	if (!pld && strlen(d) > 9 && !strcmp(d + strlen(d) - 9, ".get_byte")) {
+		char dt[32];
+		snprintf(dt, sizeof dt, "%.*s", (int)(strlen(d) - 9 < 31 ? strlen(d) - 9 : 31), d);
+		int t = ir_dtype_parse(dt);
+		if (t < 0 || strchr(dt, '.'))
+			perr(p, at.line, at.col, "Unknown DataType '%s' in pl.%s()", dt, d);
+		expect_op(p, ")");
+		return leaf_int(p, (ir_dtype_bits((DType)t) + 7) / 8, DT_INDEX, at);
+	}
 	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */
 	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX] || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))) {
 		Expr *a = parse_expr(p);
@@ -2000,8 +2013,19 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
 	}
-	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at))
+	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at)) {
 		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
+		if (p->split_aiv_depth) {
+			/* the op carries the region's mode as its split (printed
+			 * only outside a region) */
+			Kwarg *kw = arena_alloc(p->a, (size_t)(e->nkw + 1) * sizeof *kw);
+			memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
+			kw[e->nkw].name = intern_cstr(p->a, "split");
+			kw[e->nkw].value = leaf_int(p, (int64_t)p->split_aiv_mode, DT_INDEX, at);
+			e->kw = kw;
+			e->nkw++;
+		}
+	}
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
@@ -3592,6 +3616,8 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 			sc->allow_early_resolve = parse_bool_kw(p);
 		} else if (!strcmp(n, "windowize") && (sc->kind == SC_INCORE || sc->kind == SC_HIERARCHY)) {
 			sc->windowize = parse_bool_kw(p);
+		} else if (!strcmp(n, "core_num") && sc->kind == SC_SPMD && !sc->core_num) {
+			sc->core_num = parse_expr(p);
 		} else if (!strcmp(n, "sync_start") && sc->kind == SC_SPMD) {
 			sc->sync_start = parse_bool_kw(p);
 		} else if (!strcmp(n, "predicate") && sc->kind == SC_SPMD) {
@@ -3603,6 +3629,17 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 		}
 	}
 	expect_op(p, ")");
+}
+
+/* pl.spmd(core_num, ...) with core_num positional or as a keyword */
+static void spmd_args(Parser *p, Scope *sc, const Token *at)
+{
+	bool kw = peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=");
+	if (!kw)
+		sc->core_num = parse_expr(p);
+	parse_scope_kwargs(p, sc, !kw);
+	if (!sc->core_num)
+		PERR_AT(p, at, "pl.spmd() missing required argument 'core_num'");
 }
 
 static Stmt *scope_stmt(Parser *p, ScopeKind k, const Token *at)
@@ -3743,8 +3780,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		Stmt *s = scope_stmt(p, spmd ? SC_SPMD : SC_SPLIT_AIV, &ft);
 		Scope *sc = s->scope;
 		if (spmd) {
-			sc->core_num = parse_expr(p);
-			parse_scope_kwargs(p, sc, true);
+			spmd_args(p, sc, &ft);
 			if (sc->has_deps)
 				PERR_AT(p, &itt, "pl.spmd() does not accept 'deps=' here: a spmd loop is no task to depend on; "
 					"use `with pl.spmd(n, deps=[...]) as tid:` or pl.spmd_submit(..., deps=[...])");
@@ -3769,6 +3805,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		int saved_ctx = p->loop_ctx;
 		p->incore_depth += spmd;
 		p->split_aiv_depth += !spmd;
+		if (!spmd)
+			p->split_aiv_mode = sc->split;
 		p->loop_ctx = spmd ? LOOP_PLAIN : LOOP_SPLIT_AIV;
 		parse_block(p, &body, 0);
 		p->loop_ctx = saved_ctx;
@@ -4059,8 +4097,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		parse_scope_kwargs(p, s->scope, false);
 	} else if (!strcmp(d, "spmd")) {
 		s = scope_stmt(p, SC_SPMD, &wt);
-		s->scope->core_num = parse_expr(p);
-		parse_scope_kwargs(p, s->scope, true);
+		spmd_args(p, s->scope, &wt);
 	} else if (!strcmp(d, "scope") || !strcmp(d, "manual_scope")) {
 		s = scope_stmt(p, SC_RUNTIME, &wt);
 		if (d[0] == 'm') {
