@@ -28,6 +28,7 @@ static bool inline_after(Program *p, Diag *d)
 }
 
 static bool unroll_after(Program *p, Diag *d) { return verify_copies_defined(p, d, "UnrollLoops"); }
+static bool verify_flattened(Program *p, Diag *d);
 
 /* Designated fields: a pass without options leaves options / run_opts NULL.
  * The contracts follow the reference's pass properties (pass_properties.h);
@@ -66,14 +67,25 @@ static const PassInfo passes[] = {
 	{ .name = "simplify", .ref_name = "Simplify",
 	  .summary = "constant propagation, arithmetic simplification, dead-code elimination" },
 	{ .name = "normalize-stmt-structure", .ref_name = "NormalizeStmtStructure",
-	  .summary = "normalizes statement sequences and bodies", .produces = PROP_NORMALIZED },
+	  .summary = "normalizes statement sequences and bodies", .run = normalize_stmt_structure_program,
+	  .produces = PROP_NORMALIZED, .verify_after = verify_normalized },
 	{ .name = "flatten-call-expr", .ref_name = "FlattenCallExpr", .summary = "nested calls into temporaries",
-	  .requires = PROP_SSA | PROP_NORMALIZED, .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED },
+	  .run = flatten_call_expr_program, .requires = PROP_SSA | PROP_NORMALIZED,
+	  .produces = PROP_SSA | PROP_NO_NESTED_CALLS | PROP_NORMALIZED, .verify_after = verify_flattened },
 };
 
 #define NPASSES ((int)(sizeof passes / sizeof passes[0]))
 
 static bool check_ssa(Program *p, Diag *d) { return verify_ssa_ref(p, d, NULL); }
+
+/* After flatten-call-expr, as the reference's post-verification: SSA form
+ * (a hoisted while condition that reads the loop's own variables is used
+ * before its definition) and no nested calls (a call the pass does not
+ * look at, in a loop's init values, is still nested). */
+static bool verify_flattened(Program *p, Diag *d)
+{
+	return verify_ssa_ref(p, d, "flatten-call-expr") && verify_no_nested_calls(p, d);
+}
 
 /* What each property is called, the pass that establishes it, and the
  * verifier that decides it on a program (NULL: not decidable here, never
@@ -94,8 +106,8 @@ static const struct {
 	{ PROP_UNROLLED, "UnrollResolved", "no pl.unroll loops", "unroll-loops", NULL },
 	{ PROP_STRUCTURED_CF, "StructuredCtrlFlow", "structured control flow", "ctrl-flow-transform", NULL },
 	{ PROP_NORMALIZED, "NormalizedStmtStructure", "normalized statement structure", "normalize-stmt-structure",
-	  NULL },
-	{ PROP_NO_NESTED_CALLS, "NoNestedCalls", "no nested calls", "flatten-call-expr", NULL },
+	  verify_normalized },
+	{ PROP_NO_NESTED_CALLS, "NoNestedCalls", "no nested calls", "flatten-call-expr", verify_no_nested_calls },
 };
 
 /* The reference's Default strategy (python/pypto/ir/pass_manager.py) up to
@@ -499,7 +511,12 @@ static int first_violation(Program *p, const PassInfo **ps, int n, signed char *
 			unsigned b = props[i].bit;
 			if (!(ps[k]->requires & b))
 				continue;
-			bool ok = (known & b) ? (held & b) != 0 : input_has(p, i, memo, &why[i], d);
+			/* a property an earlier pass invalidated is decided on the
+			 * IR when the pass that needs it runs (pipe_run), as the
+			 * reference's pass context verifies required properties
+			 * on the IR rather than tracking them; without a verifier
+			 * it is missing */
+			bool ok = (known & b) ? (held & b) != 0 || props[i].check : input_has(p, i, memo, &why[i], d);
 			if (!ok) {
 				*bit = b;
 				return k;
@@ -605,6 +622,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 	if (!hooks)
 		hooks = &none;
 	unsigned held = 0; /* established by a pass of this run */
+	unsigned lost = 0; /* invalidated by a pass of this run, not established again since */
 	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
 	bool checked = false;    /* the structural properties of the input */
 	for (int i = 0; i < pl->n; i++) {
@@ -622,6 +640,17 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		}
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
+		/* required properties an earlier pass of this run invalidated:
+		 * verified on the IR now (pipe_check_contracts deferred them) */
+		for (int k = 0; k < PROP_COUNT; k++) {
+			if (!(pi->requires & lost & props[k].bit) || !props[k].check)
+				continue;
+			if (!props[k].check(p, d)) {
+				diag_note(d, 0, 0, "pre-verification failed before pass '%s': it requires %s (%s)", pi->name,
+					  props[k].name, props[k].words);
+				return 1;
+			}
+		}
 		if (hooks->before_pass && hooks->before_pass(hooks->ctx, i, &pl->steps[i], p) != 0)
 			return 1;
 		double t0 = now_seconds();
@@ -631,6 +660,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
 		held = (held & ~pi->invalidates) | pi->produces;
+		lost = (lost | pi->invalidates) & ~pi->produces;
 		strict_ssa = (pi->produces & PROP_SSA) && !(pi->requires & PROP_SSA) ? true : strict_ssa && (held & PROP_SSA);
 		if (hooks->verify_each) {
 			for (int k = 0; k < PROP_COUNT; k++) {

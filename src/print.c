@@ -559,6 +559,24 @@ static void print_expr(Printer *pr, const Expr *e)
 		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
 		put_op_head(pr, name);
+		if ((e->nargs == 1 || e->nargs == 2) && e->nkw == 1 && !strcmp(e->kw[0].name, "dtype") &&
+		    (!strcmp(name, "tensor.reinterpret_view") || !strcmp(name, "tile.reinterpret_view"))) {
+			/* the public API's order: data, dtype=, shape= (the IR holds
+			 * the shape as an argument) */
+			print_operand(pr, e->args[0]);
+			sb_adds(b, ", dtype=");
+			print_kwarg_value(pr, e->kw[0].value);
+			if (e->nargs == 2) {
+				sb_adds(b, ", shape=");
+				print_operand(pr, e->args[1]);
+			}
+			if (e->attrs) {
+				sb_adds(b, ", attrs=");
+				print_attrs_dict(pr, e->attrs, false);
+			}
+			sb_addc(b, ')');
+			return;
+		}
 		print_call_rest(pr, e, false);
 		return;
 	}

@@ -472,3 +472,156 @@ bool verify_inline_eliminated(Program *p, Diag *d)
 	}
 	return true;
 }
+
+/* ------------------------------------------------------------ statement structure */
+
+/* The reference's NormalizedStmtStructure (its NoRedundantBlocks check):
+ * blocks are flat here by construction, so what is left to check is that a
+ * yield is the last statement of its block. */
+static const Stmt *early_yield(const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_YIELD && i + 1 < b->n)
+			return s;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		const Stmt *r = early_yield(&s->body);
+		if (!r)
+			r = early_yield(&s->orelse);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+bool verify_normalized(Program *p, Diag *d)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Stmt *s = early_yield(&p->funcs[i]->body);
+		if (s) {
+			diag_error(d, s->pos.line, s->pos.col,
+				   "NormalizedStmtStructure: YieldStmt before the terminating position; YieldStmt must be "
+				   "the trailing statement of its scope (function '%s')", p->funcs[i]->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ nested calls */
+
+typedef struct NestCheck {
+	Diag *d;
+	const Function *fn;
+	bool failed;
+} NestCheck;
+
+static bool is_call_expr(const Expr *e) { return e && (e->kind == EX_OP_CALL || e->kind == EX_FN_CALL); }
+
+static void nest_fail(NestCheck *c, const Expr *at, const char *msg)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	diag_error(c->d, at->pos.line, at->pos.col, "NoNestedCall: %s (function '%s')", msg, c->fn->name);
+}
+
+/* The reference's NoNestedCall verifier: no call as an argument of a call
+ * or submit, nor as an operand of a scalar binary / unary expression. */
+static void nest_expr(NestCheck *c, const Expr *e)
+{
+	if (!e || e->kind == EX_VAR || c->failed)
+		return;
+	switch ((ExprKind)e->kind) {
+	case EX_OP_CALL: case EX_FN_CALL: case EX_SUBMIT:
+		for (int i = 0; i < e->nargs; i++) {
+			if (is_call_expr(e->args[i]))
+				nest_fail(c, e->args[i], e->kind == EX_SUBMIT ? "Submit expression has nested call in arguments"
+							: "Call expression has nested call in arguments");
+			nest_expr(c, e->args[i]);
+		}
+		return;
+	case EX_BINARY:
+		if (is_call_expr(e->lhs))
+			nest_fail(c, e->lhs, "Binary expression left operand cannot be a call expression");
+		if (is_call_expr(e->rhs))
+			nest_fail(c, e->rhs, "Binary expression right operand cannot be a call expression");
+		nest_expr(c, e->lhs);
+		nest_expr(c, e->rhs);
+		return;
+	case EX_UNARY: case EX_CAST:
+		if (is_call_expr(e->lhs))
+			nest_fail(c, e->lhs, "Unary expression operand cannot be a call expression");
+		nest_expr(c, e->lhs);
+		return;
+	case EX_TUPLE:
+		for (int i = 0; i < e->nargs; i++)
+			nest_expr(c, e->args[i]);
+		return;
+	case EX_GETITEM:
+		nest_expr(c, e->lhs);
+		return;
+	default:
+		return;
+	}
+}
+
+static void nest_block(NestCheck *c, const Block *b)
+{
+	for (int i = 0; i < b->n && !c->failed; i++) {
+		const Stmt *s = b->stmts[i];
+		switch (s->kind) {
+		case ST_ASSIGN: case ST_EVAL:
+			nest_expr(c, s->value);
+			continue;
+		case ST_RETURN: case ST_YIELD:
+			for (int j = 0; j < s->nvalues; j++)
+				nest_expr(c, s->values[j]);
+			continue;
+		case ST_BREAK: case ST_CONTINUE:
+			continue;
+		case ST_IF:
+			if (is_call_expr(s->value))
+				nest_fail(c, s->value, "If condition cannot be a call expression");
+			nest_expr(c, s->value);
+			break;
+		case ST_WHILE:
+			if (is_call_expr(s->value))
+				nest_fail(c, s->value, "While loop condition cannot be a call expression");
+			nest_expr(c, s->value);
+			for (int j = 0; j < s->niter; j++)
+				nest_expr(c, s->inits[j]);
+			break;
+		case ST_FOR:
+			if (is_call_expr(s->start))
+				nest_fail(c, s->start, "For loop start expression cannot be a call expression");
+			if (is_call_expr(s->stop))
+				nest_fail(c, s->stop, "For loop stop expression cannot be a call expression");
+			if (is_call_expr(s->step))
+				nest_fail(c, s->step, "For loop step expression cannot be a call expression");
+			nest_expr(c, s->start);
+			nest_expr(c, s->stop);
+			nest_expr(c, s->step);
+			for (int j = 0; j < s->niter; j++)
+				nest_expr(c, s->inits[j]);
+			break;
+		case ST_SCOPE:
+			nest_expr(c, s->scope->core_num);
+			nest_expr(c, s->scope->count);
+			break;
+		}
+		nest_block(c, &s->body);
+		nest_block(c, &s->orelse);
+	}
+}
+
+bool verify_no_nested_calls(Program *p, Diag *d)
+{
+	NestCheck c = { d, NULL, false };
+	for (int i = 0; i < p->nfuncs && !c.failed; i++) {
+		c.fn = p->funcs[i];
+		nest_block(&c, &c.fn->body);
+	}
+	return !c.failed;
+}

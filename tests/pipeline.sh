@@ -62,6 +62,22 @@ current=contract-suggestion-works
 run in.pto --passes=convert-to-ssa,outline-incore
 expect_rc 0 && { cmp -s out expected.pto && ok || bad "the suggested pipeline does not give the reference's output"; }
 
+current=contract-invalidated-property-verified-at-run
+# convert-to-ssa invalidates NormalizedStmtStructure, which flatten-call-expr
+# requires: as in the reference it is verified on the IR before the pass, not
+# rejected by tracking
+# (no nested call in this input: the output is convert-to-ssa's, checked
+# against the reference)
+"$tool" --passes=convert-to-ssa in.pto > ssa_only.pto 2> err
+run in.pto --passes=convert-to-ssa,flatten-call-expr --verify-each
+expect_rc 0 && { cmp -s out ssa_only.pto && ok || bad "not convert-to-ssa's output"; }
+
+current=contract-flatten-needs-ssa
+run in.pto --passes=flatten-call-expr
+if expect_rc 1; then
+    has "flatten-call-expr requires SSA form; run convert-to-ssa first (--passes=convert-to-ssa,flatten-call-expr)" err && ok || bad "message"
+fi
+
 current=ssa-input-runs-as-is
 "$tool" --passes=convert-to-ssa in.pto > ssa.pto 2> err
 run ssa.pto --passes=outline-incore

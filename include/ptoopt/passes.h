@@ -14,6 +14,8 @@ int outline_hierarchy_program(Program *p, Diag *d); /* outline_hierarchy.c */
 int dcd_run_program(Program *p, Diag *d);       /* derive_call_directions.c */
 int inline_functions_program(Program *p, Diag *d); /* inline_functions.c */
 int unroll_loops_program(Program *p, Diag *d);  /* unroll_loops.c */
+int flatten_call_expr_program(Program *p, Diag *d); /* flatten_call_expr.c */
+int normalize_stmt_structure_program(Program *p, Diag *d); /* normalize_stmt_structure.c */
 struct PassOpts;
 /* infer_directions.c; options mode, functions, reset (pipeline.c) */
 int infer_directions_program(Program *p, const struct PassOpts *o, Diag *d);

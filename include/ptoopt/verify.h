@@ -46,5 +46,11 @@ bool verify_structural(Program *p, Diag *d, const char *pass);
  * which a callee parameter left in a spliced local's type, or an unrolled
  * loop variable left in a type, violates); pass as above. */
 bool verify_copies_defined(Program *p, Diag *d, const char *pass);
+/* NormalizedStmtStructure (the reference's NoRedundantBlocks check; blocks
+ * are flat here, so: every yield is the last statement of its block) and
+ * NoNestedCalls (no call as an argument of a call or submit, an operand of
+ * a scalar expression, an if / while condition or a for range bound). */
+bool verify_normalized(Program *p, Diag *d);
+bool verify_no_nested_calls(Program *p, Diag *d);
 
 #endif

@@ -1832,6 +1832,176 @@ static Type *assembled(RuleCtx *rc)
 
 /* {rule: reshape, arg: T, shape: N, valid-shape: M}: the core reshaped
  * kind, after the reference's element-count check */
+/* Extents that are provably the same: constants by value, others by form
+ * (the reference's ExtentsProvablyEqual, without its arithmetic prover). */
+static bool ext_eq(const Expr *a, const Expr *b)
+{
+	int64_t x, y;
+	if (cint(a, &x) && cint(b, &y))
+		return x == y;
+	return expr_equal(a, b);
+}
+
+/* The reference's MapUnitAxisRankChange: a reshape that only inserts or
+ * erases unit axes maps any valid box exactly.  Fills out[od..] and
+ * returns true when input axes id.. align with output axes od..; failed
+ * memoizes the (id, od) states already shown not to align. */
+static bool unit_axis_map(Expr **valid, Expr **in, int nin, Expr **ns, int nout, int id, int od, char *failed,
+			  Expr **out)
+{
+	char *f = &failed[id * (nout + 1) + od];
+	if (*f)
+		return false;
+	if (id == nin && od == nout)
+		return true;
+	if (id < nin && od < nout && ext_eq(in[id], ns[od]) &&
+	    unit_axis_map(valid, in, nin, ns, nout, id + 1, od + 1, failed, out)) {
+		out[od] = valid[id];
+		return true;
+	}
+	if (id < nin && ir_is_int_const(in[id], 1, DT_INDEX) && ext_eq(valid[id], in[id]) &&
+	    unit_axis_map(valid, in, nin, ns, nout, id + 1, od, failed, out))
+		return true;
+	if (od < nout && ir_is_int_const(ns[od], 1, DT_INDEX) &&
+	    unit_axis_map(valid, in, nin, ns, nout, id, od + 1, failed, out)) {
+		out[od] = ns[od];
+		return true;
+	}
+	*f = 1;
+	return false;
+}
+
+/* The reference's ComputeReshapeValidShape for tile.reshape: the valid
+ * extents of the result (NULL: all of it, or after an error, *err set). */
+static Expr **reshape_valid(RuleCtx *rc, const Type *t0, Expr **ns, int nout, bool row_major, bool *err)
+{
+	SugarCtx *c = rc->c;
+	Expr **valid = valid_of(t0), **in = t0->shape;
+	int nin = t0->ndim;
+	*err = false;
+	if (nin == 0 || nout == 0) {
+		*err = true;
+		tr_error(rc, "%s: reshape validity mapping requires non-empty input and output ranks", rc->op->name);
+		return NULL;
+	}
+	bool full = true;
+	for (int i = 0; i < nin && full; i++)
+		full = ext_eq(valid[i], in[i]);
+	if (full)
+		return NULL;
+	Expr **out = arena_alloc(c->a, (size_t)(nout + 1) * sizeof *out);
+	for (int i = 0; i < nin; i++)
+		if (ir_is_int_const(valid[i], 0, DT_INDEX) || (valid[i]->kind == EX_INT && valid[i]->ival == 0)) {
+			for (int k = 0; k < nout; k++)
+				out[k] = idx(c, 0);
+			return out;
+		}
+	char *failed = arena_alloc(c->a, (size_t)(nin + 1) * (size_t)(nout + 1));
+	memset(failed, 0, (size_t)(nin + 1) * (size_t)(nout + 1));
+	if (unit_axis_map(valid, in, nin, ns, nout, 0, 0, failed, out))
+		return out;
+	char sin[256], sout[256], sval[256];
+	fmt_shape(sin, sizeof sin, in, nin);
+	fmt_shape(sout, sizeof sout, ns, nout);
+	fmt_shape(sval, sizeof sval, valid, nin);
+	const char *op = rc->op->name;
+	*err = true;
+	if (!row_major) {
+		tr_error(rc, "%s: cannot reshape %s to %s because only part of it holds real data (valid_shape %s) and its "
+			 "elements are not stored row-major, so the real data does not occupy a contiguous run that the new "
+			 "shape can describe. Reshape the full extent and narrow afterwards, or copy the real data out first "
+			 "(pl.slice / pl.store).", op, sin, sout, sval);
+		return NULL;
+	}
+	int free_dim = 0;
+	while (free_dim + 1 < nin && ir_is_int_const(valid[free_dim], 1, DT_INDEX))
+		free_dim++;
+	for (int i = free_dim + 1; i < nin; i++)
+		if (!ext_eq(valid[i], in[i])) {
+			char dv[64], dp[64];
+			fmt_shape(dv, sizeof dv, &valid[i], 1);
+			fmt_shape(dp, sizeof dp, &in[i], 1);
+			dv[strlen(dv) - 1] = dp[strlen(dp) - 1] = 0;
+			tr_error(rc, "%s: cannot reshape %s to %s because only part of it holds real data (valid_shape %s). "
+				 "Dimension %d is valid for %s of %s, so the real data is scattered across the buffer rather "
+				 "than filling it from the start, and no region of the new shape describes the same cells. "
+				 "Reshape the full extent and narrow afterwards, or copy the real data out first (pl.slice / "
+				 "pl.store).", op, sin, sout, sval, i, dv + 1, dp + 1);
+			return NULL;
+		}
+	int64_t trailing = 1, v;
+	for (int i = free_dim + 1; i < nin; i++) {
+		if (!cint(in[i], &v)) {
+			tr_error(rc, "%s: cannot reshape a partially-valid %s because dimension %d has a runtime extent", op, sin, i);
+			return NULL;
+		}
+		trailing *= v;
+	}
+	int64_t *target = arena_alloc(c->a, (size_t)nout * 2 * sizeof *target), *suffix = target + nout;
+	for (int i = 0; i < nout; i++)
+		if (!cint(ns[i], &target[i])) {
+			tr_error(rc, "%s: cannot reshape a partially-valid %s into %s because target dimension %d has a "
+				 "runtime extent", op, sin, sout, i);
+			return NULL;
+		}
+	for (int i = nout; i-- > 0;)
+		suffix[i] = i + 1 < nout ? suffix[i + 1] * target[i + 1] : 1;
+	int at = -1;
+	Expr *free_ext = NULL;
+	if (cint(valid[free_dim], &v)) {
+		int64_t prefix = v * trailing;
+		for (int i = 0; i < nout && at < 0; i++)
+			if (suffix[i] != 0 && prefix % suffix[i] == 0 && prefix / suffix[i] <= target[i]) {
+				at = i;
+				free_ext = idx(c, prefix / suffix[i]);
+			}
+		if (at < 0) {
+			tr_error(rc, "%s: cannot reshape %s to %s because only %lld of its %s hold real data (valid_shape %s), "
+				 "and no region of %s covers exactly those %lld elements -- they do not fill a whole number of "
+				 "rows there. Pick a target shape whose trailing dimensions divide it, or copy the real data out "
+				 "first (pl.slice / pl.store).", op, sin, sout, (long long)prefix,
+				 prefix == 1 ? "element" : "elements", sval, sout, (long long)prefix);
+			return NULL;
+		}
+	} else {
+		int64_t phys;
+		if (cint(in[free_dim], &phys))
+			for (int i = 0; i < nout && at < 0; i++)
+				if (suffix[i] == trailing && phys <= target[i]) {
+					at = i;
+					free_ext = valid[free_dim];
+				}
+		if (at < 0) {
+			tr_error(rc, "%s: cannot reshape %s to %s because its real data extends a runtime number of rows", op,
+				 sin, sout);
+			return NULL;
+		}
+	}
+	for (int i = 0; i < nout; i++)
+		out[i] = i < at ? idx(c, 1) : i == at ? free_ext : ns[i];
+	*err = false;
+	return out;
+}
+
+/* tile.reshape (DeduceTileReshapeType): the new shape, the source's memory
+ * space (inherited, none stays none), its valid box mapped onto the new
+ * shape, its pad and compact mode. */
+static Type *tile_reshape(RuleCtx *rc, const Type *t0, Expr *s)
+{
+	SugarCtx *c = rc->c;
+	const char *lay[2];
+	layouts_of(t0, lay);
+	bool err;
+	Expr **valid = reshape_valid(rc, t0, s->args, s->nargs, !strcmp(lay[0], "row_major"), &err);
+	if (err)
+		return NULL;
+	/* the layouts are the shape's implicit ones without a memory space,
+	 * which the reference's type canonicalises away before the memory
+	 * space is inherited: no layout is printed */
+	Type *t = mk_tile(c, s->args, s->nargs, t0->dtype, t0->mem, valid, NULL, NULL, tr_view_kw(t0, "pad"));
+	return tr_view_kw(t0, "compact") ? with_compact(c, t) : t;
+}
+
 static Type *reshape(RuleCtx *rc)
 {
 	Type *t0 = targ(rc, rc->r->arg);
@@ -1842,6 +2012,8 @@ static Type *reshape(RuleCtx *rc)
 		if (a > 0 && b > 0 && a != b)
 			return tr_error(rc, "%s: cannot reshape %s of size %lld into shape with size %lld", rc->op->name, w, (long long)a,
 					(long long)b);
+		if (is_tile(t0) && s->nargs > 0)
+			return tile_reshape(rc, t0, s);
 	}
 	static const RuleKind *core;
 	if (!core)
