@@ -12,6 +12,7 @@ int outline_incore_program(Program *p, Diag *d); /* outline_incore.c */
 int outline_cluster_program(Program *p, Diag *d); /* outline_cluster.c */
 int outline_hierarchy_program(Program *p, Diag *d); /* outline_hierarchy.c */
 int dcd_run_program(Program *p, Diag *d);       /* derive_call_directions.c */
+int simplify_program(Program *p, Diag *d);      /* simplify.c */
 struct PassOpts;
 /* infer_directions.c; options mode, functions, reset (pipeline.c) */
 int infer_directions_program(Program *p, const struct PassOpts *o, Diag *d);
