@@ -896,7 +896,7 @@ static Pat *pp_atom(PParse *pp)
 		}
 	}
 	if (pp_eat(pp, "neg(") || pp_eat(pp, "not(")) {
-		bool neg = pp->s[-4] == 'g';
+		bool neg = pp->s[-2] == 'g';
 		Pat *x = pp_expr(pp, 0);
 		if (!pp_eat(pp, ")"))
 			pp_bad(pp);
