@@ -33,7 +33,21 @@ typedef struct Cmp {
 	const void *lhs, *rhs; /* keys */
 	int64_t off;
 	int res; /* CR_* */
+	bool dead;       /* a removed binding */
+	uint64_t serial; /* which comparison this slot holds */
 } Cmp;
+
+/* per key: its comparisons among the bindings / the scoped ones */
+typedef struct KeyRef {
+	size_t idx;
+	uint64_t serial;
+} KeyRef;
+
+typedef struct KeyInfo {
+	KeyRef *kn, *sc;
+	size_t nkn, ckn, nsc, csc;
+} KeyInfo;
+
 
 /* CompareResult bits */
 enum { CR_INCONS = 0, CR_EQ = 1, CR_LT = 2, CR_LE = 3, CR_GT = 4, CR_GE = 5, CR_NE = 6, CR_UNKNOWN = 7 };
@@ -67,13 +81,17 @@ typedef struct Sum {
 struct Analyzer {
 	Arena *a;
 	const char *err;
+	char errbuf[256]; /* err's text: proofs roll the arena back */
 	PtrMap cib;  /* Var -> ArithBound* */
 	PtrMap rw;   /* Var -> Expr* */
 	PtrMap iset; /* Var -> ISet* */
 	int depth;   /* rewrite recursion */
 	bool in_int_set_eval;
 	/* transitive comparisons */
-	PtrMap keyset; /* key -> non-NULL when seen */
+	PtrMap keyset; /* key -> KeyInfo* */
+	KeyInfo **keyinfos;
+	size_t nkeyinfos, ckeyinfos;
+	uint64_t serial;
 	Cmp *knowns;
 	size_t nknowns, cknowns;
 	Cmp *scoped;
@@ -87,14 +105,26 @@ struct Analyzer {
 	size_t nctx, cctx;
 	/* the canonical simplifier's per-call cache: Expr -> Sum* */
 	PtrMap sums;
+	/* nodes the rewrite simplifier returned unchanged: Expr -> generation.
+	 * Whether no rule applies anywhere in a node depends only on the
+	 * bindings and constraints (not on the recursion depth), so the entries
+	 * of the current generation stand until those change (or a proof rolls
+	 * the arena back); without it every ancestor's simplification walks
+	 * the whole subtree again */
+	PtrMap memo;
+	uintptr_t gen;
 };
+
+static void state_changed(Analyzer *an) { an->gen++; }
 
 static Expr zero_key_node; /* the transitive table's zero sentinel */
 
 static void fail(Analyzer *an, const char *msg)
 {
-	if (!an->err)
-		an->err = msg;
+	if (!an->err) {
+		snprintf(an->errbuf, sizeof an->errbuf, "%s", msg);
+		an->err = an->errbuf;
+	}
 }
 
 const char *arith_error(const Analyzer *an) { return an->err; }
@@ -112,6 +142,10 @@ Analyzer *arith_new(Arena *a)
 	Analyzer *an = xmalloc(sizeof *an);
 	memset(an, 0, sizeof *an);
 	an->a = a;
+	an->gen = 1;
+	/* the shared scalar types exist before any proof rolls the arena back */
+	for (int d = 0; d < DT_COUNT; d++)
+		(void)ir_scalar_type(a, (DType)d);
 	return an;
 }
 
@@ -123,7 +157,13 @@ void arith_free(Analyzer *an)
 	pmap_release(&an->rw);
 	pmap_release(&an->iset);
 	pmap_release(&an->keyset);
+	for (size_t i = 0; i < an->nkeyinfos; i++) {
+		free(an->keyinfos[i]->kn);
+		free(an->keyinfos[i]->sc);
+	}
+	free(an->keyinfos);
 	pmap_release(&an->sums);
+	pmap_release(&an->memo);
 	free(an->knowns);
 	free(an->scoped);
 	free(an->bundo);
@@ -734,6 +774,7 @@ ArithBound arith_bound(Analyzer *an, Expr *e) { return bound_of(an, e); }
 
 static void bound_set(Analyzer *an, Var *v, ArithBound b)
 {
+	state_changed(an);
 	ArithBound *p = arena_alloc(an->a, sizeof *p);
 	*p = b;
 	pmap_put(&an->cib, v, p);
@@ -1629,19 +1670,29 @@ static Expr *rw_visit(Analyzer *an, Expr *e)
 {
 	if (is_float_expr(e))
 		return e;
+	Expr *r;
 	switch (e->kind) {
 	case EX_VAR: {
 		Expr *v = pmap_get(&an->rw, e->var);
 		return v ? v : e;
 	}
-	case EX_BINARY: return rw_binary(an, e);
-	case EX_UNARY: return rw_unary(an, e);
-	case EX_CAST: {
-		Expr *a = rw_visit(an, e->lhs);
-		return a == e->lhs ? e : mk_cast(an->a, a, (DType)e->dtype);
-	}
+	case EX_BINARY: case EX_UNARY: case EX_CAST:
+		if ((uintptr_t)pmap_get(&an->memo, e) == an->gen)
+			return e;
+		break;
 	default: return e;
 	}
+	if (e->kind == EX_BINARY) {
+		r = rw_binary(an, e);
+	} else if (e->kind == EX_UNARY) {
+		r = rw_unary(an, e);
+	} else {
+		Expr *a = rw_visit(an, e->lhs);
+		r = a == e->lhs ? e : mk_cast(an->a, a, (DType)e->dtype);
+	}
+	if (r == e)
+		pmap_put(&an->memo, e, (void *)an->gen);
+	return r;
 }
 
 static Expr *rewrite(Analyzer *an, Expr *e)
@@ -1656,11 +1707,31 @@ Expr *arith_simplify(Analyzer *an, Expr *e)
 	return rewrite(an, e);
 }
 
-bool arith_can_prove_ge(Analyzer *an, Expr *e, int64_t v) { return bound_of(an, arith_simplify(an, e)).lo >= v; }
+static bool can_prove_ge(Analyzer *an, Expr *e, int64_t v) { return bound_of(an, arith_simplify(an, e)).lo >= v; }
+
+/* Proofs build only temporaries (nothing they allocate is kept: bindings
+ * and keys are made elsewhere), so the arena is rolled back after one. */
+bool arith_can_prove_ge(Analyzer *an, Expr *e, int64_t v)
+{
+	ArenaMark m = arena_mark(an->a);
+	bool r = can_prove_ge(an, e, v);
+	arena_reset(an->a, m);
+	state_changed(an);
+	return r;
+}
 
 static bool can_prove_less(Analyzer *an, Expr *e, int64_t v) { return bound_of(an, arith_simplify(an, e)).hi < v; }
 
-/* ------------------------------------------------------------ transitive comparisons */
+/* ------------------------------------------------------------ transitive comparisons
+ *
+ * The reference keeps two lists of comparisons (bindings, and the scoped
+ * ones of the enclosing constraints) and scans them whole at every step of
+ * its search.  Here each key (a Var, or an expression node) has its own
+ * index into both lists, in the lists' order, so a search touches only the
+ * comparisons of the keys it reaches.  A removed binding stays in place,
+ * marked dead; an index entry of a scoped comparison is valid while that
+ * slot still holds the comparison it was made for (same serial). */
+
 
 static const void *tkey(const Expr *e) { return e->kind == EX_VAR ? (const void *)e->var : (const void *)e; }
 
@@ -1685,7 +1756,7 @@ static Cmp cmp_make(const void *l, const void *r, int64_t off, int res)
 		res = CR_GE;
 		off += 1;
 	}
-	return (Cmp){ l, r, off, res };
+	return (Cmp){ l, r, off, res, false, 0 };
 }
 
 static bool cmp_with_lhs(const Cmp *c, const void *k, Cmp *out)
@@ -1733,6 +1804,31 @@ static Expr *extract_offset(Expr *e, int64_t *off)
 	return e;
 }
 
+static KeyInfo *key_info(Analyzer *an, const void *k, bool create)
+{
+	KeyInfo *ki = pmap_get(&an->keyset, k);
+	if (!ki && create) {
+		ki = arena_alloc(an->a, sizeof *ki);
+		memset(ki, 0, sizeof *ki);
+		pmap_put(&an->keyset, k, ki);
+		GROW(an->keyinfos, an->nkeyinfos, an->ckeyinfos);
+		an->keyinfos[an->nkeyinfos++] = ki;
+	}
+	return ki;
+}
+
+static void key_add(Analyzer *an, const void *k, bool scoped, size_t idx, uint64_t serial)
+{
+	KeyInfo *ki = key_info(an, k, true);
+	if (scoped) {
+		GROW(ki->sc, ki->nsc, ki->csc);
+		ki->sc[ki->nsc++] = (KeyRef){ idx, serial };
+	} else {
+		GROW(ki->kn, ki->nkn, ki->ckn);
+		ki->kn[ki->nkn++] = (KeyRef){ idx, serial };
+	}
+}
+
 static void add_known(Analyzer *an, Expr *expr, bool scoped)
 {
 	/* ExtractConstraints: pre-order over the && chain */
@@ -1753,16 +1849,21 @@ static void add_known(Analyzer *an, Expr *expr, bool scoped)
 			int64_t lo, ro;
 			Expr *l = extract_offset(cur->lhs, &lo), *r = extract_offset(cur->rhs, &ro);
 			const void *lk = l ? tkey(l) : &zero_key_node, *rk = r ? tkey(r) : &zero_key_node;
-			pmap_put(&an->keyset, lk, (void *)1);
-			pmap_put(&an->keyset, rk, (void *)1);
 			Cmp c = cmp_make(lk, rk, ro - lo, res);
+			c.serial = ++an->serial;
+			size_t idx;
 			if (scoped) {
 				GROW(an->scoped, an->nscoped, an->cscoped);
+				idx = an->nscoped;
 				an->scoped[an->nscoped++] = c;
 			} else {
 				GROW(an->knowns, an->nknowns, an->cknowns);
+				idx = an->nknowns;
 				an->knowns[an->nknowns++] = c;
 			}
+			key_add(an, lk, scoped, idx, c.serial);
+			if (rk != lk)
+				key_add(an, rk, scoped, idx, c.serial);
 		}
 		if (cur->kind == EX_BINARY && cur->op == OP_AND) {
 			vec_push(&work, cur->rhs);
@@ -1772,36 +1873,80 @@ static void add_known(Analyzer *an, Expr *expr, bool scoped)
 	free(work.items);
 }
 
+/* the live comparisons mentioning key k, knowns first, each list in order */
+typedef struct CmpIter {
+	Analyzer *an;
+	KeyInfo *ki;
+	size_t i;
+	int pass;
+} CmpIter;
+
+static void cmp_iter_init(CmpIter *it, Analyzer *an, const void *k)
+{
+	it->an = an;
+	it->ki = key_info(an, k, false);
+	it->i = 0;
+	it->pass = 0;
+	if (it->ki) /* drop the index entries of exited scopes (always the newest) */
+		while (it->ki->nsc) {
+			KeyRef r = it->ki->sc[it->ki->nsc - 1];
+			if (r.idx < an->nscoped && an->scoped[r.idx].serial == r.serial)
+				break;
+			it->ki->nsc--;
+		}
+}
+
+static const Cmp *cmp_next(CmpIter *it)
+{
+	if (!it->ki)
+		return NULL;
+	while (it->pass < 2) {
+		KeyRef *refs = it->pass ? it->ki->sc : it->ki->kn;
+		size_t n = it->pass ? it->ki->nsc : it->ki->nkn;
+		while (it->i < n) {
+			KeyRef r = refs[it->i++];
+			const Cmp *c = it->pass ? &it->an->scoped[r.idx] : &it->an->knowns[r.idx];
+			if (it->pass ? (r.idx < it->an->nscoped && c->serial == r.serial) : !c->dead)
+				return c;
+		}
+		it->pass++;
+		it->i = 0;
+	}
+	return NULL;
+}
+
 typedef struct CmpList {
-	const void *key;
 	Cmp *items;
 	size_t n, cap;
 } CmpList;
 
 typedef struct Dfs {
-	CmpList *lists;
-	size_t nlists, clists;
-	const void **todo; /* to visit, in insertion order (a set) */
-	size_t ntodo, ctodo;
+	PtrMap lists; /* key -> CmpList* (index + 1 into all) */
+	CmpList *all;
+	size_t nall, call;
+	const void **todo; /* FIFO of keys to visit */
+	size_t head, ntodo, ctodo;
+	PtrMap queued;
 } Dfs;
 
 static CmpList *dfs_list(Dfs *d, const void *key, bool create)
 {
-	for (size_t i = 0; i < d->nlists; i++)
-		if (d->lists[i].key == key)
-			return &d->lists[i];
+	uintptr_t i = (uintptr_t)pmap_get(&d->lists, key);
+	if (i)
+		return &d->all[i - 1];
 	if (!create)
 		return NULL;
-	GROW(d->lists, d->nlists, d->clists);
-	d->lists[d->nlists] = (CmpList){ key, NULL, 0, 0 };
-	return &d->lists[d->nlists++];
+	GROW(d->all, d->nall, d->call);
+	d->all[d->nall] = (CmpList){ NULL, 0, 0 };
+	pmap_put(&d->lists, key, (void *)(uintptr_t)(d->nall + 1));
+	return &d->all[d->nall++];
 }
 
 static void dfs_enqueue(Dfs *d, const void *key)
 {
-	for (size_t i = 0; i < d->ntodo; i++)
-		if (d->todo[i] == key)
-			return;
+	if (pmap_get(&d->queued, key))
+		return;
+	pmap_put(&d->queued, key, (void *)1);
 	GROW(d->todo, d->ntodo, d->ctodo);
 	d->todo[d->ntodo++] = key;
 }
@@ -1825,23 +1970,22 @@ static void dfs_declare(Dfs *d, Cmp c, const void *rhs_key)
 		dfs_enqueue(d, c.rhs);
 }
 
-/* the comparisons lhs -> rhs reachable through chains, appended to out */
-static void dfs_from(Analyzer *an, const void *lk, const void *rk, CmpList *out)
+/* DFSFromLHS: the comparisons lhs -> rhs reachable through chains, appended
+ * to out re-expressed with want_lhs on the left */
+static void dfs_from(Analyzer *an, const void *lk, const void *rk, CmpList *out, const void *want_lhs)
 {
 	Dfs d = { 0 };
 	Cmp c;
-	for (int pass = 0; pass < 2; pass++) {
-		Cmp *arr = pass ? an->scoped : an->knowns;
-		size_t n = pass ? an->nscoped : an->nknowns;
-		for (size_t i = 0; i < n; i++)
-			if (cmp_with_lhs(&arr[i], lk, &c))
-				dfs_declare(&d, c, rk);
-	}
-	size_t guard = 0;
-	while (d.ntodo && guard++ < 100000) {
-		const void *mid = d.todo[0];
-		memmove(d.todo, d.todo + 1, (d.ntodo - 1) * sizeof *d.todo);
-		d.ntodo--;
+	CmpIter it;
+	const Cmp *k;
+	cmp_iter_init(&it, an, lk);
+	while ((k = cmp_next(&it)))
+		if (cmp_with_lhs(k, lk, &c))
+			dfs_declare(&d, c, rk);
+	size_t steps = 0;
+	while (d.head < d.ntodo && steps++ < 100000) {
+		const void *mid = d.todo[d.head++];
+		pmap_put(&d.queued, mid, NULL);
 		CmpList *prevl = dfs_list(&d, mid, false);
 		size_t nprev = prevl ? prevl->n : 0;
 		Cmp *prev = nprev ? xmalloc(nprev * sizeof *prev) : NULL;
@@ -1849,25 +1993,20 @@ static void dfs_from(Analyzer *an, const void *lk, const void *rk, CmpList *out)
 			memcpy(prev, prevl->items, nprev * sizeof *prev);
 		Cmp *newk = NULL;
 		size_t nnew = 0, cnew = 0;
-		for (int pass = 0; pass < 2; pass++) {
-			Cmp *arr = pass ? an->scoped : an->knowns;
-			size_t n = pass ? an->nscoped : an->nknowns;
-			for (size_t i = 0; i < n; i++) {
-				if (!cmp_with_lhs(&arr[i], mid, &c))
-					continue;
-				if (c.rhs == lk)
-					continue;
-				for (size_t j = 0; j < nprev; j++) {
-					int nr = CR_UNKNOWN;
-					int64_t noff = prev[j].off + c.off;
-					if (prev[j].res == CR_EQ || c.res == CR_EQ)
-						nr = prev[j].res == CR_EQ ? c.res : prev[j].res;
-					else if (prev[j].res == c.res && (c.res == CR_LE || c.res == CR_GE))
-						nr = c.res;
-					if (nr != CR_UNKNOWN) {
-						GROW(newk, nnew, cnew);
-						newk[nnew++] = cmp_make(lk, c.rhs, noff, nr);
-					}
+		cmp_iter_init(&it, an, mid);
+		while ((k = cmp_next(&it))) {
+			if (!cmp_with_lhs(k, mid, &c) || c.rhs == lk)
+				continue;
+			for (size_t j = 0; j < nprev; j++) {
+				int nr = CR_UNKNOWN;
+				int64_t noff = prev[j].off + c.off;
+				if (prev[j].res == CR_EQ || c.res == CR_EQ)
+					nr = prev[j].res == CR_EQ ? c.res : prev[j].res;
+				else if (prev[j].res == c.res && (c.res == CR_LE || c.res == CR_GE))
+					nr = c.res;
+				if (nr != CR_UNKNOWN) {
+					GROW(newk, nnew, cnew);
+					newk[nnew++] = cmp_make(lk, c.rhs, noff, nr);
 				}
 			}
 		}
@@ -1880,13 +2019,17 @@ static void dfs_from(Analyzer *an, const void *lk, const void *rk, CmpList *out)
 	if (res)
 		for (size_t i = 0; i < res->n; i++) {
 			Cmp x = res->items[i];
+			if (want_lhs != lk)
+				cmp_with_lhs(&res->items[i], want_lhs, &x);
 			GROW(out->items, out->n, out->cap);
 			out->items[out->n++] = x;
 		}
-	for (size_t i = 0; i < d.nlists; i++)
-		free(d.lists[i].items);
-	free(d.lists);
+	for (size_t i = 0; i < d.nall; i++)
+		free(d.all[i].items);
+	free(d.all);
 	free(d.todo);
+	pmap_release(&d.lists);
+	pmap_release(&d.queued);
 }
 
 static int transitive_compare(Analyzer *an, Expr *l, Expr *r)
@@ -1902,22 +2045,11 @@ static int transitive_compare(Analyzer *an, Expr *l, Expr *r)
 	if (li && ri && tkey(li) == tkey(ri))
 		return off < 0 ? CR_GT : off > 0 ? CR_LT : CR_EQ;
 	const void *lk = li ? tkey(li) : &zero_key_node, *rk = ri ? tkey(ri) : &zero_key_node;
-	if (!pmap_get(&an->keyset, lk) || !pmap_get(&an->keyset, rk))
+	if (!key_info(an, lk, false) || !key_info(an, rk, false))
 		return CR_UNKNOWN;
 	CmpList all = { 0 };
-	/* DFSFromLHS from lhs, then from rhs re-expressed with lhs on the left */
-	dfs_from(an, lk, rk, &all);
-	{
-		CmpList back = { 0 };
-		dfs_from(an, rk, lk, &back);
-		for (size_t i = 0; i < back.n; i++) {
-			Cmp x;
-			cmp_with_lhs(&back.items[i], lk, &x);
-			GROW(all.items, all.n, all.cap);
-			all.items[all.n++] = x;
-		}
-		free(back.items);
-	}
+	dfs_from(an, lk, rk, &all, lk);
+	dfs_from(an, rk, lk, &all, lk);
 	int result = CR_UNKNOWN;
 	for (size_t i = 0; i < all.n; i++) {
 		Cmp *c = &all.items[i];
@@ -1944,13 +2076,12 @@ static int transitive_compare(Analyzer *an, Expr *l, Expr *r)
 
 static void transitive_unbind(Analyzer *an, Var *v)
 {
-	if (!pmap_get(&an->keyset, v))
+	KeyInfo *ki = key_info(an, v, false);
+	if (!ki)
 		return;
-	size_t j = 0;
-	for (size_t i = 0; i < an->nknowns; i++)
-		if (an->knowns[i].lhs != v && an->knowns[i].rhs != v)
-			an->knowns[j++] = an->knowns[i];
-	an->nknowns = j;
+	for (size_t i = 0; i < ki->nkn; i++)
+		an->knowns[ki->kn[i].idx].dead = true;
+	ki->nkn = 0;
 }
 
 /* ------------------------------------------------------------ symbolic integer sets */
@@ -1961,7 +2092,7 @@ static bool is_nonneg(Analyzer *an, Expr *e)
 {
 	if (!e) return false;
 	if (cint(e)) return e->ival >= 0;
-	return arith_can_prove_ge(an, e, 0);
+	return can_prove_ge(an, e, 0);
 }
 
 static bool is_negative(Analyzer *an, Expr *e)
@@ -2476,7 +2607,8 @@ static Expr *canon_visit(Analyzer *an, Expr *e)
 
 static Expr *canonical(Analyzer *an, Expr *e)
 {
-	pmap_clear(&an->sums);
+	if (an->sums.len)
+		pmap_release(&an->sums); /* not pmap_clear: that costs the table's size every call */
 	return canon_visit(an, e);
 }
 
@@ -2518,7 +2650,18 @@ static bool symbolic_fallback(Analyzer *an, Expr *l, Expr *r, bool upper, bool s
 	return ok;
 }
 
+static bool can_prove(Analyzer *an, Expr *cond);
+
 bool arith_can_prove(Analyzer *an, Expr *cond)
+{
+	ArenaMark m = arena_mark(an->a);
+	bool r = can_prove(an, cond);
+	arena_reset(an->a, m);
+	state_changed(an);
+	return r;
+}
+
+static bool can_prove(Analyzer *an, Expr *cond)
 {
 	Expr *s = arith_simplify(an, cond);
 	if (s->kind == EX_BOOL)
@@ -2529,7 +2672,7 @@ bool arith_can_prove(Analyzer *an, Expr *cond)
 		return false;
 	BinOp op = (BinOp)s->op;
 	if (op == OP_AND)
-		return arith_can_prove(an, s->lhs) && arith_can_prove(an, s->rhs);
+		return can_prove(an, s->lhs) && can_prove(an, s->rhs);
 	if (!is_cmp(op))
 		return false;
 	Expr *diff = arith_simplify(an, MK(OP_SUB, s->lhs, s->rhs));
@@ -2564,6 +2707,7 @@ bool arith_can_prove(Analyzer *an, Expr *cond)
 
 void arith_bind_value(Analyzer *an, Var *v, Expr *value)
 {
+	state_changed(an);
 	Expr *s = rewrite(an, value);
 	ArithBound b = bound_of(an, s);
 	if (b.lo <= b.hi)
@@ -2575,6 +2719,7 @@ void arith_bind_value(Analyzer *an, Var *v, Expr *value)
 
 void arith_bind_range(Analyzer *an, Var *v, int64_t lo, int64_t hi_excl)
 {
+	state_changed(an);
 	DType dt = v->type && v->type->kind == TY_SCALAR ? v->type->dtype : DT_INDEX;
 	bound_set(an, v, (ArithBound){ lo, hi_excl - 1 });
 	Expr *ref = ir_var_ref(an->a, v);
@@ -2595,6 +2740,7 @@ void arith_update_bound(Analyzer *an, Var *v, ArithBound b) { bound_set(an, v, b
 
 void arith_unbind(Analyzer *an, Var *v)
 {
+	state_changed(an);
 	pmap_put(&an->cib, v, NULL);
 	pmap_put(&an->rw, v, NULL);
 	transitive_unbind(an, v);
@@ -2602,6 +2748,7 @@ void arith_unbind(Analyzer *an, Var *v)
 
 int arith_enter_constraint(Analyzer *an, Expr *cond)
 {
+	state_changed(an);
 	GROW(an->ctx, an->nctx, an->cctx);
 	an->ctx[an->nctx] = (Ctx){ an->nbundo, an->nsundo, an->nscoped };
 	int h = (int)an->nctx++;
@@ -2615,6 +2762,7 @@ int arith_enter_constraint(Analyzer *an, Expr *cond)
 
 void arith_exit_constraint(Analyzer *an, int handle)
 {
+	state_changed(an);
 	Ctx c = an->ctx[handle];
 	while (an->nsundo > c.set_mark) {
 		SetUndo u = an->sundo[--an->nsundo];

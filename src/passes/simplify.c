@@ -961,9 +961,9 @@ static void collect_multi(Simp *s, const Block *b)
 static int simplify_function(Simp *s, Function *f)
 {
 	s->an = arith_new(s->a);
-	pmap_clear(&s->seen);
-	pmap_clear(&s->multi);
-	pmap_clear(&s->remap);
+	pmap_release(&s->seen);
+	pmap_release(&s->multi);
+	pmap_release(&s->remap);
 	s->nlog = 0;
 	s->nbinds = 0;
 	s->depth = 0;
