@@ -439,6 +439,7 @@ static void visit_assign(Simp *s, Stmt *st)
 				log_bind(s, st->var);
 			}
 		}
+		check(s);
 	}
 	st->value = v;
 }
@@ -508,6 +509,7 @@ static void visit_for(Simp *s, Stmt *st, Out *o)
 	if (bound)
 		arith_unbind(s->an, st->var);
 	remap_restore(s, mark);
+	s->at = st->pos;
 	if (s->failed)
 		return;
 	for (int i = 0; i < st->nrets; i++)
@@ -540,6 +542,7 @@ static void visit_if(Simp *s, Stmt *st, Out *o)
 	Block else_b = st->orelse;
 	bool has_else = st->has_else;
 	Expr *notc = arith_make_unary(s->an, UOP_NOT, cond);
+	s->at = st->pos;
 	if (has_else && !s->failed) {
 		h = arith_enter_constraint(s->an, notc);
 		check(s);
@@ -558,6 +561,7 @@ static void visit_if(Simp *s, Stmt *st, Out *o)
 		free(else_ch);
 		return;
 	}
+	s->at = st->pos;
 	bool always_true = arith_can_prove(s->an, cond);
 	bool always_false = !always_true && arith_can_prove(s->an, notc);
 	check(s);
