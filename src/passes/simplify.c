@@ -57,6 +57,7 @@ typedef struct Simp {
 	Arena *a;
 	Diag *d;
 	Analyzer *an;
+	Function *fn;
 	PtrMap remap; /* Var -> Expr */
 	RemapUndo *log;
 	size_t nlog, clog;
@@ -170,6 +171,31 @@ static bool is_submit_operand(const char *k)
 	return !strcmp(k, "deps") || !strcmp(k, "core_num") || !strcmp(k, "predicate");
 }
 
+/* The layout symbol of a tensor type's view, ND when it has none. */
+static const char *tensor_layout(const Type *t)
+{
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			if (!strcmp(t->view->kw[i].name, "layout") && t->view->kw[i].value->kind == EX_SYMBOL)
+				return t->view->kw[i].value->str;
+	return "pl.TensorLayout.ND";
+}
+
+static bool tensor_like(const Type *t) { return t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR); }
+
+/* SimplifyTensorView: a layout-only view to the layout its source already
+ * has is its source */
+static Expr *fold_tensor_view(Expr *call)
+{
+	if (call->kind != EX_OP_CALL || strcmp(call->str, "tensor.view") != 0 || call->nargs != 1)
+		return call;
+	Expr *src = call->args[0];
+	Type *st = ir_expr_type(src), *ct = call->type;
+	if (!tensor_like(st) || !tensor_like(ct))
+		return call;
+	return strcmp(tensor_layout(st), tensor_layout(ct)) == 0 ? src : call;
+}
+
 /* IRMutator's leaf-wise visit with SimplifyMutator's overrides */
 static Expr *vexpr(Simp *s, Expr *e)
 {
@@ -233,12 +259,20 @@ static Expr *vexpr(Simp *s, Expr *e)
 				ch = true;
 			}
 		}
-		Type *t = e->type ? simp_type(s, e->type) : NULL;
-		if (!ch && t == e->type)
-			return e;
-		Expr *n = ir_expr_copy(s->a, e);
-		n->args = args;
-		n->kw = kw;
+		Expr *n = e;
+		if (ch) {
+			n = ir_expr_copy(s->a, e);
+			n->args = args;
+			n->kw = kw;
+		}
+		Expr *f = fold_tensor_view(n);
+		if (f != n)
+			return f;
+		Type *t = n->type ? simp_type(s, n->type) : NULL;
+		if (t == n->type)
+			return n;
+		if (n == e)
+			n = ir_expr_copy(s->a, e);
 		n->type = t;
 		return n;
 	}
@@ -590,6 +624,77 @@ static void visit_if(Simp *s, Stmt *st, Out *o)
 	out_push(o, st);
 }
 
+/* Whether a visit would change e or a shape / view expression of t. */
+static bool changes_expr(Simp *s, Expr *e) { return e && vexpr(s, e) != e; }
+
+static bool changes_type(Simp *s, const Type *t)
+{
+	if (!t)
+		return false;
+	if (t->kind == TY_TUPLE) {
+		for (int i = 0; i < t->nelems; i++)
+			if (changes_type(s, t->elems[i]))
+				return true;
+		return false;
+	}
+	if (t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR && t->kind != TY_TILE)
+		return false;
+	for (int i = 0; i < t->ndim; i++)
+		if (changes_expr(s, t->shape[i]))
+			return true;
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++) {
+			const char *k = t->view->kw[i].name;
+			if (!strcmp(k, "stride") || !strcmp(k, "valid_shape") || !strcmp(k, "start_offset"))
+				if (changes_expr(s, t->view->kw[i].value))
+					return true;
+		}
+	return false;
+}
+
+typedef struct Finder {
+	Var *v;
+	bool found;
+} Finder;
+
+static void find_var(void *ctx, Var *v)
+{
+	Finder *f = ctx;
+	if (v == f->v)
+		f->found = true;
+}
+
+/* The reference's Simplify does not rebuild a while loop's iter args; a use
+ * of one goes through the generic mutator, which makes a fresh iter arg when
+ * its initial value (or type) simplifies, so the uses no longer name the
+ * loop's own iter arg and the reference's verifier rejects its result
+ * ("used before definition").  Reported as that error. */
+static bool while_carries_ok(Simp *s, Stmt *st)
+{
+	for (int i = 0; i < st->niter; i++) {
+		Var *ia = st->iter_args[i];
+		if (!changes_expr(s, st->inits[i]) && !changes_type(s, ia->type))
+			continue;
+		Finder f = { ia, false };
+		ir_expr_vars(st->value, find_var, &f);
+		if (!f.found)
+			ir_block_vars(&st->body, find_var, &f);
+		check(s);
+		if (s->failed)
+			return false;
+		if (!f.found)
+			continue;
+		s->failed = true;
+		diag_error(s->d, st->pos.line, st->pos.col,
+			   "simplify: Variable '%s' used before definition in function '%s' (the reference's Simplify "
+			   "rewrites the uses of a while loop's carried variable whose initial value folds, but not the "
+			   "loop's own, and its verifier rejects the result)",
+			   ia->name, s->fn->name);
+		return false;
+	}
+	return true;
+}
+
 static void visit_stmt(Simp *s, Stmt *st, Out *o)
 {
 	s->at = st->pos;
@@ -620,6 +725,8 @@ static void visit_stmt(Simp *s, Stmt *st, Out *o)
 		visit_if(s, st, o);
 		return;
 	case ST_WHILE: {
+		if (!while_carries_ok(s, st))
+			return;
 		st->value = simp_expr(s, st->value);
 		check(s);
 		if (s->failed)
@@ -964,6 +1071,7 @@ static void collect_multi(Simp *s, const Block *b)
 
 static int simplify_function(Simp *s, Function *f)
 {
+	s->fn = f;
 	s->an = arith_new(s->a);
 	pmap_release(&s->seen);
 	pmap_release(&s->multi);
