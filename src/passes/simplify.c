@@ -171,6 +171,51 @@ static bool is_submit_operand(const char *k)
 	return !strcmp(k, "deps") || !strcmp(k, "core_num") || !strcmp(k, "predicate");
 }
 
+/* MapAttrExprs: a call's expression-valued attrs go through the visit; an
+ * element of a list of variables stays a variable. */
+static Expr *visit_attrs(Simp *s, Expr *d)
+{
+	if (!d || d->kind != EX_DICT)
+		return d;
+	Kwarg *kw = d->kw;
+	for (int i = 0; i < d->nkw; i++) {
+		Expr *v = d->kw[i].value, *nv = v;
+		if (v->kind == EX_TUPLE) {
+			Expr **elems = v->args;
+			for (int j = 0; j < v->nargs; j++) {
+				if (v->args[j]->kind != EX_VAR)
+					continue;
+				Expr *x = vexpr(s, v->args[j]);
+				if (x == v->args[j] || x->kind != EX_VAR)
+					continue;
+				if (elems == v->args) {
+					elems = arena_alloc(s->a, (size_t)v->nargs * sizeof *elems);
+					memcpy(elems, v->args, (size_t)v->nargs * sizeof *elems);
+				}
+				elems[j] = x;
+			}
+			if (elems != v->args) {
+				nv = ir_expr_copy(s->a, v);
+				nv->args = elems;
+			}
+		} else if (v->kind == EX_VAR || v->kind == EX_BINARY || v->kind == EX_UNARY || v->kind == EX_CAST) {
+			nv = vexpr(s, v);
+		}
+		if (nv != v) {
+			if (kw == d->kw) {
+				kw = arena_alloc(s->a, (size_t)d->nkw * sizeof *kw);
+				memcpy(kw, d->kw, (size_t)d->nkw * sizeof *kw);
+			}
+			kw[i].value = nv;
+		}
+	}
+	if (kw == d->kw)
+		return d;
+	Expr *n = ir_expr_copy(s->a, d);
+	n->kw = kw;
+	return n;
+}
+
 /* The layout symbol of a tensor type's view, ND when it has none. */
 static const char *tensor_layout(const Type *t)
 {
@@ -259,11 +304,15 @@ static Expr *vexpr(Simp *s, Expr *e)
 				ch = true;
 			}
 		}
+		Expr *attrs = visit_attrs(s, e->attrs);
+		if (attrs != e->attrs)
+			ch = true;
 		Expr *n = e;
 		if (ch) {
 			n = ir_expr_copy(s->a, e);
 			n->args = args;
 			n->kw = kw;
+			n->attrs = attrs;
 		}
 		Expr *f = fold_tensor_view(n);
 		if (f != n)
