@@ -735,7 +735,7 @@ static bool while_carries_ok(Simp *s, Stmt *st)
 			continue;
 		s->failed = true;
 		diag_error(s->d, st->pos.line, st->pos.col,
-			   "simplify: Variable '%s' used before definition in function '%s' (the reference's Simplify "
+			   "simplify: post-verification failed: Variable '%s' used before definition in function '%s' (the reference's Simplify "
 			   "rewrites the uses of a while loop's carried variable whose initial value folds, but not the "
 			   "loop's own, and its verifier rejects the result)",
 			   ia->name, s->fn->name);
