@@ -16,6 +16,7 @@ int inline_functions_program(Program *p, Diag *d); /* inline_functions.c */
 int unroll_loops_program(Program *p, Diag *d);  /* unroll_loops.c */
 int flatten_call_expr_program(Program *p, Diag *d); /* flatten_call_expr.c */
 int normalize_stmt_structure_program(Program *p, Diag *d); /* normalize_stmt_structure.c */
+int simplify_program(Program *p, Diag *d);      /* simplify.c */
 struct PassOpts;
 /* infer_directions.c; options mode, functions, reset (pipeline.c) */
 int infer_directions_program(Program *p, const struct PassOpts *o, Diag *d);
