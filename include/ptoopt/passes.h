@@ -12,6 +12,10 @@ int outline_incore_program(Program *p, Diag *d); /* outline_incore.c */
 int outline_cluster_program(Program *p, Diag *d); /* outline_cluster.c */
 int outline_hierarchy_program(Program *p, Diag *d); /* outline_hierarchy.c */
 int dcd_run_program(Program *p, Diag *d);       /* derive_call_directions.c */
+int cft_run_program(Program *p, Diag *d);       /* ctrl_flow_transform.c */
+/* After ctrl-flow-transform (the reference's StructuredCtrlFlow verifier):
+ * no break or continue left in an InCore, AIC or AIV function. */
+bool cft_verify_structured(Program *p, Diag *d);
 struct PassOpts;
 /* infer_directions.c; options mode, functions, reset (pipeline.c) */
 int infer_directions_program(Program *p, const struct PassOpts *o, Diag *d);
