@@ -31,4 +31,10 @@ bool verify_no_nested_incore(Program *p, Diag *d);
  * arguments, and each direction allowed by the callee's parameter. */
 bool verify_call_directions(Program *p, Diag *d);
 
+/* The reference's structural properties (verify_structural.c), checked
+ * before and after every pass: the first violation is reported as
+ * "Pre verification failed before pass 'P': ..." (when = "before") or
+ * "Post verification failed after pass 'P': ..." (when = "after"). */
+bool verify_structural(Program *p, Diag *d, const char *when, const char *pass);
+
 #endif
