@@ -7,6 +7,25 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+/* LeakSanitizer scans the heap, stacks and globals, not mmap'd memory: a
+ * malloc'd block whose only pointer lies in a huge-page block (the arena's
+ * first block, linked from the second) would be reported as leaked.  Under
+ * ASan the mapped regions are registered as roots. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_LSAN_ROOTS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_LSAN_ROOTS 1
+#endif
+#endif
+#ifdef ARENA_LSAN_ROOTS
+#include <sanitizer/lsan_interface.h>
+#define LSAN_ROOT(p, n) __lsan_register_root_region((p), (n))
+#define LSAN_UNROOT(p, n) __lsan_unregister_root_region((p), (n))
+#else
+#define LSAN_ROOT(p, n) ((void)0)
+#define LSAN_UNROOT(p, n) ((void)0)
+#endif
 #ifdef ARENA_POISON_TAILS
 #include <sanitizer/asan_interface.h>
 #endif
@@ -109,6 +128,7 @@ static void *huge_map(size_t n)
 	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	LSAN_ROOT(m, n);
 #ifdef MADV_HUGEPAGE
 	madvise(m, n, MADV_HUGEPAGE);
 #endif
@@ -146,8 +166,10 @@ static void block_free(ArenaBlock *b)
 #ifdef ARENA_POISON_TAILS
 	ASAN_UNPOISON_MEMORY_REGION(b->data, b->size); /* the memory may be mapped again */
 #endif
-	if (b->mapped)
+	if (b->mapped) {
+		LSAN_UNROOT(b, b->size + sizeof(ArenaBlock));
 		munmap(b, b->size + sizeof(ArenaBlock));
+	}
 	else
 		free(b);
 }
@@ -202,8 +224,10 @@ void *xzalloc_huge(size_t n)
 
 void xfree_huge(void *p, size_t n)
 {
-	if (p)
+	if (p) {
+		LSAN_UNROOT(p, huge_round(n ? n : 1));
 		munmap(p, huge_round(n ? n : 1));
+	}
 }
 
 void *xrealloc(void *p, size_t n)

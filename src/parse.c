@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2142,8 +2143,11 @@ static Expr *parse_atom(Parser *p)
 		/* `pl.` is nearly always written together: then the '.' is not
 		 * lexed (dotted_tail skips it with the names after it) */
 		if ((dot_name_follows(p, t) || tok_is_op(peek_at(p, 1), ".")) &&
-		    (tok_is_name(t, "pl") || tok_is_name(t, "pld")))
-			return parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
+		    (tok_is_name(t, "pl") || tok_is_name(t, "pld"))) {
+			Expr *e = parse_pl(p, t->text[2] == 'd' ? "pld" : "pl");
+			p->lit = false; /* a call, never folded (pl.const(4, pl.INDEX) * 2) */
+			return e;
+		}
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			Token st = next(p);
 			skip(p);
@@ -2276,6 +2280,149 @@ static Expr *parse_postfix(Parser *p)
 	return e;
 }
 
+/* ------------------------------------------------------------ constant folding
+ *
+ * The reference's parser evaluates, in Python, every operator subtree whose
+ * leaves are all literals or module-level constants (ast_parser.py,
+ * parse_binop / parse_unaryop: `512 // K`, `1.0 / 256`, `2 ** 3`, `-K`) and
+ * emits the value as one constant: an int becomes an INDEX constant, a float
+ * an FP32 one.  Comparisons, `not` and `~` are not folded.  What Python
+ * cannot evaluate (a division by zero, a negative shift) stays an operator
+ * over the constants.  p->lit tells whether the operand just parsed is such
+ * a constant. */
+
+/* Python's floor division and modulo of floats (CPython's float_divmod). */
+static void py_float_divmod(double a, double b, double *div, double *mod)
+{
+	double m = fmod(a, b);
+	double d = (a - m) / b;
+	if (m != 0) {
+		if ((b < 0) != (m < 0)) {
+			m += b;
+			d -= 1.0;
+		}
+	} else {
+		m = copysign(0.0, b);
+	}
+	double f = 0;
+	if (d != 0) {
+		f = floor(d);
+		if (d - f > 0.5)
+			f += 1.0;
+	} else {
+		f = copysign(0.0, a / b);
+	}
+	*div = f;
+	*mod = m;
+}
+
+/* a ** b for ints b >= 0, or false on overflow. */
+static bool int_pow(int64_t a, int64_t b, int64_t *out)
+{
+	if (a == 0 || a == 1 || a == -1) {
+		*out = a == 0 ? (b == 0) : a == 1 ? 1 : (b % 2 ? -1 : 1);
+		return true;
+	}
+	int64_t r = 1;
+	for (; b > 0; b--) /* |a| >= 2: at most 63 rounds before overflow */
+		if (__builtin_mul_overflow(r, a, &r))
+			return false;
+	*out = r;
+	return true;
+}
+
+static bool foldable(const Expr *e)
+{
+	return (e->kind == EX_INT && e->dtype == DT_INDEX) || (e->kind == EX_FLOAT && e->dtype == DT_FP32);
+}
+
+/* l op r evaluated as Python would, or NULL when Python raises (then the
+ * operator is kept).  A result beyond 64 bits is an error here: the
+ * reference cannot build that constant either. */
+static Expr *fold_binary(Parser *p, int op, const Expr *l, const Expr *r, SrcPos pos)
+{
+	if (!foldable(l) || !foldable(r))
+		return NULL;
+	if (l->kind == EX_INT && r->kind == EX_INT) {
+		int64_t a = l->ival, b = r->ival, v = 0;
+		bool ovf = false;
+		switch (op) {
+		case OP_ADD: ovf = __builtin_add_overflow(a, b, &v); break;
+		case OP_SUB: ovf = __builtin_sub_overflow(a, b, &v); break;
+		case OP_MUL: ovf = __builtin_mul_overflow(a, b, &v); break;
+		case OP_DIV:
+			if (b == 0)
+				return NULL;
+			return leaf_float(p, (double)a / (double)b, DT_FP32, pos);
+		case OP_FLOORDIV: case OP_MOD:
+			if (b == 0)
+				return NULL;
+			if (a == INT64_MIN && b == -1) {
+				ovf = op == OP_FLOORDIV;
+				break;
+			}
+			v = op == OP_FLOORDIV ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
+			if (op == OP_MOD && v != 0 && ((v < 0) != (b < 0)))
+				v += b;
+			break;
+		case OP_SHL:
+			if (b < 0)
+				return NULL;
+			if (a != 0 && (b >= 63 || (a > 0 ? a > (INT64_MAX >> b) : a < (INT64_MIN >> b))))
+				ovf = true;
+			else
+				v = (int64_t)((uint64_t)a << b);
+			break;
+		case OP_SHR:
+			if (b < 0)
+				return NULL;
+			v = b >= 63 ? (a < 0 ? -1 : 0) : a >> b;
+			break;
+		case OP_POW:
+			if (b < 0) {
+				if (a == 0)
+					return NULL;
+				return leaf_float(p, pow((double)a, (double)b), DT_FP32, pos);
+			}
+			ovf = !int_pow(a, b, &v);
+			break;
+		default:
+			return NULL;
+		}
+		if (ovf)
+			perr(p, pos.line, pos.col, "constant expression does not fit in a 64-bit integer");
+		return leaf_int(p, v, DT_INDEX, pos);
+	}
+	double a = l->kind == EX_INT ? (double)l->ival : l->fval, b = r->kind == EX_INT ? (double)r->ival : r->fval, v, m;
+	switch (op) {
+	case OP_ADD: v = a + b; break;
+	case OP_SUB: v = a - b; break;
+	case OP_MUL: v = a * b; break;
+	case OP_DIV:
+		if (b == 0)
+			return NULL;
+		v = a / b;
+		break;
+	case OP_FLOORDIV: case OP_MOD:
+		if (b == 0)
+			return NULL;
+		py_float_divmod(a, b, &v, &m);
+		if (op == OP_MOD)
+			v = m;
+		break;
+	case OP_POW:
+		if ((a == 0 && b < 0) || (a < 0 && b != floor(b)))
+			return NULL; /* ZeroDivisionError / a complex result */
+		v = pow(a, b);
+		break;
+	default:
+		return NULL; /* shifts of floats: a TypeError */
+	}
+	if (isinf(v) || isnan(v))
+		return NULL; /* OverflowError */
+	return leaf_float(p, v, DT_FP32, pos);
+}
+
 static Expr *parse_unary(Parser *p)
 {
 	const Token *t = peek(p);
@@ -2287,16 +2434,31 @@ static Expr *parse_unary(Parser *p)
 		p->depth--;
 		if (op.text[0] == '+')
 			return x;
-		if (op.text[0] == '-' && p->lit && x->kind == EX_INT)
-			return leaf_int(p, -x->ival, (DType)x->dtype, pos_of(&op)); /* -LITERAL folds */
-		if (op.text[0] == '-' && p->lit && x->kind == EX_FLOAT)
+		/* a negated constant is a constant (of any origin, as the
+		 * reference's parse_unaryop does); it stays foldable if x was */
+		if (op.text[0] == '-' && x->kind == EX_INT && x->ival != INT64_MIN)
+			return leaf_int(p, -x->ival, (DType)x->dtype, pos_of(&op));
+		if (op.text[0] == '-' && x->kind == EX_FLOAT)
 			return leaf_float(p, -x->fval, (DType)x->dtype, pos_of(&op));
 		p->lit = false;
 		return mk_unary(p, op.text[0] == '-' ? UOP_NEG : UOP_BITNOT, x, pos_of(&op));
 	}
 	Expr *e = parse_postfix(p);
-	if (at_op(p, "**"))
-		PERR_AT(p, peek(p), "unsupported binary operator '**'");
+	if (at_op(p, "**")) {
+		/* only folded: the IR has no power operator (right associative,
+		 * binds tighter than a unary minus on its left) */
+		bool llit = p->lit;
+		Token op = next(p);
+		if (++p->depth > MAX_EXPR_DEPTH)
+			PERR_AT(p, &op, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+		Expr *r = parse_unary(p);
+		p->depth--;
+		Expr *f = llit && p->lit ? fold_binary(p, OP_POW, e, r, e->pos) : NULL;
+		if (!f)
+			PERR_AT(p, &op, "Unsupported binary operator: Pow ('**' only between constants, which are folded)");
+		p->lit = true;
+		return f;
+	}
 	return e;
 }
 
@@ -2338,6 +2500,7 @@ static Expr *parse_binary_level(Parser *p, int max);
  * type errors come first in the same places. */
 static Expr *binary_rest(Parser *p, int max, Expr *l)
 {
+	bool llit = p->lit;
 	for (;;) {
 		const Token *t = peek(p);
 		if (t->kind == TK_OP && (t->text[0] == '&' || t->text[0] == '|' || t->text[0] == '^') && !t->text[1])
@@ -2348,8 +2511,9 @@ static Expr *binary_rest(Parser *p, int max, Expr *l)
 			return l;
 		Token ot = next(p);
 		Expr *r = parse_binary_level(p, level - 1);
-		l = mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
-		p->lit = false;
+		Expr *f = llit && p->lit && level < 3 ? fold_binary(p, op, l, r, l->pos) : NULL;
+		l = f ? f : mk_binary(p, (BinOp)op, l, r, pos_of(&ot));
+		p->lit = llit = f != NULL;
 		if (level == 3 && is_comparison(peek(p)))
 			PERR_AT(p, peek(p), "chained comparisons are not supported");
 	}
@@ -2516,7 +2680,7 @@ static Var *assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	if (!ann || !vt || !type_equal(ann, vt)) {
 		char err[700];
 		err[0] = '\0'; /* written only on a contradiction: not worth zeroing all */
-		t = type_for_assign(p->a, ann, vt, err, sizeof err);
+		t = type_for_assign(p->a, ann, vt, nt->text, err, sizeof err);
 		if (!t && err[0])
 			PERR_AT(p, nt, "%s", err);
 		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
@@ -3086,7 +3250,7 @@ static void make_rets(Parser *p, Stmt *s, YieldInfo *yi, Stmt *ystmt)
 		Type *t = yi->lhs.types[i];
 		Type *vt = ir_expr_type(ystmt->values[i]);
 		char err[700];
-		Type *m = type_for_assign(p->a, t, vt, err, sizeof err);
+		Type *m = type_for_assign(p->a, t, vt, yi->lhs.names[i], err, sizeof err);
 		t = m ? m : t ? t : ir_type_new(p->a, TY_UNKNOWN);
 		s->rets[i] = new_var(p, yi->lhs.names[i], t, VK_VAR, yi->lhs.pos[i]);
 	}

@@ -6,6 +6,7 @@
 
 #include "ptoopt/print.h"
 #include "ptoopt/strbuf.h"
+#include "ptoopt/typerule.h"
 
 bool expr_equal(const Expr *a, const Expr *b)
 {
@@ -193,12 +194,56 @@ static bool same_shape(const Type *a, const Type *b)
 	return true;
 }
 
-static Type *contradiction(const Type *ann, const Type *vt, char *err, size_t n)
+/* The reference's kind names in its annotation messages (type_resolver.py's
+ * _TYPE_KIND_NAMES, else the class name). */
+static const char *kind_name(const Type *t)
 {
-	char a[256], b[256];
-	type_to_string(ann, a, sizeof a);
+	switch (t->kind) {
+	case TY_TENSOR: return "Tensor";
+	case TY_TILE: return "Tile";
+	case TY_SCALAR: return "Scalar";
+	case TY_ARRAY: return "Array";
+	case TY_DIST_TENSOR: return "DistributedTensorType";
+	case TY_TUPLE: return "TupleType";
+	case TY_PTR: return "PtrType";
+	default: return "Type";
+	}
+}
+
+/* INDEX is compatible with every integer dtype, both ways (_dtypes_compatible). */
+static bool dtypes_compatible(DType a, DType b)
+{
+	return a == b || (a == DT_INDEX && ir_dtype_is_int(b) && b != DT_BOOL) ||
+	       (b == DT_INDEX && ir_dtype_is_int(a) && a != DT_BOOL);
+}
+
+/* The reference's validate_annotation_consistency: kind, dtype, rank and
+ * static dims, each with its message and the hint naming the inferred type.
+ * Returns NULL after writing err. */
+static Type *contradiction(const Type *ann, const Type *vt, const char *name, char *err, size_t n)
+{
+	char b[256], what[300];
 	type_to_string(vt, b, sizeof b);
-	snprintf(err, n, "annotation %s contradicts the inferred type %s; change the annotation to %s", a, b, b);
+	if (ann->kind != vt->kind) {
+		snprintf(what, sizeof what, "is %s but expression has type %s", kind_name(ann), kind_name(vt));
+	} else if ((ann->kind == TY_SCALAR || ann->kind == TY_TENSOR || ann->kind == TY_TILE || ann->kind == TY_DIST_TENSOR) &&
+		   !dtypes_compatible(ann->dtype, vt->dtype)) {
+		snprintf(what, sizeof what, "has dtype %s but expression has dtype %s", tr_dtype_str(ann->dtype),
+			 tr_dtype_str(vt->dtype));
+	} else if (ann->ndim != vt->ndim) {
+		snprintf(what, sizeof what, "has rank %d but expression has rank %d", ann->ndim, vt->ndim);
+	} else {
+		int i = 0;
+		while (i < ann->ndim && !(ann->shape[i]->kind == EX_INT && vt->shape[i]->kind == EX_INT &&
+					  ann->shape[i]->ival != vt->shape[i]->ival))
+			i++;
+		if (i < ann->ndim)
+			snprintf(what, sizeof what, "has shape dimension %d = %lld but expression has shape dimension %d = %lld", i,
+				 (long long)ann->shape[i]->ival, i, (long long)vt->shape[i]->ival);
+		else
+			snprintf(what, sizeof what, "contradicts the expression's type");
+	}
+	snprintf(err, n, "Type annotation for '%s' %s; change the annotation to %s", name ? name : "?", what, b);
 	return NULL;
 }
 
@@ -280,7 +325,7 @@ static ViewSpec *tile_view_in_mem(Arena *a, const Type *vt, MemSpace mem)
 	return vs->nkw ? vs : NULL;
 }
 
-Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr)
+Type *type_for_assign(Arena *a, Type *ann, Type *vt, const char *name, char *err, size_t nerr)
 {
 	if (vt && vt->kind == TY_UNKNOWN)
 		vt = NULL;
@@ -289,19 +334,19 @@ Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr)
 	if (!vt || ann->kind == TY_UNKNOWN)
 		return ann;
 	if (ann->kind != vt->kind && !(is_tensorish(ann) && is_tensorish(vt)))
-		return contradiction(ann, vt, err, nerr);
+		return contradiction(ann, vt, name, err, nerr);
 	switch (ann->kind) {
 	case TY_SCALAR:
-		if (ir_dtype_is_float(ann->dtype) != ir_dtype_is_float(vt->dtype) || (ann->dtype == DT_BOOL) != (vt->dtype == DT_BOOL))
-			return contradiction(ann, vt, err, nerr);
+		if (!dtypes_compatible(ann->dtype, vt->dtype))
+			return contradiction(ann, vt, name, err, nerr);
 		return vt->dtype == DT_INDEX ? ann : vt;
 	case TY_TENSOR: case TY_DIST_TENSOR:
 		if (!shapes_agree(ann, vt) || ann->dtype != vt->dtype)
-			return contradiction(ann, vt, err, nerr);
+			return contradiction(ann, vt, name, err, nerr);
 		return ann->view || ann->memref ? ann : vt;
 	case TY_TILE: {
-		if (!shapes_agree(ann, vt))
-			return contradiction(ann, vt, err, nerr);
+		if (!shapes_agree(ann, vt) || !dtypes_compatible(ann->dtype, vt->dtype))
+			return contradiction(ann, vt, name, err, nerr);
 		if ((ann->mem == MS_NONE || ann->mem == vt->mem) && (!ann->view || view_equal(ann->view, vt->view)) &&
 		    !ann->memref && same_shape(ann, vt))
 			return vt;
@@ -321,9 +366,7 @@ Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr)
 		}
 		return t;
 	}
-	case TY_TUPLE:
-		if (ann->nelems != vt->nelems)
-			return contradiction(ann, vt, err, nerr);
+	case TY_TUPLE: /* not checked by the reference: the value's type wins */
 		return vt;
 	default:
 		return ann;

@@ -108,7 +108,7 @@ generate() {
     { echo "$header"; printf '        m: pl.Tensor[['
       awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "1, "; printf "1" }'
       echo '], pl.FP32] = n'; echo '        return n'; } > "$gen/gen_shape_1e6_dims_contradiction.pto"
-    echo 'contradicts the inferred type' > "$gen/gen_shape_1e6_dims_contradiction.err"
+    echo "Type annotation for 'm' is Tensor but expression has type Scalar" > "$gen/gen_shape_1e6_dims_contradiction.err"
     # an integer literal of 5 000 digits
     { echo "$header"; printf '        m: pl.Scalar[pl.INDEX] = '
       awk 'BEGIN { for (i = 0; i < 5000; i++) printf "9"; print "" }'

@@ -21,8 +21,9 @@ void type_to_string(const Type *t, char *buf, size_t n);
 /* The type an assignment gives its target: annotation `ann` (may be NULL)
  * against the value's inferred type `vt` (may be NULL or unknown), by the
  * reference's rules (text-format.md §6.2).  NULL when neither gives a type,
- * or, with a message in err, when the annotation contradicts vt. */
-Type *type_for_assign(Arena *a, Type *ann, Type *vt, char *err, size_t nerr);
+ * or, with a message in err, when the annotation contradicts vt (name: the
+ * target's, for the message). */
+Type *type_for_assign(Arena *a, Type *ann, Type *vt, const char *name, char *err, size_t nerr);
 /* pl.TensorView(stride=[], layout=<layout symbol>) */
 ViewSpec *type_tensor_view_layout(Arena *a, const char *layout_symbol);
 

@@ -1087,9 +1087,11 @@ static Type *ptr(RuleCtx *rc)
 	return ir_type_new(rc->c->a, TY_PTR);
 }
 
-/* {rule: reinterpreted, arg: T, shape: N?, dtype: KW}: T's bytes as dtype
+/* {rule: reinterpreted, arg: T, shape: N?, dtype: KW, opts: {shape-kw: KW}?}: T's bytes as dtype
  * KW: the given shape, else the contiguous (last) dim scaled by the ratio
  * of the element widths */
+static const char *const reinterpreted_opts[] = { "shape-kw", NULL };
+
 static Type *reinterpreted(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -1107,7 +1109,8 @@ static Type *reinterpreted(RuleCtx *rc)
 	if (nd == 0)
 		return tr_error(rc, "%s requires a %s rank >= 1", op, tile ? "tile" : "tensor");
 	Expr **shape, **vshape = NULL;
-	Expr *s = rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
+	const char *skw = tr_opt(rc->r, "shape-kw");
+	Expr *s = skw ? tr_kwarg(rc, skw) : rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
 	if (s && s->kind == EX_TUPLE && s->nargs) {
 		shape = s->args;
 		nd = s->nargs;
@@ -1922,7 +1925,7 @@ const RuleKind typerule_layout[] = {
 	{ "sorted", sorted, "arg", form_only, false },
 	{ "gathered", gathered, "arg", form_only, false },
 	{ "ptr", ptr, "", NULL, false },
-	{ "reinterpreted", reinterpreted, "arg,dtype", NULL, false },
+	{ "reinterpreted", reinterpreted, "arg,dtype", reinterpreted_opts, false },
 	{ "extracted", extracted, "arg,shape", NULL, false },
 	{ "sequence", sequence, "arg,arg2,dtype", NULL, false },
 	{ "tile-move", tile_move, "arg,mem", NULL, false },
