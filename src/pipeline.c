@@ -604,7 +604,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
 		}
-		if (!verify_structural(p, d, "before", pi->name))
+		if (!verify_structural(p, d, "before", pi->name, i > 0))
 			return 1;
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
@@ -616,7 +616,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		double dt = now_seconds() - t0;
 		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
-		if (!verify_structural(p, d, "after", pi->name))
+		if (!verify_structural(p, d, "after", pi->name, true))
 			return 1;
 		held = (held & ~pi->invalidates) | pi->produces;
 		strict_ssa = (pi->produces & PROP_SSA) && !(pi->requires & PROP_SSA) ? true : strict_ssa && (held & PROP_SSA);

@@ -33,8 +33,10 @@ bool verify_call_directions(Program *p, Diag *d);
 
 /* The reference's structural properties (verify_structural.c), checked
  * before and after every pass: the first violation is reported as
- * "Pre verification failed before pass 'P': ..." (when = "before") or
- * "Post verification failed after pass 'P': ..." (when = "after"). */
-bool verify_structural(Program *p, Diag *d, const char *when, const char *pass);
+ * "Pre-verification failed before pass 'P': ..." (when = "before") or
+ * "Post-verification failed after pass 'P': ..." (when = "after").
+ * pass_done: an earlier pass of the run has changed the program (then the
+ * checks of the input alone are skipped). */
+bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool pass_done);
 
 #endif
