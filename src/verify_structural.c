@@ -5,6 +5,7 @@
  *
  *   TypeChecked (part): a loop's init values, iter args, yield values and
  *     results, and an if's branch yields and results, agree in kind and dtype.
+ *   BreakContinueValid: break and continue only in sequential and while loops.
  *   UseAfterDef: every variable read is defined where it is read (parameters
  *     and the dynamic dimensions of parameter and result types are defined in
  *     the whole body; loop variables and iter args only in their loop; loop
@@ -156,6 +157,35 @@ static void tc_block(SV *s, const Block *b)
 			tc_if(s, st);
 		tc_block(s, &st->body);
 		tc_block(s, &st->orelse);
+	}
+}
+
+/* ------------------------------------------------------------ BreakContinueValid */
+
+/* loop: the kind of the innermost enclosing loop (FOR_RANGE for while), -1 outside */
+static void bc_block(SV *s, const Block *b, int loop)
+{
+	for (int i = 0; i < b->n && !s->failed; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_BREAK || st->kind == ST_CONTINUE) {
+			const char *kw = st->kind == ST_BREAK ? "break" : "continue";
+			char m[80];
+			if (loop < 0)
+				snprintf(m, sizeof m, "'%s' outside loop", kw);
+			else if (loop == FOR_PARALLEL)
+				snprintf(m, sizeof m, "'%s' not supported in parallel loops", kw);
+			else if (loop == FOR_UNROLL)
+				snprintf(m, sizeof m, "'%s' not supported in unrolled loops", kw);
+			else
+				continue;
+			fail(s, st->pos, m);
+			return;
+		}
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		int inner = st->kind == ST_FOR ? st->for_kind : st->kind == ST_WHILE ? FOR_RANGE : loop;
+		bc_block(s, &st->body, inner);
+		bc_block(s, &st->orelse, inner);
 	}
 }
 
@@ -635,6 +665,11 @@ bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, 
 		s.fn = p->funcs[i];
 		if (!s.fn->inline_body)
 			tc_block(&s, &s.fn->body);
+	}
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			bc_block(&s, &s.fn->body, -1);
 	}
 	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
 		s.fn = p->funcs[i];
