@@ -598,13 +598,16 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		hooks = &none;
 	unsigned held = 0; /* established by a pass of this run */
 	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
+	/* parameter directions set by a pass of this run (the outliners',
+	 * infer-directions'): ptoopt's, which InOutUseValid does not judge */
+	bool dirs_ours = false;
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
 		if (!pi->run && !pi->run_opts) {
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
 		}
-		if (!verify_structural(p, d, "before", pi->name, i > 0))
+		if (!verify_structural(p, d, "before", pi->name, dirs_ours))
 			return 1;
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
@@ -616,7 +619,8 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		double dt = now_seconds() - t0;
 		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
-		if (!verify_structural(p, d, "after", pi->name, true))
+		dirs_ours = dirs_ours || !strncmp(pi->name, "outline-", 8) || !strcmp(pi->name, "infer-directions");
+		if (!verify_structural(p, d, "after", pi->name, dirs_ours))
 			return 1;
 		held = (held & ~pi->invalidates) | pi->produces;
 		strict_ssa = (pi->produces & PROP_SSA) && !(pi->requires & PROP_SSA) ? true : strict_ssa && (held & PROP_SSA);

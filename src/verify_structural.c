@@ -5,6 +5,7 @@
  *
  *   TypeChecked (part): a loop's init values, iter args, yield values and
  *     results, and an if's branch yields and results, agree in kind and dtype.
+ *   NoRedundantBlocks (part): a yield only as the last statement of its block.
  *   BreakContinueValid: break and continue only in sequential and while loops.
  *   UseAfterDef: every variable read is defined where it is read (parameters
  *     and the dynamic dimensions of parameter and result types are defined in
@@ -15,8 +16,9 @@
  *   InOutUseValid: a variable passed to an InOut or Out parameter of a program
  *     function is not read afterwards until it is assigned again (a loop's
  *     body counts as following itself); Group and Spmd functions are exempt.
- *     Checked on the input only (before the first pass): the directions of
- *     the functions the outliners make are ptoopt's, which may differ.
+ *     Not checked once an outliner or infer-directions has run: the
+ *     directions they give are ptoopt's, which may differ from the
+ *     reference's.
  *   AtomicAddDtypeValid: no atomic-add store into a BF16 tensor (the
  *     reference's tests run for the Ascend950 backend, 'a5', which has none).
  *
@@ -157,6 +159,25 @@ static void tc_block(SV *s, const Block *b)
 			tc_if(s, st);
 		tc_block(s, &st->body);
 		tc_block(s, &st->orelse);
+	}
+}
+
+/* ------------------------------------------------------------ NoRedundantBlocks */
+
+/* (the part a block of ptoopt's IR can break: a yield only at the end) */
+static void nrb_block(SV *s, const Block *b)
+{
+	for (int i = 0; i < b->n && !s->failed; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_YIELD && i + 1 < b->n) {
+			fail(s, st->pos, "YieldStmt before the terminating position; YieldStmt must be the trailing statement "
+				 "of its scope");
+			return;
+		}
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		nrb_block(s, &st->body);
+		nrb_block(s, &st->orelse);
 	}
 }
 
@@ -658,13 +679,18 @@ static void aa_block(SV *s, const Block *b)
 
 /* ------------------------------------------------------------ driver */
 
-bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool pass_done)
+bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool dirs_ours)
 {
 	SV s = { .p = p };
 	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
 		s.fn = p->funcs[i];
 		if (!s.fn->inline_body)
 			tc_block(&s, &s.fn->body);
+	}
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			nrb_block(&s, &s.fn->body);
 	}
 	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
 		s.fn = p->funcs[i];
@@ -685,10 +711,10 @@ bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, 
 	}
 	if (!verify_no_nested_incore(p, d))
 		return false;
-	/* on the input only: the directions the outliners give their
-	 * functions are ptoopt's (infer-directions), not always the
-	 * reference's, and a difference there is not the program's fault */
-	for (int i = 0; i < p->nfuncs && !s.failed && !strcmp(when, "before") && !pass_done; i++) {
+	/* not once the outliners or infer-directions set directions: those
+	 * are ptoopt's, not always the reference's, and a difference there is
+	 * not the program's fault */
+	for (int i = 0; i < p->nfuncs && !s.failed && !dirs_ours; i++) {
 		s.fn = p->funcs[i];
 		if (!s.fn->inline_body)
 			inout_use(&s, s.fn);

@@ -35,8 +35,8 @@ bool verify_call_directions(Program *p, Diag *d);
  * before and after every pass: the first violation is reported as
  * "Pre-verification failed before pass 'P': ..." (when = "before") or
  * "Post-verification failed after pass 'P': ..." (when = "after").
- * pass_done: an earlier pass of the run has changed the program (then the
- * checks of the input alone are skipped). */
-bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool pass_done);
+ * dirs_ours: a pass of the run has set parameter directions (an outliner,
+ * infer-directions); then InOutUseValid, which judges them, is skipped. */
+bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool dirs_ours);
 
 #endif
