@@ -22,7 +22,7 @@ literals vary.  Rules the generator relies on (spec: shared/spec/text-format.md)
   so the printer does not rename it).
 
 Usage:
-    gen.py --size 1M|10M|100M|BYTES [--seed N] [--style pre-ssa|single-assign] [-o FILE]
+    gen.py --size 1M|10M|100M|BYTES [--seed N] [--style pre-ssa|single-assign|outline-heavy] [-o FILE]
 
 The default `pre-ssa` style is what the passes consume: hand-written code as the
 reference prints it, with variables re-assigned (`acc = pl.tensor.add(acc, x)` in
@@ -30,6 +30,31 @@ loops and if/else branches, `while` counters, parameters re-bound).  The
 `single-assign` style drops every optional re-assignment; only the idiomatic
 out-parameter updates (`out = pl.tile.store(t, off, out)`, `y = pl.tensor.assemble(y, ..)`,
 `y = self.kernel(.., y)`) remain.
+
+The `outline-heavy` style stresses the outliners: every function (Orchestration or
+Opaque, about 2.9 KB) is
+
+    acc = pl.tensor.muls(x, F)                        # re-assigned below (pre-SSA)
+    for r in pl.range|pl.parallel(0, ROWS, TR):
+        with pl.at(level=pl.Level.CORE_GROUP[, name_hint=..]):
+            tile.load of x at [r, 0], a tile chain, y = pl.tile.store(.., [r, 0], y)
+        if <r == 0 | r > TR | r % 2TR == 0 | flag | n_rows > TR>:
+            buf = pl.tensor.create(..)                # or: tensor ops re-assigning acc
+            with pl.at(..): .. buf = pl.tile.store(.., [r, 0], buf)
+            acc = pl.tensor.add|mul|maximum(acc, buf)
+        [else: the same choice]
+    with pl.cluster([name_hint=..]):
+        with pl.at(..): tile.load of x or acc, a tile chain, y = pl.tile.store(.., [0, 0], y)
+    return y
+
+so convert-to-ssa makes loop carries and phis, outline-incore outlines two or three
+scopes per function (one inside the loop, one in a branch, one in the cluster) and
+outline-cluster one Group function.  A branch's scope writes a buffer local to the
+branch: a store into `y` there would make `y` a phi of a store target, which the
+reference build (e2d0f78) mis-threads (its else branch then yields a Var of the then
+branch, and its verifier rejects the result).  The reference's output for this style
+differs from ptoopt's only where seed 000 is newer than that build: the scope's
+parameter for a store into a loop-carried `y` (`y__iter_vN`) is `pl.Out`.
 """
 
 import argparse
@@ -299,9 +324,10 @@ class FB:
 
 
 class Gen:
-    def __init__(self, seed, ssa_style=False):
+    def __init__(self, seed, ssa_style=False, outline_heavy=False):
         self.r = random.Random(seed)
         self.ssa_style = ssa_style
+        self.outline_heavy = outline_heavy
         self.idx = 0
         self.used_dyn = set()
         # registry of generated callables, by family key
@@ -340,6 +366,8 @@ class Gen:
 
     def gen_function(self):
         r = self.r
+        if self.outline_heavy:
+            return self.gen_outline_heavy()
         x = r.random()
         if x < 0.40:
             return self.gen_vector_kernel()
@@ -1041,6 +1069,107 @@ class Gen:
             self.opaques.setdefault(tt, []).append(name)
         return self.finish("@pl.function", name, sig, fb)
 
+    # ---- outline-heavy style -------------------------------------------------
+    def oh_incore_tiles(self, fb, fam, row, src, out, hint_base):
+        """with pl.at(CORE_GROUP[, name_hint]): tile.load rows of src at `row`, a tile chain,
+        out = pl.tile.store(.., [row, 0], out)."""
+        r = self.r
+        kind, rows, C, TR = fam
+        full = self.fam_type(fam)
+        if r.random() < 0.5:
+            fb.emit('with pl.at(level=pl.Level.CORE_GROUP, name_hint="%s"):' % fb.hint(hint_base))
+        else:
+            fb.emit("with pl.at(level=pl.Level.CORE_GROUP):")
+        saved = fb.scope_begin()
+        with fb.block():
+            fb.assign("tile_a", L((TR, C)), "pl.tile.load(%s, [%s, 0], [%d, %d], [%d, %d], target_memory=pl.Mem.Vec)"
+                      % (src, row, TR, C, TR, C), p_reassign=0.0)
+            res = self.tile_chain(fb, TR, C, r.randint(1, 4), None, fb.lookup("scale") and "scale")
+            fb.emit("%s: %s = pl.tile.store(%s, [%s, 0], %s)" % (out, ty(full), res, row, out))
+        fb.scope_end(saved)
+
+    def gen_outline_heavy(self):
+        """One loop whose body holds an InCore scope and an if, then a cluster scope."""
+        r = self.r
+        fam = self.family()
+        kind, rows, C, TR = fam
+        full = self.fam_type(fam)
+        orch = r.random() < 0.5
+        name = self.next_name(r.choice(["stage", "layer", "block_step", "fused_rows", "attn_step", "ffn_step"]))
+        fb = FB(self, name, False)
+        params = [("x", full, "in")]
+        if r.random() < 0.6:
+            params.append(("residual", full, "in"))
+        if r.random() < 0.3:
+            params.append(("scale", F32S, "in"))
+        if r.random() < 0.25:
+            params.append(("flag", ("S", "BOOL"), "in"))
+        params.append(("y", full, "out"))
+        if kind == "dyn":
+            params.append(("n_rows", IDX, "in"))
+        for pn, pt, _ in params:
+            fb.define(pn, pt, reassignable=(pn != "y"))
+        fb.maybe_comment(0.4)
+        # a loop-carried pre-SSA variable the if re-assigns
+        acc = fb.assign("acc", full, "pl.tensor.muls(x, %s)" % r.choice(FLOATS), p_reassign=0.0)
+        rv = fb.fresh(r.choice(["r", "row0", "b"]))
+        if kind == "dyn":
+            hdr = "pl.%s(0, n_rows, %d)" % (r.choice(["parallel", "range"]), TR)
+        else:
+            hdr = "pl.%s(%s)" % (r.choice(["parallel", "range"]), range_args(0, rows, TR))
+        fb.maybe_comment(0.3)
+        fb.emit("for %s in %s:" % (rv, hdr))
+        fb.push()
+        fb.define(rv, IDX, reassignable=False)
+        with fb.block():
+            self.oh_incore_tiles(fb, fam, rv, "x", "y", r.choice(["rows", "blk", "norm_rows"]))
+            if fb.lookup("flag") and r.random() < 0.4:
+                cond = "flag"
+            elif kind == "dyn" and r.random() < 0.3:
+                cond = "n_rows > %d" % TR
+            else:
+                cond = r.choice(["%s == 0" % rv, "%s > %d" % (rv, TR), "%s %% %d == 0" % (rv, 2 * TR)])
+            fb.maybe_comment(0.2)
+            fb.emit("if %s:" % cond)
+            for branch in (0, 1):
+                if branch:
+                    if r.random() < 0.2:
+                        break  # no else
+                    fb.emit("else:")
+                fb.push()
+                with fb.block():
+                    if r.random() < 0.45:
+                        # a branch-local buffer written by an InCore scope, then folded into acc
+                        # (storing into y here would make y a phi of a store target, which the
+                        # reference build mis-threads when the other branch does not store)
+                        buf = fb.assign("buf", full, "pl.tensor.create(%s, dtype=pl.FP32, layout=pl.TensorLayout.ND)"
+                                        % dims(full[1]), allow_reassign=False)
+                        self.oh_incore_tiles(fb, fam, rv, r.choice(["x", acc]), buf, r.choice(["tail", "fix"]))
+                        fb.emit("%s: %s = pl.tensor.%s(%s, %s)" % (acc, ty(full), r.choice(["add", "mul", "maximum"]),
+                                                               acc, buf))
+                    else:
+                        last = self.tensor_chain(fb, full, r.randint(1, 3))
+                        other = fb.pick(lambda t: t == full)
+                        if last != acc:
+                            fb.emit("%s: %s = pl.tensor.%s(%s, %s)" % (acc, ty(full), r.choice(["add", "mul", "sub"]),
+                                                                   acc, last or other))
+                fb.pop()
+        fb.pop()
+        fb.maybe_comment(0.2)
+        if r.random() < 0.3:
+            fb.emit('with pl.cluster(name_hint="%s"):' % fb.hint("grp"))
+        else:
+            fb.emit("with pl.cluster():")
+        with fb.block():
+            self.oh_incore_tiles(fb, fam, "0", r.choice(["x", acc]), "y", "epilogue")
+        fb.emit("return y")
+        sig = self.sig_text(params, [full], self_param=True)
+        if orch:
+            hdr = "@pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)"
+        else:
+            hdr = "@pl.function"
+        return self.finish(hdr, name, sig, fb)
+
     # ---- text --------------------------------------------------------------------
     def sig_text(self, params, rets, self_param):
         ps = []
@@ -1077,8 +1206,8 @@ def parse_size(s):
     return int(float(s) * mult)
 
 
-def generate(target, seed, ssa_style=False, prog="BenchProgram"):
-    g = Gen(seed, ssa_style)
+def generate(target, seed, ssa_style=False, prog="BenchProgram", outline_heavy=False):
+    g = Gen(seed, ssa_style, outline_heavy)
     funcs = []
     total = 0
     # rough header size; the exact header is prepended at the end
@@ -1101,13 +1230,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", default="1M", help="target size: 1M, 10M, 100M, 500K or a byte count (default 1M)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (output is a pure function of seed, size, style)")
-    ap.add_argument("--style", choices=["pre-ssa", "single-assign"], default="pre-ssa",
+    ap.add_argument("--style", choices=["pre-ssa", "single-assign", "outline-heavy"], default="pre-ssa",
                     help="pre-ssa (default): hand-written style with re-assigned variables; "
-                         "single-assign: no optional re-assignments (out-parameter updates remain)")
+                         "single-assign: no optional re-assignments (out-parameter updates remain); "
+                         "outline-heavy: every function a loop holding an InCore scope and an if, "
+                         "then a cluster scope")
     ap.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     a = ap.parse_args()
     target = parse_size(a.size)
-    head, funcs = generate(target, a.seed, a.style == "single-assign")
+    head, funcs = generate(target, a.seed, a.style == "single-assign", outline_heavy=a.style == "outline-heavy")
     out = sys.stdout if a.output == "-" else open(a.output, "w", newline="\n")
     try:
         out.write(head)

@@ -5,21 +5,40 @@
 
 /* ------------------------------------------------------------ visiting Vars */
 
+/* Constants, strings and symbols refer to no Var (and have no operands). */
+static inline bool expr_is_leaf(const Expr *e)
+{
+	return ((1u << EX_INT | 1u << EX_FLOAT | 1u << EX_BOOL | 1u << EX_STR | 1u << EX_SYMBOL) >> e->kind) & 1;
+}
+
+/* Operands are tested before the call: most are variable references or
+ * constants, and a call per leaf was most of the walk. */
+#define VISIT_OPERAND(x)                                        \
+	do {                                                    \
+		const Expr *x_ = (x);                           \
+		if (!x_ || expr_is_leaf(x_))                    \
+			break;                                  \
+		if (x_->kind == EX_VAR)                         \
+			fn(ctx, x_->var);                       \
+		else                                            \
+			ir_expr_vars(x_, fn, ctx);              \
+	} while (0)
+
 void ir_expr_vars(const Expr *e, IrVarFn fn, void *ctx)
 {
-	if (!e)
+	if (!e || expr_is_leaf(e))
 		return;
 	if (e->kind == EX_VAR) {
 		fn(ctx, e->var);
 		return;
 	}
-	ir_expr_vars(e->lhs, fn, ctx);
-	ir_expr_vars(e->rhs, fn, ctx);
+	VISIT_OPERAND(e->lhs);
+	VISIT_OPERAND(e->rhs);
 	for (int i = 0; i < e->nargs; i++)
-		ir_expr_vars(e->args[i], fn, ctx);
+		VISIT_OPERAND(e->args[i]);
 	for (int i = 0; i < e->nkw; i++)
-		ir_expr_vars(e->kw[i].value, fn, ctx);
-	ir_expr_vars(e->attrs, fn, ctx);
+		VISIT_OPERAND(e->kw[i].value);
+	VISIT_OPERAND(e->attrs);
 }
 
 static void scope_vars(const Scope *sc, IrVarFn fn, void *ctx)
@@ -45,6 +64,15 @@ void ir_block_vars(const Block *b, IrVarFn fn, void *ctx)
 
 void ir_stmt_vars(const Stmt *s, IrVarFn fn, void *ctx)
 {
+	ir_stmt_header_vars(s, fn, ctx);
+	if (ir_stmt_is_simple(s->kind))
+		return;
+	ir_block_vars(&s->body, fn, ctx);
+	ir_block_vars(&s->orelse, fn, ctx);
+}
+
+void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx)
+{
 	if (s->var)
 		fn(ctx, s->var);
 	ir_expr_vars(s->value, fn, ctx);
@@ -63,8 +91,6 @@ void ir_stmt_vars(const Stmt *s, IrVarFn fn, void *ctx)
 		fn(ctx, s->rets[i]);
 	if (s->scope)
 		scope_vars(s->scope, fn, ctx);
-	ir_block_vars(&s->body, fn, ctx);
-	ir_block_vars(&s->orelse, fn, ctx);
 }
 
 /* ------------------------------------------------------------ substitution */
@@ -76,11 +102,17 @@ Var *ir_var_subst(const IrSubst *sb, Var *v)
 }
 
 /* xs through the substitution: xs itself when nothing changes, else a copy */
+/* A constant needs no call: most shape dims and many operands are one. */
+static inline Expr *subst_operand(const IrSubst *sb, Expr *e)
+{
+	return !e || expr_is_leaf(e) ? e : ir_expr_subst(sb, e);
+}
+
 static Expr **subst_list(const IrSubst *sb, Expr **xs, int n)
 {
 	Expr **out = xs;
 	for (int i = 0; i < n; i++) {
-		Expr *x = ir_expr_subst(sb, xs[i]);
+		Expr *x = subst_operand(sb, xs[i]);
 		if (x != xs[i] && out == xs) {
 			out = arena_alloc(sb->a, (size_t)n * sizeof *out);
 			memcpy(out, xs, (size_t)n * sizeof *out);
@@ -94,7 +126,7 @@ static Kwarg *subst_kwargs(const IrSubst *sb, Kwarg *kw, int n)
 {
 	Kwarg *out = kw;
 	for (int i = 0; i < n; i++) {
-		Expr *x = ir_expr_subst(sb, kw[i].value);
+		Expr *x = subst_operand(sb, kw[i].value);
 		if (x != kw[i].value && out == kw) {
 			out = arena_alloc(sb->a, (size_t)n * sizeof *out);
 			memcpy(out, kw, (size_t)n * sizeof *out);
@@ -121,7 +153,7 @@ Expr *ir_expr_subst(const IrSubst *sb, Expr *e)
 	default:
 		break;
 	}
-	Expr *lhs = ir_expr_subst(sb, e->lhs), *rhs = ir_expr_subst(sb, e->rhs), *attrs = ir_expr_subst(sb, e->attrs);
+	Expr *lhs = subst_operand(sb, e->lhs), *rhs = subst_operand(sb, e->rhs), *attrs = subst_operand(sb, e->attrs);
 	Type *type = sb->type ? sb->type(sb->ctx, e->type) : e->type;
 	Expr **args = subst_list(sb, e->args, e->nargs);
 	Kwarg *kw = subst_kwargs(sb, e->kw, e->nkw);

@@ -10,6 +10,7 @@
  * costs only what the scope bound.
  */
 #include "ptoopt/parse.h"
+#include "ptoopt/print.h"
 
 #include <inttypes.h>
 #include <setjmp.h>
@@ -161,6 +162,7 @@ typedef struct Parser {
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
+	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
 	bool lit;             /* the expression just parsed is a literal (for -LITERAL folding) */
@@ -1846,6 +1848,8 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 
 /* pl.<...> in expression position: special forms, enum symbols, op calls.
  * The current token is the name `prefix` ("pl" or "pld"), a '.' after it. */
+static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at);
+
 static Expr *parse_pl(Parser *p, const char *prefix)
 {
 	const Token *t0 = peek(p);
@@ -1923,13 +1927,26 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Expr c = { .kind = EX_CAST, .pos = at, .lhs = v, .dtype = dt, .type = ir_scalar_type(p->a, dt) };
 		return share(p, &c);
 	}
-	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX])) {
+	/* pl.<DataType>.get_byte(): the size in bytes, ceil(bits / 8), as an
+	 * INDEX constant (folded by the reference's parser too; a call, so not
+	 * itself folded into the arithmetic around it) */
+	if (!pld && strlen(d) > 9 && !strcmp(d + strlen(d) - 9, ".get_byte")) {
+		char dt[32];
+		snprintf(dt, sizeof dt, "%.*s", (int)(strlen(d) - 9 < 31 ? strlen(d) - 9 : 31), d);
+		int t = ir_dtype_parse(dt);
+		if (t < 0 || strchr(dt, '.'))
+			perr(p, at.line, at.col, "Unknown DataType '%s' in pl.%s()", dt, d);
+		expect_op(p, ")");
+		return leaf_int(p, (ir_dtype_bits((DType)t) + 7) / 8, DT_INDEX, at);
+	}
+	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */
+	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX] || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))) {
 		Expr *a = parse_expr(p);
 		expect_op(p, ",");
 		Expr *b = parse_expr(p);
 		accept_op(p, ",");
 		expect_op(p, ")");
-		return mk_binary(p, d[1] == 'i' ? OP_MIN : OP_MAX, a, b, at);
+		return mk_binary(p, d[strlen(d) - 2] == 'i' ? OP_MIN : OP_MAX, a, b, at);
 	}
 	if (!pld && (d == p->nm[NM_SUBMIT] || d == p->nm[NM_SPMD_SUBMIT])) {
 		Expr *e = ir_expr_new(p->a, EX_SUBMIT, at);
@@ -1979,6 +1996,15 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 	if (!pld && (d[0] == 'c' || d[0] == 's' || d[0] == 'n') &&
 	    (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
 		return e;
+	/* pl.tensor.no_dep / dump_tag are what their DSL functions are: the
+	 * identity (tensor_ops returns the argument); the pl.no_dep and
+	 * pl.dump_tag markers outside their constructs are unknown ops, as
+	 * in the reference */
+	if (!pld && d[0] == 't' && (!strcmp(d, "tensor.no_dep") || !strcmp(d, "tensor.dump_tag"))) {
+		if (e->nargs != 1 || e->nkw)
+			perr(p, at.line, at.col, "pl.%s takes exactly one argument, a tensor", d);
+		return e->args[0];
+	}
 	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE && (d[0] == 'r' || d[0] == 'w' || d[0] == 't') &&
 	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
 	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
@@ -1986,6 +2012,19 @@ static Expr *parse_pl(Parser *p, const char *prefix)
 		Type *it = ir_expr_type(e->args[1]);
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = list_expr(p, &e->args[1], 1, e->args[1]->pos);
+	}
+	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at)) {
+		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
+		if (p->split_aiv_depth) {
+			/* the op carries the region's mode as its split (printed
+			 * only outside a region) */
+			Kwarg *kw = arena_alloc(p->a, (size_t)(e->nkw + 1) * sizeof *kw);
+			memcpy(kw, e->kw, (size_t)e->nkw * sizeof *kw);
+			kw[e->nkw].name = intern_cstr(p->a, "split");
+			kw[e->nkw].value = leaf_int(p, (int64_t)p->split_aiv_mode, DT_INDEX, at);
+			e->kw = kw;
+			e->nkw++;
+		}
 	}
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
@@ -2111,6 +2150,68 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 }
 
 static Expr *registry_call(Parser *p, const char *op, Expr **args, int nargs, SrcPos pos);
+
+/* pl.aiv_shard / pl.aic_gather (also spelt pl.tile.* and pl.tensor.*): the
+ * namespace follows the operand (a Tensor gives tensor.*, anything else
+ * tile.*), and the split comes either from the enclosing
+ * `for ... in pl.split_aiv(...)` loop or, outside one, from an explicit
+ * integer split= (the outlined, tile-only form the printer writes after
+ * outlining).  The reference's parser checks these forms itself
+ * (_parse_split_transfer_op); so does this.  Returns whether d is one. */
+static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at)
+{
+	const char *op = strchr(d, '.') ? strchr(d, '.') + 1 : d;
+	if (strcmp(op, "aiv_shard") && strcmp(op, "aic_gather"))
+		return false;
+	if (op != d && strncmp(d, "tile.", 5) && strncmp(d, "tensor.", 7))
+		return false;
+	bool gather = op[1] == 'i' && op[2] == 'c';
+	const Expr *split = NULL, *stride = NULL;
+	for (int i = 0; i < e->nkw; i++) {
+		const char *k = e->kw[i].name;
+		if (!strcmp(k, "split"))
+			split = e->kw[i].value;
+		else if (!strcmp(k, "lane_stride"))
+			stride = e->kw[i].value;
+		else if (!strcmp(k, "mode"))
+			perr(p, at.line, at.col, "pl.%s() does not take a mode= argument — pass the lowered integer 'split=' "
+			     "(outlined form) or rely on the enclosing pl.split_aiv(mode=...) scope (high-level form)", op);
+		else
+			perr(p, at.line, at.col, "pl.%s() does not accept keyword argument '%s'", op, k);
+	}
+	if (e->nargs != 1)
+		perr(p, at.line, at.col, "pl.%s() takes exactly one positional argument (the tile to %s), got %d", op,
+		     gather ? "gather" : "shard", e->nargs);
+	const Type *t = ir_expr_type(e->args[0]);
+	if (t && t->kind == TY_DIST_TENSOR)
+		perr(p, at.line, at.col, "pl.%s does not support distributed tensors (AIV/AIC split only)", op);
+	bool tensor = t && t->kind == TY_TENSOR;
+	if (split) {
+		if (p->split_aiv_depth)
+			perr(p, at.line, at.col, "pl.%s() does not take a split= argument inside a 'for ... in pl.split_aiv(...)' "
+			     "loop — the split mode is inherited from that scope", op);
+		if (tensor)
+			perr(p, at.line, at.col, "pl.%s(..., split=N) does not accept a high-level Tensor operand — the outlined "
+			     "split= form is tile-only. Wrap the Tensor in a 'for aiv_id in pl.split_aiv(...)' region instead, "
+			     "which supplies the split mode and lowers to the tile op.", op);
+		if (split->kind != EX_INT)
+			perr(p, at.line, at.col, "pl.%s(..., split=N) requires an integer split (the lowered SplitMode value)", op);
+		if (stride && gather)
+			perr(p, at.line, at.col, "pl.aic_gather() does not take a lane_stride= argument: only the Cube -> Vector "
+			     "shard is ever rebalanced onto a ragged boundary's valid region, so the gather always re-joins "
+			     "the lanes on the box partition");
+		if (stride && stride->kind != EX_INT)
+			perr(p, at.line, at.col, "pl.%s(..., lane_stride=N) requires an integer partition stride", op);
+		return true;
+	}
+	if (!p->split_aiv_depth)
+		perr(p, at.line, at.col, "pl.%s() must be used inside a 'for ... in pl.split_aiv(...)' loop (or pass an "
+		     "explicit integer 'split=' in the outlined form); it otherwise inherits the split mode from that scope", op);
+	if (stride)
+		perr(p, at.line, at.col, "pl.%s() does not take a lane_stride= argument inside a 'for ... in "
+		     "pl.split_aiv(...)' loop — the partition follows the region's own per-lane offsets", op);
+	return true;
+}
 static Expr *list_expr(Parser *p, Expr **items, int n, SrcPos pos);
 
 static Expr *parse_atom(Parser *p)
@@ -3009,6 +3110,116 @@ static Stmt *subscript_store(Parser *p, const Token *nt)
 	return s;
 }
 
+/* The truth of a constant condition (literals, module constants, and
+ * comparisons, not / and / or over them): false when e is not one. */
+static bool const_value(const Expr *e, double *v)
+{
+	switch (e->kind) {
+	case EX_INT: case EX_BOOL: *v = (double)e->ival; return true;
+	case EX_FLOAT: *v = e->fval; return true;
+	case EX_UNARY: {
+		double x;
+		if (!const_value(e->lhs, &x))
+			return false;
+		*v = e->op == UOP_NOT ? (x == 0) : e->op == UOP_NEG ? -x : x;
+		return e->op == UOP_NOT || e->op == UOP_NEG;
+	}
+	case EX_BINARY: {
+		double a, b;
+		if (!const_value(e->lhs, &a) || !const_value(e->rhs, &b))
+			return false;
+		switch (e->op) {
+		case OP_EQ: *v = a == b; return true;
+		case OP_NE: *v = a != b; return true;
+		case OP_LT: *v = a < b; return true;
+		case OP_LE: *v = a <= b; return true;
+		case OP_GT: *v = a > b; return true;
+		case OP_GE: *v = a >= b; return true;
+		case OP_AND: *v = a != 0 && b != 0; return true;
+		case OP_OR: *v = a != 0 || b != 0; return true;
+		default: return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+/* pl.static_print(...) / pl.static_assert(cond[, "message"]): evaluated
+ * while parsing, as the reference's parser does, and gone from the IR.
+ * static_print writes its line to stderr (the reference prints it on
+ * stdout, which here carries the program). */
+static void static_stmt(Parser *p, bool is_assert)
+{
+	Token pl = next(p);
+	skip(p);
+	skip(p); /* static_print / static_assert */
+	skip(p); /* ( */
+	StrBuf out = { 0 };
+	int nargs = 0;
+	const Expr *cond = NULL;
+	const char *src0 = NULL, *src1 = NULL, *msg = NULL;
+	while (!at_op(p, ")")) {
+		const Token *a = peek(p);
+		if (a->kind == TK_STRING && (tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")"))) {
+			Token st = next(p);
+			if (is_assert && nargs != 1)
+				PERR_AT(p, &st, "static_assert() message must be a string literal, after the condition");
+			if (is_assert)
+				msg = st.text;
+			else
+				sb_printf(&out, "%s%s", out.len ? " " : "", st.text);
+		} else {
+			if (is_assert && nargs == 1)
+				PERR_AT(p, a, "static_assert() message must be a string literal");
+			const char *s0 = a->src;
+			Expr *e = parse_expr(p);
+			if (is_assert) {
+				cond = e;
+				src0 = s0;
+				src1 = peek(p)->src;
+			} else {
+				sb_printf(&out, "%s", out.len ? " " : "");
+				if (e->kind == EX_VAR)
+					sb_printf(&out, "%s: ", e->var->name);
+				else if (e->kind == EX_INT)
+					sb_printf(&out, "%lld: ", (long long)e->ival);
+				else if (e->kind == EX_BOOL)
+					sb_printf(&out, "%s: ", e->ival ? "True" : "False");
+				else if (e->kind == EX_FLOAT)
+					sb_printf(&out, "%.17g: ", e->fval);
+				print_type(&out, ir_expr_type(e)); /* an expression: just its type */
+			}
+		}
+		nargs++;
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+	if (!is_assert) {
+		if (!nargs) {
+			sb_release(&out);
+			PERR_AT(p, &pl, "static_print() requires at least 1 argument");
+		}
+		sb_putc(&out, 0);
+		fprintf(stderr, "static_print [%s:%d]: %s\n", p->diag->file, pl.line, out.data);
+		sb_release(&out);
+		return;
+	}
+	if (nargs < 1 || nargs > 2)
+		PERR_AT(p, &pl, "static_assert() requires 1 or 2 arguments");
+	double v;
+	if (!const_value(cond, &v))
+		PERR_AT(p, &pl, "static_assert condition must be compile-time evaluable (condition `%.*s` is not a constant)",
+			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0);
+	if (v == 0) {
+		bool cmp = cond->kind == EX_BINARY || cond->kind == EX_UNARY || cond->kind == EX_BOOL;
+		PERR_AT(p, &pl, "static_assert failed%s%s (condition `%.*s` evaluated to %s)", msg ? ": " : "", msg ? msg : "",
+			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0, cmp ? "False" : cond->kind == EX_FLOAT ? "0.0" : "0");
+	}
+}
+
+
 static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	const Token *t = peek(p);
@@ -3198,6 +3409,16 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			PERR_AT(p, &nt, "pl.dump_tag() argument '%s' is not a tensor", nt.text);
 		if (!dump_tagged(p, v))
 			vec_push(&p->dump_tagged, v);
+		take_comments(p, peek(p)->line, cm);
+		for (size_t i = 0; i < cm->len; i++)
+			vec_push(&p->carried, cm->items[i]);
+		expect_newline(p);
+		return;
+	} else if (tok_is_name(t, "pl") && tok_is_op(peek_at(p, 1), ".") &&
+		   (tok_is_name(peek_at(p, 2), "static_print") || tok_is_name(peek_at(p, 2), "static_assert")) &&
+		   tok_is_op(peek_at(p, 3), "(")) {
+		/* compile-time only: no statement */
+		static_stmt(p, tok_is_name(peek_at(p, 2), "static_assert"));
 		take_comments(p, peek(p)->line, cm);
 		for (size_t i = 0; i < cm->len; i++)
 			vec_push(&p->carried, cm->items[i]);
@@ -3395,6 +3616,8 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 			sc->allow_early_resolve = parse_bool_kw(p);
 		} else if (!strcmp(n, "windowize") && (sc->kind == SC_INCORE || sc->kind == SC_HIERARCHY)) {
 			sc->windowize = parse_bool_kw(p);
+		} else if (!strcmp(n, "core_num") && sc->kind == SC_SPMD && !sc->core_num) {
+			sc->core_num = parse_expr(p);
 		} else if (!strcmp(n, "sync_start") && sc->kind == SC_SPMD) {
 			sc->sync_start = parse_bool_kw(p);
 		} else if (!strcmp(n, "predicate") && sc->kind == SC_SPMD) {
@@ -3406,6 +3629,17 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 		}
 	}
 	expect_op(p, ")");
+}
+
+/* pl.spmd(core_num, ...) with core_num positional or as a keyword */
+static void spmd_args(Parser *p, Scope *sc, const Token *at)
+{
+	bool kw = peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=");
+	if (!kw)
+		sc->core_num = parse_expr(p);
+	parse_scope_kwargs(p, sc, !kw);
+	if (!sc->core_num)
+		PERR_AT(p, at, "pl.spmd() missing required argument 'core_num'");
 }
 
 static Stmt *scope_stmt(Parser *p, ScopeKind k, const Token *at)
@@ -3546,8 +3780,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		Stmt *s = scope_stmt(p, spmd ? SC_SPMD : SC_SPLIT_AIV, &ft);
 		Scope *sc = s->scope;
 		if (spmd) {
-			sc->core_num = parse_expr(p);
-			parse_scope_kwargs(p, sc, true);
+			spmd_args(p, sc, &ft);
 			if (sc->has_deps)
 				PERR_AT(p, &itt, "pl.spmd() does not accept 'deps=' here: a spmd loop is no task to depend on; "
 					"use `with pl.spmd(n, deps=[...]) as tid:` or pl.spmd_submit(..., deps=[...])");
@@ -3572,6 +3805,8 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		int saved_ctx = p->loop_ctx;
 		p->incore_depth += spmd;
 		p->split_aiv_depth += !spmd;
+		if (!spmd)
+			p->split_aiv_mode = sc->split;
 		p->loop_ctx = spmd ? LOOP_PLAIN : LOOP_SPLIT_AIV;
 		parse_block(p, &body, 0);
 		p->loop_ctx = saved_ctx;
@@ -3862,8 +4097,7 @@ static void parse_with(Parser *p, PtrVec *out, PtrVec *cm)
 		parse_scope_kwargs(p, s->scope, false);
 	} else if (!strcmp(d, "spmd")) {
 		s = scope_stmt(p, SC_SPMD, &wt);
-		s->scope->core_num = parse_expr(p);
-		parse_scope_kwargs(p, s->scope, true);
+		spmd_args(p, s->scope, &wt);
 	} else if (!strcmp(d, "scope") || !strcmp(d, "manual_scope")) {
 		s = scope_stmt(p, SC_RUNTIME, &wt);
 		if (d[0] == 'm') {

@@ -97,6 +97,7 @@ typedef struct Printer {
 	struct NameSlot *name_slots; /* names_all_distinct's table */
 	size_t name_cap;
 	unsigned name_epoch;
+	int split_aiv_depth; /* inside a pl.split_aiv region (its ops' split= is implied) */
 } Printer;
 
 /* A slot of names_all_distinct's table. */
@@ -423,6 +424,15 @@ static void print_kwarg_value(Printer *pr, const Expr *v)
 	}
 }
 
+static bool split_implied(const Expr *e, const char *kw)
+{
+	if (strcmp(kw, "split"))
+		return false;
+	const char *op = e->str;
+	return !strcmp(op, "tile.aiv_shard") || !strcmp(op, "tile.aic_gather") || !strcmp(op, "tensor.aiv_shard") ||
+	       !strcmp(op, "tensor.aic_gather");
+}
+
 static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 {
 	bool first = !leading_comma;
@@ -433,6 +443,11 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 		print_operand(pr, e->args[i]);
 	}
 	for (int i = 0; i < e->nkw; i++) {
+		/* inside a split_aiv region the region's mode is the split of its
+		 * aiv_shard / aic_gather ops: the reference's printer leaves it out
+		 * (and its parser rejects it there) */
+		if (pr->split_aiv_depth && e->kind == EX_OP_CALL && split_implied(e, e->kw[i].name))
+			continue;
 		if (!first)
 			sb_adds(&pr->out, ", ");
 		first = false;
@@ -1002,7 +1017,9 @@ static void print_scope(Printer *pr, const Stmt *s, int indent)
 		sb_printf(b, "for %s in pl.split_aiv(", bound ? var_name(pr, first->var) : "aiv_id");
 		print_expr(pr, sc->count);
 		sb_printf(b, ", mode=pl.SplitMode.%s):\n", ir_split_name(sc->split));
+		pr->split_aiv_depth++;
 		print_stmts_from(pr, body, bound ? 1 : 0, indent + 4, NULL, 0, true);
+		pr->split_aiv_depth--;
 		return;
 	}
 	case SC_SPMD: {

@@ -34,38 +34,79 @@ typedef struct Ssa {
 	PtrMap cur;        /* source Var -> current version */
 	Undo *log;
 	size_t nlog, clog;
-	PtrMap ver;        /* source Var -> next version number + 1 */
+	PtrMap ver;        /* source Var -> Seed */
 	PtrMap *future;    /* the reference's future_needs (a set: Var -> non-NULL) */
 	PtrMap empty;
+	PtrMap sets;       /* compound Stmt -> StmtSets, for the function being converted */
 } Ssa;
 
 /* The (base, qualifier) a source Var's versions are named from. */
-static void seed(Ssa *s, Var *k, const char **base, const char **qual)
+/* Per source Var: the (base, qualifier) its versions are named from and
+ * the next version number, parsed once instead of per version. */
+typedef struct Seed {
+	const char *base, *qual;
+	size_t blen, qlen;
+	int next;
+} Seed;
+
+static Seed *seed(Ssa *s, Var *k)
 {
+	Seed *sd = pmap_get(&s->ver, k);
+	if (sd)
+		return sd;
+	sd = arena_alloc(s->a, sizeof *sd);
 	AutoName an = autoname_parse(s->a, k->name);
 	if (an.has_delim && (*an.role || an.version >= 0)) {
-		*base = an.base;
-		*qual = an.qualifier;
-		return;
+		sd->base = an.base;
+		sd->qual = an.qualifier;
+	} else {
+		sd->base = k->name; /* a bare "__" in the name was rejected by validate() */
+		sd->qual = "";
 	}
-	*base = k->name; /* a bare "__" in the name was rejected by validate() */
-	*qual = "";
+	sd->blen = strlen(sd->base);
+	sd->qlen = strlen(sd->qual);
+	pmap_put(&s->ver, k, sd);
+	return sd;
 }
 
-static int next_version(Ssa *s, Var *k)
+/* autoname_build(base, qual, role, n) for a role and a version, both
+ * present: base__[qual_]role_vN. */
+static const char *version_name(Ssa *s, const Seed *sd, const char *role, int n)
 {
-	uintptr_t v = (uintptr_t)pmap_get(&s->ver, k);
-	int n = v ? (int)v - 1 : 0;
-	pmap_put(&s->ver, k, (void *)(uintptr_t)(n + 2));
-	return n;
+	size_t rlen = strlen(role);
+	size_t total = sd->blen + 2 + sd->qlen + 1 + rlen + 2 + 10;
+	char small[256];
+	char *buf = total < sizeof small ? small : arena_alloc(s->a, total + 1);
+	char *w = buf;
+	memcpy(w, sd->base, sd->blen);
+	w += sd->blen;
+	*w++ = '_';
+	*w++ = '_';
+	if (sd->qlen) {
+		memcpy(w, sd->qual, sd->qlen);
+		w += sd->qlen;
+		*w++ = '_';
+	}
+	memcpy(w, role, rlen);
+	w += rlen;
+	*w++ = '_';
+	*w++ = 'v';
+	char digits[12];
+	int nd = 0;
+	unsigned u = (unsigned)n;
+	do
+		digits[nd++] = (char)('0' + u % 10);
+	while ((u /= 10) && nd < (int)sizeof digits);
+	while (nd)
+		*w++ = digits[--nd];
+	return intern(s->a, buf, (size_t)(w - buf));
 }
 
 static Var *new_version(Ssa *s, Var *k, const char *role, Type *t, VarKind kind)
 {
-	const char *base, *qual;
-	seed(s, k, &base, &qual);
-	int n = next_version(s, k);
-	Var *v = ir_var_new(s->prog, autoname_build(s->a, base, qual, role, n), t, kind);
+	Seed *sd = seed(s, k);
+	int n = sd->next++;
+	Var *v = ir_var_new(s->prog, version_name(s, sd, role, n), t, kind);
 	v->pos = k->pos;
 	return v;
 }
@@ -194,28 +235,87 @@ static void uses_type(PtrMap *out, const Type *t)
 		uses_type(out, t->elems[i]);
 }
 
-static void assign_defs(PtrMap *out, const Block *b);
+/* What liveness needs of a compound statement, each part computed once per
+ * statement and kept while the function is converted (a block's analysis
+ * would otherwise walk every nested body again at each level): its
+ * upward-exposed uses (passes.md 2.5), the assignment targets in its
+ * bodies, and whether it is or holds a loop.  Keyed by the statement node,
+ * which stays unconverted until after every question about it was asked. */
+typedef struct StmtSets {
+	Var **live;
+	int nlive;
+	Var **defs;
+	int ndefs;
+	bool has_live, has_defs, has_loop_known, has_loop;
+} StmtSets;
 
-static void assign_defs_stmt(PtrMap *out, const Stmt *st)
+static StmtSets *stmt_sets(Ssa *s, const Stmt *key)
 {
-	if (st->kind == ST_ASSIGN)
+	StmtSets *ss = pmap_get(&s->sets, key);
+	if (!ss) {
+		ss = arena_alloc(s->a, sizeof *ss);
+		pmap_put(&s->sets, key, ss);
+	}
+	return ss;
+}
+
+static Var **set_members(Arena *a, const PtrMap *set, int *n)
+{
+	Var **out = arena_alloc(a, (set->len + 1) * sizeof *out);
+	int k = 0;
+	for (size_t i = 0; i < set->cap; i++)
+		if (set->keys[i] && set->vals[i])
+			out[k++] = set->vals[i];
+	*n = k;
+	return out;
+}
+
+/* The assignment targets in the bodies of a compound statement (key: its
+ * node, st: its fields). */
+static const StmtSets *stmt_defs(Ssa *s, const Stmt *key, const Stmt *st)
+{
+	StmtSets *ss = stmt_sets(s, key);
+	if (ss->has_defs)
+		return ss;
+	PtrMap set = { 0 };
+	for (int k = 0; k < 2; k++) {
+		const Block *b = k ? &st->orelse : &st->body;
+		for (int i = 0; i < b->n; i++) {
+			const Stmt *c = b->stmts[i];
+			if (c->kind == ST_ASSIGN)
+				set_add(&set, c->var);
+			if (ir_stmt_is_simple(c->kind))
+				continue;
+			const StmtSets *cs = stmt_defs(s, c, c);
+			for (int j = 0; j < cs->ndefs; j++)
+				set_add(&set, cs->defs[j]);
+		}
+	}
+	ss = stmt_sets(s, key); /* the map may have grown */
+	ss->defs = set_members(s->a, &set, &ss->ndefs);
+	ss->has_defs = true;
+	pmap_release(&set);
+	return ss;
+}
+
+/* The assignment targets of st and its bodies into out. */
+static void assign_defs_stmt(Ssa *s, PtrMap *out, const Stmt *st)
+{
+	if (st->kind == ST_ASSIGN) {
 		set_add(out, st->var);
+		return;
+	}
 	if (ir_stmt_is_simple(st->kind))
 		return;
-	assign_defs(out, &st->body);
-	assign_defs(out, &st->orelse);
+	const StmtSets *ss = stmt_defs(s, st, st);
+	for (int i = 0; i < ss->ndefs; i++)
+		set_add(out, ss->defs[i]);
 }
 
-static void assign_defs(PtrMap *out, const Block *b)
-{
-	for (int i = 0; i < b->n; i++)
-		assign_defs_stmt(out, b->stmts[i]);
-}
+static const StmtSets *stmt_live(Ssa *s, const Stmt *st);
 
-static void live_in_block(PtrMap *out, const Block *b);
-
-/* Upward-exposed uses of one statement (passes.md §2.5). */
-static void live_in(PtrMap *out, const Stmt *st)
+/* Upward-exposed uses of one statement (passes.md 2.5). */
+static void live_in(Ssa *s, PtrMap *out, const Stmt *st)
 {
 	switch (st->kind) {
 	case ST_ASSIGN: case ST_EVAL:
@@ -225,72 +325,112 @@ static void live_in(PtrMap *out, const Stmt *st)
 		for (int i = 0; i < st->nvalues; i++)
 			uses_expr(out, st->values[i]);
 		return;
+	case ST_FOR: case ST_WHILE: case ST_IF: case ST_SCOPE: {
+		const StmtSets *ss = stmt_live(s, st);
+		for (int i = 0; i < ss->nlive; i++)
+			set_add(out, ss->live[i]);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+static void live_in_block(Ssa *s, PtrMap *out, const Block *b)
+{
+	PtrMap defs = { 0 };
+	PtrMap li = { 0 };
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *st = b->stmts[i];
+		if (ir_stmt_is_simple(st->kind)) {
+			live_in(s, &li, st);
+			for (size_t j = 0; j < li.cap; j++)
+				if (li.keys[j] && li.vals[j] && !set_has(&defs, li.vals[j]))
+					set_add(out, li.vals[j]);
+			if (li.cap > 64)
+				pmap_release(&li); /* clearing a big table per statement would not be linear */
+			else
+				pmap_clear(&li);
+		} else {
+			const StmtSets *ss = stmt_live(s, st);
+			for (int j = 0; j < ss->nlive; j++)
+				if (!set_has(&defs, ss->live[j]))
+					set_add(out, ss->live[j]);
+		}
+		assign_defs_stmt(s, &defs, st);
+	}
+	pmap_release(&li);
+	pmap_release(&defs);
+}
+
+/* The upward-exposed uses of a compound statement. */
+static const StmtSets *stmt_live(Ssa *s, const Stmt *st)
+{
+	StmtSets *ss = stmt_sets(s, st);
+	if (ss->has_live)
+		return ss;
+	PtrMap out = { 0 };
+	switch (st->kind) {
 	case ST_FOR: case ST_WHILE: {
-		uses_expr(out, st->start);
-		uses_expr(out, st->stop);
-		uses_expr(out, st->step);
+		uses_expr(&out, st->start);
+		uses_expr(&out, st->stop);
+		uses_expr(&out, st->step);
 		if (st->kind == ST_WHILE)
-			uses_expr(out, st->value);
+			uses_expr(&out, st->value);
 		for (int i = 0; i < st->niter; i++)
-			uses_expr(out, st->inits[i]);
+			uses_expr(&out, st->inits[i]);
 		PtrMap body = { 0 };
-		live_in_block(&body, &st->body);
+		live_in_block(s, &body, &st->body);
 		if (st->var)
 			set_del(&body, st->var);
 		for (int i = 0; i < st->niter; i++)
 			set_del(&body, st->iter_args[i]);
 		for (size_t i = 0; i < body.cap; i++)
 			if (body.keys[i] && body.vals[i])
-				set_add(out, body.vals[i]);
+				set_add(&out, body.vals[i]);
 		pmap_release(&body);
-		return;
+		break;
 	}
 	case ST_IF:
-		uses_expr(out, st->value);
-		live_in_block(out, &st->body);
-		live_in_block(out, &st->orelse);
-		return;
+		uses_expr(&out, st->value);
+		live_in_block(s, &out, &st->body);
+		live_in_block(s, &out, &st->orelse);
+		break;
 	case ST_SCOPE:
-		live_in_block(out, &st->body);
+		live_in_block(s, &out, &st->body);
 		if (st->scope->kind == SC_SPMD)
-			uses_expr(out, st->scope->core_num);
-		return;
+			uses_expr(&out, st->scope->core_num);
+		break;
 	default:
-		return;
+		break;
 	}
+	ss = stmt_sets(s, st); /* the map may have grown */
+	ss->live = set_members(s->a, &out, &ss->nlive);
+	ss->has_live = true;
+	pmap_release(&out);
+	return ss;
 }
-
-static void live_in_block(PtrMap *out, const Block *b)
-{
-	PtrMap defs = { 0 };
-	for (int i = 0; i < b->n; i++) {
-		PtrMap li = { 0 };
-		live_in(&li, b->stmts[i]);
-		for (size_t j = 0; j < li.cap; j++)
-			if (li.keys[j] && li.vals[j] && !set_has(&defs, li.vals[j]))
-				set_add(out, li.vals[j]);
-		pmap_release(&li);
-		assign_defs_stmt(&defs, b->stmts[i]);
-	}
-	pmap_release(&defs);
-}
-
-static bool has_loop(const Block *b);
 
 /* Whether st is a loop or holds one. */
-static bool stmt_has_loop(const Stmt *st)
+static bool stmt_has_loop(Ssa *s, const Stmt *st)
 {
 	if (st->kind == ST_FOR || st->kind == ST_WHILE)
 		return true;
-	return !ir_stmt_is_simple(st->kind) && (has_loop(&st->body) || has_loop(&st->orelse));
-}
-
-static bool has_loop(const Block *b)
-{
-	for (int i = 0; i < b->n; i++)
-		if (stmt_has_loop(b->stmts[i]))
-			return true;
-	return false;
+	if (ir_stmt_is_simple(st->kind))
+		return false;
+	StmtSets *ss = stmt_sets(s, st);
+	if (ss->has_loop_known)
+		return ss->has_loop;
+	bool loop = false;
+	for (int k = 0; k < 2 && !loop; k++) {
+		const Block *b = k ? &st->orelse : &st->body;
+		for (int i = 0; i < b->n && !loop; i++)
+			loop = stmt_has_loop(s, b->stmts[i]);
+	}
+	ss = stmt_sets(s, st);
+	ss->has_loop_known = true;
+	ss->has_loop = loop;
+	return loop;
 }
 
 static void set_copy(PtrMap *dst, const PtrMap *src)
@@ -486,7 +626,11 @@ static Stmt *convert_loop(Ssa *s, Stmt *n, const Stmt *st)
 	}
 
 	PtrMap assigned = { 0 };
-	assign_defs(&assigned, &st->body);
+	{
+		const StmtSets *ss = stmt_defs(s, n, st); /* n: the unconverted node's key */
+		for (int i = 0; i < ss->ndefs; i++)
+			set_add(&assigned, ss->defs[i]);
+	}
 	if (st->var)
 		set_del(&assigned, st->var);
 	for (int i = 0; i < n0; i++)
@@ -772,22 +916,29 @@ static Block convert_block(Ssa *s, const Block *b)
 		out.stmts[0] = convert_stmt(s, b->stmts[0]);
 		return out;
 	}
-	/* needs[i+1] for the children that contain a loop */
+	/* needs[i+1] for the children that contain a loop (only they read it:
+	 * nothing before the first of them needs to be analysed) */
 	PtrMap **needs = arena_alloc(s->a, (size_t)b->n * sizeof *needs);
+	int first = 0;
+	while (first < b->n && !stmt_has_loop(s, b->stmts[first]))
+		first++;
 	PtrMap run = { 0 };
-	for (int j = b->n - 1; j >= 0; j--) {
+	for (int j = b->n - 1; j >= first; j--) {
 		const Stmt *st = b->stmts[j];
-		if (stmt_has_loop(st)) {
+		if (stmt_has_loop(s, st)) {
 			needs[j] = arena_alloc(s->a, sizeof(PtrMap));
 			set_copy(needs[j], &run);
 		}
-		PtrMap defs = { 0 };
-		assign_defs_stmt(&defs, st);
-		for (size_t i = 0; i < defs.cap; i++)
-			if (defs.keys[i] && defs.vals[i])
-				set_del(&run, defs.vals[i]);
-		pmap_release(&defs);
-		live_in(&run, st);
+		if (j == first)
+			break;
+		if (st->kind == ST_ASSIGN) {
+			set_del(&run, st->var);
+		} else if (!ir_stmt_is_simple(st->kind)) {
+			const StmtSets *ss = stmt_defs(s, st, st);
+			for (int i = 0; i < ss->ndefs; i++)
+				set_del(&run, ss->defs[i]);
+		}
+		live_in(s, &run, st);
 	}
 	pmap_release(&run);
 	PtrMap *saved = s->future;
@@ -866,6 +1017,7 @@ static void convert_function(Ssa *s, Function *f)
 	s->future = &s->empty;
 	f->body = convert_block(s, &f->body);
 	f->params = params;
+	pmap_release(&s->sets);
 }
 
 int ssa_convert_program(Program *p, Diag *d)

@@ -45,13 +45,15 @@ static ArgAccess param_access(const OpDef *op, const OpsParam *pm, int i, const 
 	return e == EFF_WRITE ? ACC_WRITE : e == EFF_READWRITE ? ACC_READWRITE : ACC_READ;
 }
 
-/* The one place argument effects are looked up, so the source can change.
- * i >= 0: positional argument i; i < 0: keyword argument -i - 1. */
-ArgAccess dir_arg_access(const Expr *call, int i)
+/* The registry entry of an op call (NULL: not an op call, or unknown). */
+static const OpDef *call_op(const Expr *call)
 {
-	if (call->kind != EX_OP_CALL)
-		return ACC_READ;
-	const OpDef *op = ops_find(ops_default(), call->str);
+	return call->kind == EX_OP_CALL ? ops_find(ops_default(), call->str) : NULL;
+}
+
+/* Argument i's access under op (the call's entry, looked up once per call). */
+static ArgAccess op_arg_access(const OpDef *op, const Expr *call, int i)
+{
 	if (!op)
 		return ACC_READ;
 	if (i >= 0)
@@ -61,6 +63,13 @@ ArgAccess dir_arg_access(const Expr *call, int i)
 		if (strcmp(op->kwargs[k].name, kn) == 0)
 			return param_access(op, &op->kwargs[k], -1, call);
 	return ACC_READ;
+}
+
+/* The one place argument effects are looked up, so the source can change.
+ * i >= 0: positional argument i; i < 0: keyword argument -i - 1. */
+ArgAccess dir_arg_access(const Expr *call, int i)
+{
+	return op_arg_access(call_op(call), call, i);
 }
 
 typedef struct Dir {
@@ -86,6 +95,7 @@ static int lookup(const PtrMap *m, const Expr *e)
 }
 
 static void scan_expr(Dir *s, const Expr *e);
+static void scan_op(Dir *s, const Expr *e, const OpDef *op);
 
 static bool bookkeeping_key(const char *k)
 {
@@ -135,28 +145,7 @@ static void scan_expr(Dir *s, const Expr *e)
 		return;
 	}
 	case EX_OP_CALL:
-		for (int i = 0; i < e->nargs; i++) {
-			ArgAccess acc = dir_arg_access(e, i);
-			if (acc != ACC_READ && !(s->store_not_write && strcmp(e->str, "tile.store") == 0)) {
-				int k = lookup(&s->input, e->args[i]);
-				if (k >= 0)
-					s->write[k] = true;
-			}
-			if (acc == ACC_WRITE)
-				continue; /* a pure destination moves no data in */
-			scan_expr(s, e->args[i]);
-		}
-		for (int i = 0; i < e->nkw; i++) {
-			ArgAccess acc = dir_arg_access(e, -i - 1);
-			if (acc != ACC_READ) {
-				int k = lookup(&s->input, e->kw[i].value);
-				if (k >= 0)
-					s->write[k] = true;
-			}
-			if (acc != ACC_WRITE)
-				scan_expr(s, e->kw[i].value);
-		}
-		scan_attrs(s, e->attrs);
+		scan_op(s, e, call_op(e));
 		return;
 	case EX_FN_CALL: case EX_SUBMIT:
 		scan_user_call(s, e);
@@ -172,15 +161,66 @@ static void scan_expr(Dir *s, const Expr *e)
 	}
 }
 
-/* The destination a call writes in place when it has exactly one Write slot. */
-static const Expr *written_dest(const Expr *e)
+/* Whether every argument of op's calls is only read (no declared effect,
+ * no effect that a keyword can switch on): the common case, decided without
+ * an access lookup per argument.  An unknown op (NULL) reads. */
+static bool op_reads_only(const OpDef *op)
 {
-	if (!e || e->kind != EX_OP_CALL)
+	if (!op)
+		return true;
+	for (int i = 0; i < op->nparams; i++)
+		if (op->params[i].effect != EFF_READ || op->params[i].effect_kwarg)
+			return false;
+	for (int i = 0; i < op->nkwargs; i++)
+		if (op->kwargs[i].effect != EFF_READ || op->kwargs[i].effect_kwarg)
+			return false;
+	return true;
+}
+
+static void scan_op(Dir *s, const Expr *e, const OpDef *op)
+{
+	if (op_reads_only(op)) {
+		for (int i = 0; i < e->nargs; i++)
+			scan_expr(s, e->args[i]);
+		for (int i = 0; i < e->nkw; i++)
+			scan_expr(s, e->kw[i].value);
+		scan_attrs(s, e->attrs);
+		return;
+	}
+	for (int i = 0; i < e->nargs; i++) {
+		ArgAccess acc = op_arg_access(op, e, i);
+		if (acc != ACC_READ && !(s->store_not_write && strcmp(e->str, "tile.store") == 0)) {
+			int k = lookup(&s->input, e->args[i]);
+			if (k >= 0)
+				s->write[k] = true;
+		}
+		if (acc == ACC_WRITE)
+			continue; /* a pure destination moves no data in */
+		scan_expr(s, e->args[i]);
+	}
+	for (int i = 0; i < e->nkw; i++) {
+		ArgAccess acc = op_arg_access(op, e, -i - 1);
+		if (acc != ACC_READ) {
+			int k = lookup(&s->input, e->kw[i].value);
+			if (k >= 0)
+				s->write[k] = true;
+		}
+		if (acc != ACC_WRITE)
+			scan_expr(s, e->kw[i].value);
+	}
+	scan_attrs(s, e->attrs);
+}
+
+/* The destination an op call (entry op) writes in place when it has exactly
+ * one Write slot. */
+static const Expr *written_dest(const Expr *e, const OpDef *op)
+{
+	if (!e || e->kind != EX_OP_CALL || op_reads_only(op))
 		return NULL;
 	const Expr *dst = NULL;
 	int n = 0;
 	for (int i = 0; i < e->nargs; i++)
-		if (dir_arg_access(e, i) == ACC_WRITE) {
+		if (op_arg_access(op, e, i) == ACC_WRITE) {
 			dst = e->args[i];
 			n++;
 		}
@@ -202,14 +242,19 @@ static void scan_stmt(Dir *s, const Stmt *st)
 {
 	switch (st->kind) {
 	case ST_ASSIGN: {
-		int k = lookup(&s->idx, written_dest(st->value));
-		if (s->whole_fn && k < 0 && (k = lookup(&s->idx, st->value)) >= 0) {
+		const Expr *v = st->value;
+		const OpDef *op = v && v->kind == EX_OP_CALL ? call_op(v) : NULL;
+		int k = lookup(&s->idx, written_dest(v, op));
+		if (s->whole_fn && k < 0 && (k = lookup(&s->idx, v)) >= 0) {
 			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
 			return;
 		}
 		if (k >= 0)
 			pmap_put(&s->idx, st->var, (void *)(uintptr_t)(k + 1));
-		scan_expr(s, st->value);
+		if (v && v->kind == EX_OP_CALL)
+			scan_op(s, v, op);
+		else
+			scan_expr(s, v);
 		return;
 	}
 	case ST_EVAL:
@@ -260,6 +305,8 @@ static void infer(Program *p, Var **inputs, int n, const Block *body, const PtrM
 	Dir s = { .p = p, .whole_fn = whole_fn, .store_not_write = store_not_write };
 	s.read = xmalloc((size_t)(n + 1) * sizeof *s.read);
 	s.write = xmalloc((size_t)(n + 1) * sizeof *s.write);
+	pmap_reserve(&s.idx, (size_t)n * 2);
+	pmap_reserve(&s.input, (size_t)n);
 	for (int i = 0; i < n; i++) {
 		s.read[i] = s.write[i] = false;
 		pmap_put(&s.idx, inputs[i], (void *)(uintptr_t)(i + 1));

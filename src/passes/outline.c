@@ -19,6 +19,12 @@
 #include "ptoopt/ir_walk.h"
 #include "ptoopt/passes.h"
 
+/* Var.mark of the Vars a target scope defines: the only ones "used after"
+ * is asked about (a scope's outputs, scalars to hoist), so the indexes keep
+ * only them.  Set at the start of a run, cleared at its end (with Var.aux);
+ * printer epochs start above it. */
+#define OL_QUERIED 1u
+
 /* ------------------------------------------------------------ small sets */
 
 static bool has(const PtrMap *m, const void *k) { return m && pmap_get(m, k) != NULL; }
@@ -26,8 +32,18 @@ static void add(PtrMap *m, const void *k) { pmap_put(m, k, (void *)1); }
 
 /* ------------------------------------------------------------ state */
 
+/* Which statements of a block refer to a Var: Var -> index + 1 of the last
+ * one, built on the first question and only from the statements after the
+ * one visited then (questions come in statement order, and a statement not
+ * visited yet is still as it was when the block was entered). */
+typedef struct LastIndex {
+	const Block *b;
+	PtrMap map;
+	bool built;
+} LastIndex;
+
 typedef struct Frame {
-	const PtrMap *last;   /* Var -> last referring stmt index + 1 in that block */
+	LastIndex *last;      /* that block's index */
 	int idx;              /* the statement being visited there */
 	bool tail;            /* some later statement of that block refers to a Var */
 	struct Frame *up;
@@ -58,6 +74,7 @@ typedef struct Ol {
 	bool failed;
 	PtrMap retmaps;       /* callee -> RetMap: callees do not change during a run */
 	bool no_target_below; /* the block being visited holds no target scope */
+	struct DefInfo *info; size_t ninfo; /* Var.aux of the OL_QUERIED Vars */
 } Ol;
 
 /* ------------------------------------------------------------ helpers */
@@ -353,10 +370,12 @@ static void rename_set(Ol *o, Var *k, Var *v, bool logged)
 
 /* ------------------------------------------------------------ required outputs */
 
+static int last_ref(LastIndex *l, int idx, Var *v);
+
 static bool required(const Ol *o, Var *v)
 {
 	for (const Frame *f = o->frames; f; f = f->up)
-		if ((int)(uintptr_t)pmap_get(f->last, v) - 1 > f->idx)
+		if (last_ref(f->last, f->idx, v) > f->idx)
 			return true;
 	return has(o->req, v);
 }
@@ -376,14 +395,42 @@ static bool required_empty(const Ol *o)
 
 typedef struct UsedAfter {
 	const Ol *o;
-	const PtrMap *last; int idx; /* the scope's own block, or NULL */
+	LastIndex *last; int idx;    /* the scope's own block, or NULL */
+	const Stmt *scope;           /* the scope statement */
 	PtrMap extra;                /* store targets / fallback definitions */
 	bool all_required;           /* use the required-output chain */
 } UsedAfter;
 
+/* Var.aux of a Var a top-level target scope defines (see count_refs). */
+typedef struct DefInfo {
+	const Stmt *scope; /* the outermost target scope whose body defines it */
+	unsigned total;    /* references in the function when the run started */
+	unsigned inside;   /* ... of which inside that scope statement */
+} DefInfo;
+
+/* v's DefInfo when it is one of this run's (Var.mark and Var.aux are
+ * scratch fields another pass may have left set). */
+static DefInfo *def_info(const Ol *o, const Var *v)
+{
+	DefInfo *d = v->mark == OL_QUERIED ? v->aux : NULL;
+	return d && d >= o->info && d < o->info + o->ninfo ? d : NULL;
+}
+
+/* Every reference to v is inside the scope s being outlined at top level:
+ * no later statement of any enclosing block can refer to it. */
+static bool scope_local(const UsedAfter *u, Var *v)
+{
+	if (u->o->req)
+		return false;
+	const DefInfo *di = def_info(u->o, v);
+	return di && di->scope == u->scope && di->total == di->inside;
+}
+
 static bool used_after(const UsedAfter *u, Var *v)
 {
-	if (u->last && (int)(uintptr_t)pmap_get(u->last, v) - 1 > u->idx)
+	if (u->all_required && u->scope && scope_local(u, v))
+		return has(&u->extra, v);
+	if (u->last && last_ref(u->last, u->idx, v) > u->idx)
 		return true;
 	if (has(&u->extra, v))
 		return true;
@@ -956,6 +1003,11 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		body->n = k;
 	}
 	defs_block(body, &defs);
+	/* the scope's sets are sized once (none of them is iterated) */
+	pmap_reserve(&defset, defs.len);
+	pmap_reserve(&li.defined, defs.len);
+	pmap_reserve(&li.seen, defs.len / 2 + 4);
+	pmap_reserve(&used, defs.len * 2 + 8);
 	for (size_t i = 0; i < defs.len; i++)
 		add(&defset, defs.items[i]);
 
@@ -1171,6 +1223,7 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 		bind_block(&sb, body);
 
 	/* Return values: store targets return their parameter; tensors trace to one. */
+	pmap_reserve(&params, (size_t)nin);
 	for (int i = 0; i < nin; i++)
 		pmap_put(&params, inputs[i], (void *)(uintptr_t)(i + 1));
 	Expr **rets = arena_alloc(a, (size_t)(nout + 1) * sizeof *rets);
@@ -1492,8 +1545,6 @@ static void fallback(Ol *o, Stmt *s, UsedAfter *u)
 
 /* ------------------------------------------------------------ loop carries (seed) */
 
-static void defs_set_cb(void *ctx, Var *v) { add(ctx, v); }
-
 static Stmt *trailing_yield(Ol *o, Block *b, bool create)
 {
 	if (b->n && b->stmts[b->n - 1]->kind == ST_YIELD)
@@ -1534,33 +1585,30 @@ static int renamed_outside(Ol *o, Stmt *s, size_t m, PtrVec *out)
 {
 	if (o->nlog == m)
 		return 0;
-	PtrMap inner = { 0 }, seen = { 0 };
-	ir_block_vars(&s->body, defs_set_cb, &inner);
-	ir_block_vars(&s->orelse, defs_set_cb, &inner);
-	for (int i = 0; i < s->niter; i++)
-		add(&inner, s->iter_args[i]);
+	PtrMap seen = { 0 }, local = { 0 };
+	/* t is "defined inside" when s's bodies define it (a caller-owned t is
+	 * only referenced, never bound, in there) */
+	{
+		PtrVec d = { 0 };
+		defs_block(&s->body, &d);
+		defs_block(&s->orelse, &d);
+		for (size_t k = 0; k < d.len; k++)
+			add(&local, d.items[k]);
+		vec_release(&d);
+	}
 	int n = 0;
 	for (size_t i = m; i < o->nlog; i++) {
 		Var *t = o->log[i].key;
 		if (has(&seen, t))
 			continue;
 		add(&seen, t);
-		/* t is "defined inside" when s's bodies define it (uses count too:
-		 * a caller-owned t is only referenced, never bound, in there) */
-		PtrVec d = { 0 };
-		defs_block(&s->body, &d);
-		defs_block(&s->orelse, &d);
-		bool local = false;
-		for (size_t k = 0; k < d.len && !local; k++)
-			local = d.items[k] == t;
-		vec_release(&d);
-		if (local)
+		if (has(&local, t))
 			continue;
 		vec_push(out, t);
 		vec_push(out, o->log[i].prev ? o->log[i].prev : t);
 		n++;
 	}
-	pmap_release(&inner);
+	pmap_release(&local);
 	pmap_release(&seen);
 	return n;
 }
@@ -1601,6 +1649,146 @@ static void thread_loop(Ol *o, Stmt *s, size_t m)
 
 static void visit_stmt(Ol *o, Stmt *s);
 
+/* Var -> index + 1 of the last statement referring to it (later ones overwrite). */
+typedef struct LastCtx {
+	PtrMap *last;
+	void *idx;
+	bool any;
+} LastCtx;
+
+
+static void last_cb(void *ctx, Var *v)
+{
+	LastCtx *c = ctx;
+	if (v->mark == OL_QUERIED)
+		pmap_put(c->last, v, c->idx);
+}
+
+/* The index of the last statement after idx that refers to v (what
+ * ir_stmt_vars visits; a placeholder counts for nothing), or -1. */
+static int last_ref(LastIndex *l, int idx, Var *v)
+{
+	if (!l->built) {
+		LastCtx ctx = { &l->map, 0, false };
+		for (int i = idx + 1; i < l->b->n; i++) {
+			if (l->b->stmts[i]->placeholder)
+				continue;
+			ctx.idx = (void *)(uintptr_t)(i + 1);
+			ir_stmt_vars(l->b->stmts[i], last_cb, &ctx);
+		}
+		l->built = true;
+	}
+	return (int)(uintptr_t)pmap_get(&l->map, v) - 1;
+}
+
+/* Whether an expression / a statement refers to any Var (ir_stmt_vars would
+ * call back at least once), stopping at the first. */
+static bool expr_refers(const Expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EX_VAR:
+		return true;
+	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return false;
+	default:
+		break;
+	}
+	if (expr_refers(e->lhs) || expr_refers(e->rhs) || expr_refers(e->attrs))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_refers(e->args[i]))
+			return true;
+	for (int i = 0; i < e->nkw; i++)
+		if (expr_refers(e->kw[i].value))
+			return true;
+	return false;
+}
+
+static bool stmt_refers(const Stmt *s)
+{
+	if (s->var || expr_refers(s->value))
+		return true;
+	for (int i = 0; i < s->nvalues; i++)
+		if (expr_refers(s->values[i]))
+			return true;
+	if (ir_stmt_is_simple(s->kind))
+		return false;
+	if (s->niter || s->nrets || expr_refers(s->start) || expr_refers(s->stop) || expr_refers(s->step))
+		return true;
+	const Scope *sc = s->scope;
+	if (sc && (sc->ndeps || sc->nno_dep_args || sc->ndumps || sc->tid || expr_refers(sc->core_num) ||
+		   expr_refers(sc->predicate) || expr_refers(sc->count)))
+		return true;
+	for (int k = 0; k < 2; k++) {
+		const Block *b = k ? &s->orelse : &s->body;
+		for (int i = 0; i < b->n; i++)
+			if (stmt_refers(b->stmts[i]))
+				return true;
+	}
+	return false;
+}
+
+/* The definitions of every target scope body in b (those of nested target
+ * scopes included), in pre-order; scopes: the outermost target scope of each. */
+static void target_defs(const Block *b, ScopeKind target, PtrVec *out, PtrVec *scopes)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		if (s->kind == ST_SCOPE && s->scope->kind == target) {
+			size_t from = out->len;
+			defs_block(&s->body, out);
+			for (size_t k = from; k < out->len; k++)
+				vec_push(scopes, (void *)s);
+			continue;
+		}
+		target_defs(&s->body, target, out, scopes);
+		target_defs(&s->orelse, target, out, scopes);
+	}
+}
+
+/* One walk of the function at the start of a run: every Var's name into
+ * vnames (as ir_block_vars visits them), and for each Var a target scope
+ * defines, how many references it has and how many of them are inside the
+ * outermost target scope defining it. */
+typedef struct CountCtx {
+	Ol *o;
+	const Stmt *scope; /* the outermost target scope being walked, or NULL */
+} CountCtx;
+
+static void count_cb(void *ctx, Var *v)
+{
+	CountCtx *c = ctx;
+	add(&c->o->vnames, v->name);
+	DefInfo *di = def_info(c->o, v);
+	if (di) {
+		di->total++;
+		if (c->scope && di->scope == c->scope)
+			di->inside++;
+	}
+}
+
+static void count_refs(const Block *b, ScopeKind target, CountCtx *c)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (!c->scope && s->kind == ST_SCOPE && s->scope->kind == target) {
+			c->scope = s;
+			ir_stmt_vars(s, count_cb, c);
+			c->scope = NULL;
+			continue;
+		}
+		ir_stmt_header_vars(s, count_cb, c);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		count_refs(&s->body, target, c);
+		count_refs(&s->orelse, target, c);
+	}
+}
+
 static void visit_block_frames(Ol *o, Block *b)
 {
 	/* Without a target scope below, nothing asks what is used after a
@@ -1613,24 +1801,12 @@ static void visit_block_frames(Ol *o, Block *b)
 		o->no_target_below = saved;
 		return;
 	}
-	/* last reference index per Var, and whether anything is referenced after */
-	PtrMap last = { 0 };
+	/* last reference index per Var (built when first asked), and whether
+	 * anything is referenced after */
+	LastIndex last = { .b = b };
 	bool *tail = arena_alloc(o->a, (size_t)(b->n + 1) * sizeof *tail);
-	struct { PtrMap *m; int i; } ctx;
-	for (int i = 0; i < b->n; i++) {
-		if (b->stmts[i]->placeholder)
-			continue;
-		ctx.m = &last;
-		ctx.i = i;
-		PtrMap one = { 0 };
-		ir_stmt_vars(b->stmts[i], defs_set_cb, &one);
-		for (size_t k = 0; k < one.cap; k++)
-			if (one.keys[k] && one.vals[k])
-				pmap_put(&last, one.keys[k], (void *)(uintptr_t)(i + 1));
-		tail[i] = one.len > 0;
-		pmap_release(&one);
-	}
-	(void)ctx;
+	for (int i = 0; i < b->n; i++)
+		tail[i] = !b->stmts[i]->placeholder && stmt_refers(b->stmts[i]);
 	for (int i = b->n - 1, any = 0; i >= 0; i--) {
 		bool here = tail[i];
 		tail[i] = any;
@@ -1643,7 +1819,7 @@ static void visit_block_frames(Ol *o, Block *b)
 		    b->stmts[i + 1]->scope->kind == o->cfg->target && b->stmts[i + 1]->scope->tid == s->var)
 			continue;
 		if (s->kind == ST_SCOPE && s->scope->kind == o->cfg->target) {
-			UsedAfter u = { .o = o, .last = &last, .idx = i, .all_required = true };
+			UsedAfter u = { .o = o, .last = &last, .idx = i, .scope = s, .all_required = true };
 			if (!tail[i] && required_empty(o)) {
 				fallback(o, s, &u);
 			} else if (b->n == 1) {
@@ -1662,7 +1838,7 @@ static void visit_block_frames(Ol *o, Block *b)
 		vec_push(&out, s);
 	}
 	b->stmts = (Stmt **)vec_finish(o->a, &out, &b->n);
-	pmap_release(&last);
+	pmap_release(&last.map);
 }
 
 static void visit_block(Ol *o, Block *b) { visit_block_frames(o, b); }
@@ -1749,8 +1925,38 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .func_name = f->name, .reserved = reserved, .out = out };
 	for (int i = 0; i < f->nparams; i++)
 		param_names(&o.vnames, f->params[i].var);
-	ir_block_vars(&f->body, param_names, &o.vnames);
+	PtrVec queried = { 0 }, scopes = { 0 };
+	target_defs(&f->body, cfg->target, &queried, &scopes);
+	pmap_reserve(&o.vnames, queried.len * 2 + 32); /* a set, never iterated */
+	for (size_t i = 0; i < queried.len; i++) {
+		Var *v = queried.items[i];
+		v->mark = 0;
+		v->aux = NULL;
+	}
+	o.info = arena_alloc(o.a, (queried.len + 1) * sizeof *o.info);
+	o.ninfo = queried.len;
+	for (size_t i = 0; i < queried.len; i++) {
+		Var *v = queried.items[i];
+		DefInfo *di = v->aux;
+		if (!di) {
+			di = &o.info[i];
+			di->scope = scopes.items[i];
+			v->aux = di;
+			v->mark = OL_QUERIED;
+		} else if (di->scope != scopes.items[i]) {
+			di->scope = NULL; /* defined in two scopes: never local */
+		}
+	}
+	CountCtx cc = { &o, NULL };
+	count_refs(&f->body, cfg->target, &cc);
 	visit_block(&o, &f->body);
+	for (size_t i = 0; i < queried.len; i++) {
+		Var *v = queried.items[i];
+		v->mark = 0;
+		v->aux = NULL;
+	}
+	vec_release(&queried);
+	vec_release(&scopes);
 	*count = o.count;
 	pmap_release(&o.vnames);
 	pmap_release(&o.fnames);

@@ -769,11 +769,9 @@ static Type *split_reshape(RuleCtx *rc)
 	if (!tile && t0->kind != TY_TENSOR)
 		return tr_error(rc, "The operator %s requires argument to be a (non-distributed) TensorType, but got %s", op,
 				type_name(tr_arg(rc, 0)));
-	if (!tile && sp) {
-		const char *base = strchr(op, '.') + 1;
-		return tr_error(rc, "pl.%s(..., split=N) does not accept a high-level Tensor operand \xe2\x80\x94 the outlined split= form is tile-only. Wrap the Tensor in a 'for aiv_id in pl.split_aiv(...)' region instead, which supplies the split mode and lowers to the tile op.",
-				base);
-	}
+	/* a tensor operand with an explicit split= (the outlined form is
+	 * tile-only) is the parser's error (split_transfer in parse.c): in a
+	 * region the split comes from the region */
 	if (!sp || sp->kind != EX_INT)
 		return NULL;
 	int64_t split = sp->ival;
