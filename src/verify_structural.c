@@ -415,7 +415,10 @@ static void type_dyn_vars(SV *s, const Type *t)
 
 static void use_after_def(SV *s, Function *f)
 {
-	pmap_clear(&s->defs);
+	/* a map of its own per function: clearing one sized for the largest
+	 * function would cost that size for every small one */
+	pmap_release(&s->defs);
+	s->defs = (PtrMap){ 0 };
 	s->log.len = 0;
 	for (int i = 0; i < f->nparams; i++)
 		def_set(s, f->params[i].var, f->params[i].var);
