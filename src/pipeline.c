@@ -20,14 +20,7 @@ static const PassOptSpec infer_directions_opts[] = {
 	{ NULL, NULL },
 };
 
-/* What the reference's pass context verifies after the two passes that
- * copy code (the copies' variables, then the pass's own property). */
-static bool inline_after(Program *p, Diag *d)
-{
-	return verify_copies_defined(p, d, "InlineFunctions") && verify_inline_eliminated(p, d);
-}
 
-static bool unroll_after(Program *p, Diag *d) { return verify_copies_defined(p, d, "UnrollLoops"); }
 static bool verify_flattened(Program *p, Diag *d);
 
 /* Designated fields: a pass without options leaves options / run_opts NULL.
@@ -59,11 +52,12 @@ static const PassInfo passes[] = {
 	 * outliners); run is NULL until each lands. */
 	{ .name = "inline-functions", .ref_name = "InlineFunctions",
 	  .summary = "splices FunctionType.Inline functions into their callers and drops them",
-	  .run = inline_functions_program, .produces = PROP_INLINED, .verify_after = inline_after },
+	  .run = inline_functions_program, .produces = PROP_INLINED, .verify_after = verify_inline_eliminated },
 	{ .name = "unroll-loops", .ref_name = "UnrollLoops", .summary = "expands pl.unroll loops",
-	  .run = unroll_loops_program, .produces = PROP_UNROLLED, .verify_after = unroll_after },
+	  .run = unroll_loops_program, .produces = PROP_UNROLLED },
 	{ .name = "ctrl-flow-transform", .ref_name = "CtrlFlowTransform",
-	  .summary = "break / continue / early return into structured control flow", .produces = PROP_STRUCTURED_CF },
+	  .summary = "break / continue into structured control flow (if / else, while loops with a break flag)",
+	  .run = cft_run_program, .produces = PROP_STRUCTURED_CF, .verify_after = cft_verify_structured },
 	{ .name = "simplify", .ref_name = "Simplify",
 	  .summary = "constant propagation, arithmetic simplification, dead-code elimination",
 	  .run = simplify_program },
@@ -625,20 +619,18 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 	unsigned held = 0; /* established by a pass of this run */
 	unsigned lost = 0; /* invalidated by a pass of this run, not established again since */
 	bool strict_ssa = false; /* SSA form made by convert-to-ssa in this run */
-	bool checked = false;    /* the structural properties of the input */
+	/* parameter directions set by a pass of this run (the outliners',
+	 * infer-directions'): ptoopt's, which InOutUseValid does not judge */
+	bool dirs_ours = false;
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
 		if (!pi->run && !pi->run_opts) {
 			diag_error(d, 0, 0, "pass '%s' is not implemented in this version of ptoopt", pi->name);
 			return 1;
 		}
-		/* as the reference's pass context before its first pass
-		 * (infer-directions is ptoopt's own and checks nothing) */
-		if (!checked && pi->run_opts != infer_directions_program) {
-			checked = true;
-			if (!verify_structural(p, d, pi->ref_name))
-				return 1;
-		}
+		/* after the first pass the previous pass's post-check saw this program */
+		if (i == 0 && !verify_structural(p, d, "before", pi->ref_name, dirs_ours))
+			return 1;
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
 		/* required properties an earlier pass of this run invalidated:
@@ -659,6 +651,9 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 			return 1;
 		double dt = now_seconds() - t0;
 		if (pi->verify_after && !pi->verify_after(p, d))
+			return 1;
+		dirs_ours = dirs_ours || !strncmp(pi->name, "outline-", 8) || !strcmp(pi->name, "infer-directions");
+		if (!verify_structural(p, d, "after", pi->ref_name, dirs_ours))
 			return 1;
 		held = (held & ~pi->invalidates) | pi->produces;
 		lost = (lost | pi->invalidates) & ~pi->produces;

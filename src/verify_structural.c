@@ -1,721 +1,745 @@
-/* verify_structural.c - the reference's structural property checks of a
- * pass's input (the VerificationInstrument of its PassContext verifies
- * them before every pass; a program that fails them is rejected before the
- * first one runs, whatever the pipeline).  Implemented here, each as far as
- * the reference's verifiers reject programs ptoopt reads:
+/* verify_structural.c - the reference's structural properties, verified
+ * before and after every pass (as its pass context does with BEFORE_AND_AFTER
+ * verification, which its tests use): the ones a program can break on its
+ * own, in the reference's property order, the first violation reported.
  *
- *   NoNestedInCore       no InCore scope inside another (verify.c)
- *   UseAfterDef          a pl.dynamic dimension variable used in a function
- *                        (in an expression, or in the type of a variable
- *                        read) whose parameter and return types do not
- *                        mention it; other variables are bound by the
- *                        parser's scoping already
- *   TypeChecked          the kind and dtype of a loop's or an if's carried
- *                        values: init value, iter arg, yielded value, result
- *   InOutUseValid        no read of a variable after a call passed it as an
- *                        InOut / Out argument, until it is assigned again
- *                        (a loop body's passes count from its first
- *                        iteration; not in Group / Spmd functions)
- *   AtomicAddDtypeValid  no atomic-add store into a BF16 tensor: the
- *                        reference's backend (Ascend950, 'a5') has no bf16
- *                        atomic add
- */
-#include <stdarg.h>
+ *   TypeChecked (part): a loop's init values, iter args, yield values and
+ *     results, and an if's branch yields and results, agree in kind and dtype.
+ *   NoRedundantBlocks (part): a yield only as the last statement of its block.
+ *   BreakContinueValid: break and continue only in sequential and while loops.
+ *   UseAfterDef: every variable read is defined where it is read (parameters
+ *     and the dynamic dimensions of parameter and result types are defined in
+ *     the whole body; loop variables and iter args only in their loop; loop
+ *     and if results after them; without results, what a loop or a branch
+ *     defines stays visible after it), types of the variables read included.
+ *   NoNestedInCore: verify_no_nested_incore.
+ *   InOutUseValid: a variable passed to an InOut or Out parameter of a program
+ *     function is not read afterwards until it is assigned again (a loop's
+ *     body counts as following itself); Group and Spmd functions are exempt.
+ *     Not checked once an outliner or infer-directions has run: the
+ *     directions they give are ptoopt's, which may differ from the
+ *     reference's.
+ *   AtomicAddDtypeValid: no atomic-add store into a BF16 tensor (the
+ *     reference's tests run for the Ascend950 backend, 'a5', which has none).
+ *
+ * Each walk is linear in the function, except that InOutUseValid walks a
+ * loop's body once more per enclosing loop (the nesting depth the parser
+ * bounds). */
+#include "ptoopt/verify.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "ptoopt/ir_walk.h"
-#include "ptoopt/verify.h"
+#include "ptoopt/typerule.h"
 
-/* Where a violation is reported, and the pass named in the message. */
-typedef struct Vctx {
-	Diag *d;
-	const char *when;  /* "Pre-verification failed before" / "Post-verification failed after" */
-	const char *pass;
-} Vctx;
-
-static void fail(const Vctx *v, SrcPos at, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void fail(const Vctx *v, SrcPos at, const char *check, const char *fmt, ...)
-{
-	char msg[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	diag_error(v->d, at.line, at.col, "%s pass '%s': %s: %s", v->when, v->pass, check, msg);
-}
-
-/* ------------------------------------------------------------ UseAfterDef */
-
-typedef struct Uad {
-	const Vctx *vx;
-	const Function *f;
-	PtrMap defined; /* dynamic variables of the signature */
+typedef struct SV {
+	Program *p;
+	Function *fn;
+	char msg[640];
+	SrcPos pos;
 	bool failed;
-} Uad;
+	const char *check;   /* the reference's name of the check now running */
+	const char *failed_check;
+	/* UseAfterDef: Var -> non-NULL while defined, with an undo log */
+	PtrMap defs;
+	PtrVec log;          /* pairs: key, previous value */
+} SV;
 
-static void uad_type_defs(Uad *u, const Type *t);
-
-static void uad_expr_defs(Uad *u, const Expr *e)
+static void fail(SV *s, SrcPos pos, const char *msg)
 {
-	if (!e)
+	if (s->failed)
 		return;
-	if (e->kind == EX_VAR) {
-		if (e->var->kind == VK_DYN)
-			pmap_put(&u->defined, e->var, (void *)1);
-		return;
-	}
-	uad_expr_defs(u, e->lhs);
-	uad_expr_defs(u, e->rhs);
-	for (int i = 0; i < e->nargs; i++)
-		uad_expr_defs(u, e->args[i]);
-}
-
-static void uad_type_defs(Uad *u, const Type *t)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < t->ndim; i++)
-		uad_expr_defs(u, t->shape[i]);
-	if (t->view)
-		for (int i = 0; i < t->view->nkw; i++)
-			uad_expr_defs(u, t->view->kw[i].value);
-	for (int i = 0; i < t->nelems; i++)
-		uad_type_defs(u, t->elems[i]);
-}
-
-static void uad_use(Uad *u, const Var *v, SrcPos at)
-{
-	if (u->failed || v->kind != VK_DYN || pmap_get(&u->defined, v))
-		return;
-	fail(u->vx, at, "UseAfterDefCheck", "Variable '%s' used before definition in function '%s'", v->name,
-	     u->f->name);
-	u->failed = true;
-}
-
-static void uad_type_uses(Uad *u, const Type *t, SrcPos at);
-
-static void uad_expr_uses(Uad *u, const Expr *e, bool in_type, SrcPos at)
-{
-	if (!e || u->failed)
-		return;
-	if (e->kind == EX_VAR) {
-		SrcPos p = e->pos.line ? e->pos : at;
-		uad_use(u, e->var, p);
-		if (!in_type)
-			uad_type_uses(u, e->var->type, p);
-		return;
-	}
-	SrcPos p = e->pos.line ? e->pos : at;
-	uad_expr_uses(u, e->lhs, in_type, p);
-	uad_expr_uses(u, e->rhs, in_type, p);
-	for (int i = 0; i < e->nargs; i++)
-		uad_expr_uses(u, e->args[i], in_type, p);
-	for (int i = 0; i < e->nkw; i++)
-		uad_expr_uses(u, e->kw[i].value, in_type, p);
-}
-
-static void uad_type_uses(Uad *u, const Type *t, SrcPos at)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < t->ndim; i++)
-		uad_expr_uses(u, t->shape[i], true, at);
-	if (t->view)
-		for (int i = 0; i < t->view->nkw; i++)
-			uad_expr_uses(u, t->view->kw[i].value, true, at);
-	for (int i = 0; i < t->nelems; i++)
-		uad_type_uses(u, t->elems[i], at);
-}
-
-static void uad_block(Uad *u, const Block *b)
-{
-	for (int i = 0; i < b->n && !u->failed; i++) {
-		const Stmt *s = b->stmts[i];
-		uad_expr_uses(u, s->value, false, s->pos);
-		for (int j = 0; j < s->nvalues; j++)
-			uad_expr_uses(u, s->values[j], false, s->pos);
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		uad_expr_uses(u, s->start, false, s->pos);
-		uad_expr_uses(u, s->stop, false, s->pos);
-		uad_expr_uses(u, s->step, false, s->pos);
-		for (int j = 0; j < s->niter; j++)
-			uad_expr_uses(u, s->inits[j], false, s->pos);
-		if (s->scope) {
-			uad_expr_uses(u, s->scope->core_num, false, s->pos);
-			uad_expr_uses(u, s->scope->predicate, false, s->pos);
-			uad_expr_uses(u, s->scope->count, false, s->pos);
-		}
-		uad_block(u, &s->body);
-		uad_block(u, &s->orelse);
-	}
-}
-
-static bool check_use_after_def(Program *p, const Vctx *vx)
-{
-	for (int i = 0; i < p->nfuncs; i++) {
-		const Function *f = p->funcs[i];
-		if (f->abstract || f->inline_body)
-			continue;
-		Uad u = { .vx = vx, .f = f };
-		for (int j = 0; j < f->nparams; j++)
-			uad_type_defs(&u, f->params[j].var->type);
-		for (int j = 0; j < f->nrets; j++)
-			uad_type_defs(&u, f->rets[j]);
-		uad_block(&u, &f->body);
-		pmap_release(&u.defined);
-		if (u.failed)
-			return false;
-	}
-	return true;
+	s->failed = true;
+	s->pos = pos;
+	s->failed_check = s->check;
+	snprintf(s->msg, sizeof s->msg, "%s", msg);
 }
 
 /* ------------------------------------------------------------ TypeChecked */
 
-static const char *type_kind_name(const Type *t)
+static bool kind_known(const Type *t)
 {
-	switch (t->kind) {
-	case TY_SCALAR: return "ScalarType";
-	case TY_TENSOR: return "TensorType";
-	case TY_DIST_TENSOR: return "DistributedTensorType";
-	case TY_TILE: return "TileType";
-	case TY_TUPLE: return "TupleType";
-	case TY_ARRAY: return "ArrayType";
-	case TY_PTR: return "PtrType";
-	default: return "Type";
-	}
+	return t && (t->kind == TY_SCALAR || t->kind == TY_TENSOR || t->kind == TY_TILE || t->kind == TY_TUPLE);
 }
 
-static bool has_dtype(const Type *t)
+static void type_eq(SV *s, const Type *a, const Type *b, const char *ctx, const char *da, const char *db, SrcPos pos)
 {
-	return t->kind == TY_SCALAR || t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR || t->kind == TY_TILE;
-}
-
-/* The reference's CheckTypeEquality, as far as kinds, tuple sizes and
- * dtypes go (shapes are not compared). */
-static bool types_agree(const Vctx *vx, const Type *a, const Type *b, const char *ctx, const char *da, const char *db,
-			SrcPos at)
-{
-	if (!a || !b || a->kind == TY_UNKNOWN || b->kind == TY_UNKNOWN || a->kind == TY_NAMED || b->kind == TY_NAMED)
-		return true;
+	char m[640];
+	if (!kind_known(a) || !kind_known(b) || s->failed)
+		return;
 	if (a->kind != b->kind) {
-		fail(vx, at, "TypeCheck", "Type kind mismatch in %s: %s type '%s' != %s type '%s'", ctx, da,
-		     type_kind_name(a), db, type_kind_name(b));
-		return false;
+		snprintf(m, sizeof m, "Type kind mismatch in %s: %s type '%s' != %s type '%s'", ctx, da, tr_type_name(a),
+			 db, tr_type_name(b));
+		fail(s, pos, m);
+		return;
 	}
 	if (a->kind == TY_TUPLE) {
 		if (a->nelems != b->nelems) {
-			fail(vx, at, "TypeCheck", "Tuple size mismatch in %s: %s has %d elements, but %s has %d elements",
-			     ctx, da, a->nelems, db, b->nelems);
-			return false;
+			snprintf(m, sizeof m, "Tuple size mismatch in %s: %s has %d elements, but %s has %d elements", ctx,
+				 da, a->nelems, db, b->nelems);
+			fail(s, pos, m);
+			return;
 		}
 		for (int i = 0; i < a->nelems; i++) {
-			char ea[160], eb[160];
+			char ea[200], eb[200];
 			snprintf(ea, sizeof ea, "%s tuple element[%d]", da, i);
 			snprintf(eb, sizeof eb, "%s tuple element[%d]", db, i);
-			if (!types_agree(vx, a->elems[i], b->elems[i], ctx, ea, eb, at))
-				return false;
+			type_eq(s, a->elems[i], b->elems[i], ctx, ea, eb, pos);
 		}
-		return true;
+		return;
 	}
-	if (has_dtype(a) && a->dtype != b->dtype) {
-		fail(vx, at, "TypeCheck", "Dtype mismatch in %s: %s dtype != %s dtype", ctx, da, db);
-		return false;
+	if (a->dtype != b->dtype) {
+		snprintf(m, sizeof m, "Dtype mismatch in %s: %s dtype != %s dtype", ctx, da, db);
+		fail(s, pos, m);
 	}
-	return true;
 }
 
 static const Stmt *last_yield(const Block *b)
 {
-	const Stmt *s = b->n ? b->stmts[b->n - 1] : NULL;
-	return s && s->kind == ST_YIELD ? s : NULL;
+	return b->n && b->stmts[b->n - 1]->kind == ST_YIELD ? b->stmts[b->n - 1] : NULL;
 }
 
-static bool check_types_block(const Vctx *vx, const Block *b)
+static void tc_loop(SV *s, const Stmt *st)
 {
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		const Stmt *y = last_yield(&s->body);
-		if ((s->kind == ST_FOR || s->kind == ST_WHILE) && s->niter && y && y->nvalues == s->niter &&
-		    s->nrets == s->niter) {
-			const char *ctx = s->kind == ST_FOR ? "ForStmt" : "WhileStmt";
-			for (int k = 0; k < s->niter; k++) {
-				char a[64], b2[64], c[64], r[64];
-				snprintf(a, sizeof a, "iter_arg[%d] initValue", k);
-				snprintf(b2, sizeof b2, "declared iter_arg[%d]", k);
-				snprintf(c, sizeof c, "yield value[%d]", k);
-				snprintf(r, sizeof r, "return_var[%d]", k);
-				Type *ti = s->inits[k] ? ir_expr_type(s->inits[k]) : NULL, *td = s->iter_args[k]->type;
-				Type *ty = ir_expr_type(y->values[k]), *tr = s->rets[k]->type;
-				if (!ti || !td || !ty || !tr)
-					continue;
-				if (!types_agree(vx, ti, td, ctx, a, b2, s->pos) || !types_agree(vx, td, ty, ctx, b2, c, s->pos) ||
-				    !types_agree(vx, ty, tr, ctx, c, r, s->pos))
-					return false;
-			}
-		}
-		if (s->kind == ST_IF && s->nrets && s->has_else) {
-			const Stmt *e = last_yield(&s->orelse);
-			if (y && e && y->nvalues == e->nvalues && y->nvalues == s->nrets)
-				for (int k = 0; k < s->nrets; k++) {
-					char a[64], b2[64], r[64];
-					snprintf(a, sizeof a, "then yield value[%d]", k);
-					snprintf(b2, sizeof b2, "else yield value[%d]", k);
-					snprintf(r, sizeof r, "return_var[%d]", k);
-					Type *tt = ir_expr_type(y->values[k]), *te = ir_expr_type(e->values[k]);
-					Type *tr = s->rets[k]->type;
-					if (!tt || !te || !tr)
-						continue;
-					if (!types_agree(vx, tt, te, "IfStmt", a, b2, s->pos) ||
-					    !types_agree(vx, tt, tr, "IfStmt", a, r, s->pos))
-						return false;
-				}
-		}
-		if (!check_types_block(vx, &s->body) || !check_types_block(vx, &s->orelse))
-			return false;
+	const char *ctx = st->kind == ST_FOR ? "ForStmt" : "WhileStmt";
+	const Stmt *y = last_yield(&st->body);
+	if (!st->niter || !y)
+		return;
+	if (st->niter != y->nvalues || st->niter != st->nrets) {
+		char m[200];
+		snprintf(m, sizeof m, "%s size mismatch: iter_args=%d, yield values=%d, return_vars=%d", ctx, st->niter,
+			 y->nvalues, st->nrets);
+		fail(s, st->pos, m);
+		return;
 	}
-	return true;
+	for (int i = 0; i < st->niter && !s->failed; i++) {
+		char a[64], b[64], c[64], r[64];
+		snprintf(a, sizeof a, "iter_arg[%d] initValue", i);
+		snprintf(b, sizeof b, "declared iter_arg[%d]", i);
+		snprintf(c, sizeof c, "yield value[%d]", i);
+		snprintf(r, sizeof r, "return_var[%d]", i);
+		Type *it = st->iter_args[i]->type, *yt = ir_expr_type(y->values[i]), *rt = st->rets[i]->type;
+		type_eq(s, st->inits ? ir_expr_type(st->inits[i]) : it, it, ctx, a, b, st->pos);
+		type_eq(s, it, yt, ctx, b, c, st->pos);
+		type_eq(s, yt, rt, ctx, c, r, st->pos);
+	}
 }
 
-static bool check_types(Program *p, const Vctx *vx)
+static void tc_if(SV *s, const Stmt *st)
 {
-	for (int i = 0; i < p->nfuncs; i++)
-		if (!check_types_block(vx, &p->funcs[i]->body))
-			return false;
-	return true;
+	if (!st->nrets || !st->has_else)
+		return;
+	const Stmt *ty = last_yield(&st->body), *ey = last_yield(&st->orelse);
+	if (!ty || !ey)
+		return;
+	if (ty->nvalues != ey->nvalues || ty->nvalues != st->nrets) {
+		char m[200];
+		snprintf(m, sizeof m, "IfStmt size mismatch: then yield=%d, else yield=%d, return_vars=%d", ty->nvalues,
+			 ey->nvalues, st->nrets);
+		fail(s, st->pos, m);
+		return;
+	}
+	for (int i = 0; i < ty->nvalues && !s->failed; i++) {
+		char a[64], b[64], r[64];
+		snprintf(a, sizeof a, "then yield value[%d]", i);
+		snprintf(b, sizeof b, "else yield value[%d]", i);
+		snprintf(r, sizeof r, "return_var[%d]", i);
+		Type *tt = ir_expr_type(ty->values[i]);
+		type_eq(s, tt, ir_expr_type(ey->values[i]), "IfStmt", a, b, st->pos);
+		type_eq(s, tt, st->rets[i]->type, "IfStmt", a, r, st->pos);
+	}
+}
+
+static void tc_block(SV *s, const Block *b)
+{
+	for (int i = 0; i < b->n && !s->failed; i++) {
+		const Stmt *st = b->stmts[i];
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		if (st->kind == ST_FOR || st->kind == ST_WHILE)
+			tc_loop(s, st);
+		else if (st->kind == ST_IF)
+			tc_if(s, st);
+		tc_block(s, &st->body);
+		tc_block(s, &st->orelse);
+	}
+}
+
+/* ------------------------------------------------------------ NoRedundantBlocks */
+
+/* (the part a block of ptoopt's IR can break: a yield only at the end) */
+static void nrb_block(SV *s, const Block *b)
+{
+	for (int i = 0; i < b->n && !s->failed; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_YIELD && i + 1 < b->n) {
+			fail(s, st->pos, "YieldStmt before the terminating position; YieldStmt must be the trailing statement "
+				 "of its scope");
+			return;
+		}
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		nrb_block(s, &st->body);
+		nrb_block(s, &st->orelse);
+	}
+}
+
+/* ------------------------------------------------------------ BreakContinueValid */
+
+/* loop: the kind of the innermost enclosing loop (FOR_RANGE for while), -1 outside */
+static void bc_block(SV *s, const Block *b, int loop)
+{
+	for (int i = 0; i < b->n && !s->failed; i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_BREAK || st->kind == ST_CONTINUE) {
+			const char *kw = st->kind == ST_BREAK ? "break" : "continue";
+			char m[80];
+			if (loop < 0)
+				snprintf(m, sizeof m, "'%s' outside loop", kw);
+			else if (loop == FOR_PARALLEL)
+				snprintf(m, sizeof m, "'%s' not supported in parallel loops", kw);
+			else if (loop == FOR_UNROLL)
+				snprintf(m, sizeof m, "'%s' not supported in unrolled loops", kw);
+			else
+				continue;
+			fail(s, st->pos, m);
+			return;
+		}
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		int inner = st->kind == ST_FOR ? st->for_kind : st->kind == ST_WHILE ? FOR_RANGE : loop;
+		bc_block(s, &st->body, inner);
+		bc_block(s, &st->orelse, inner);
+	}
+}
+
+/* ------------------------------------------------------------ UseAfterDef */
+
+static void def_set(SV *s, Var *v, void *val)
+{
+	vec_push(&s->log, v);
+	vec_push(&s->log, pmap_get(&s->defs, v));
+	pmap_put(&s->defs, v, val);
+}
+
+static void def_undo(SV *s, size_t mark)
+{
+	while (s->log.len > mark) {
+		void *prev = s->log.items[--s->log.len];
+		Var *v = s->log.items[--s->log.len];
+		pmap_put(&s->defs, v, prev);
+	}
+}
+
+static void ud_expr(SV *s, const Expr *e, SrcPos pos, bool in_type);
+
+/* The expressions of a type the reference's use walk visits. */
+static void ud_type(SV *s, const Type *t, SrcPos pos)
+{
+	if (!t)
+		return;
+	if (t->kind == TY_TUPLE) {
+		for (int i = 0; i < t->nelems; i++)
+			ud_type(s, t->elems[i], pos);
+		return;
+	}
+	if (t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR && t->kind != TY_TILE)
+		return;
+	if (t->memref && t->memref->index)
+		ud_expr(s, t->memref->index, pos, true);
+	for (int i = 0; i < t->ndim; i++)
+		ud_expr(s, t->shape[i], pos, true);
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			ud_expr(s, t->view->kw[i].value, pos, true);
+}
+
+static void ud_expr(SV *s, const Expr *e, SrcPos pos, bool in_type)
+{
+	if (!e || s->failed)
+		return;
+	switch (e->kind) {
+	case EX_VAR:
+		if (!pmap_get(&s->defs, e->var)) {
+			char m[400];
+			snprintf(m, sizeof m, "Variable '%s' used before definition in function '%s'", e->var->name,
+				 s->fn->name);
+			fail(s, pos, m);
+			return;
+		}
+		if (!in_type)
+			ud_type(s, e->var->type, pos);
+		return;
+	case EX_BINARY:
+		ud_expr(s, e->lhs, pos, in_type);
+		ud_expr(s, e->rhs, pos, in_type);
+		return;
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		ud_expr(s, e->lhs, pos, in_type);
+		return;
+	case EX_TUPLE: case EX_OP_CALL: case EX_FN_CALL: case EX_SUBMIT:
+		for (int i = 0; i < e->nargs; i++)
+			ud_expr(s, e->args[i], pos, in_type);
+		return;
+	default:
+		return;
+	}
+}
+
+static void ud_block(SV *s, const Block *b);
+
+static void ud_stmt(SV *s, const Stmt *st)
+{
+	SrcPos pos = st->pos;
+	switch (st->kind) {
+	case ST_ASSIGN:
+		ud_expr(s, st->value, pos, false);
+		def_set(s, st->var, st->var);
+		return;
+	case ST_EVAL:
+		ud_expr(s, st->value, pos, false);
+		return;
+	case ST_RETURN: case ST_YIELD:
+		for (int i = 0; i < st->nvalues; i++)
+			ud_expr(s, st->values[i], pos, false);
+		return;
+	case ST_BREAK: case ST_CONTINUE:
+		return;
+	case ST_FOR: case ST_WHILE: {
+		bool is_for = st->kind == ST_FOR;
+		if (is_for) {
+			ud_expr(s, st->start, pos, false);
+			ud_expr(s, st->stop, pos, false);
+			ud_expr(s, st->step, pos, false);
+		}
+		for (int i = 0; i < st->niter; i++)
+			ud_expr(s, st->inits[i], pos, false);
+		size_t mark = s->log.len;
+		if (is_for && st->var)
+			def_set(s, st->var, st->var);
+		for (int i = 0; i < st->niter; i++)
+			def_set(s, st->iter_args[i], st->iter_args[i]);
+		if (!is_for)
+			ud_expr(s, st->value, pos, false);
+		ud_block(s, &st->body);
+		if (st->nrets) {
+			def_undo(s, mark);
+			for (int i = 0; i < st->nrets; i++)
+				def_set(s, st->rets[i], st->rets[i]);
+		} else {
+			/* the body's definitions stay visible, the loop's own do not */
+			if (is_for && st->var)
+				def_set(s, st->var, NULL);
+			for (int i = 0; i < st->niter; i++)
+				def_set(s, st->iter_args[i], NULL);
+		}
+		return;
+	}
+	case ST_IF: {
+		ud_expr(s, st->value, pos, false);
+		size_t mark = s->log.len;
+		ud_block(s, &st->body);
+		/* what the then branch defined, to add back after the else */
+		PtrVec then_defs = { 0 };
+		for (size_t i = mark; i < s->log.len; i += 2)
+			if (pmap_get(&s->defs, s->log.items[i]))
+				vec_push(&then_defs, s->log.items[i]);
+		def_undo(s, mark);
+		ud_block(s, &st->orelse);
+		if (st->nrets) {
+			def_undo(s, mark);
+			for (int i = 0; i < st->nrets; i++)
+				def_set(s, st->rets[i], st->rets[i]);
+		} else {
+			for (size_t i = 0; i < then_defs.len; i++)
+				def_set(s, then_defs.items[i], then_defs.items[i]);
+		}
+		vec_release(&then_defs);
+		return;
+	}
+	case ST_SCOPE:
+		ud_block(s, &st->body);
+		return;
+	}
+}
+
+static void ud_block(SV *s, const Block *b)
+{
+	for (int i = 0; i < b->n && !s->failed; i++)
+		ud_stmt(s, b->stmts[i]);
+}
+
+static void type_dyn_vars(SV *s, const Type *t);
+
+static void expr_dyn_vars(SV *s, const Expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case EX_VAR:
+		def_set(s, e->var, e->var);
+		return;
+	case EX_BINARY:
+		expr_dyn_vars(s, e->lhs);
+		expr_dyn_vars(s, e->rhs);
+		return;
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		expr_dyn_vars(s, e->lhs);
+		return;
+	case EX_TUPLE: case EX_OP_CALL: case EX_FN_CALL: case EX_SUBMIT:
+		for (int i = 0; i < e->nargs; i++)
+			expr_dyn_vars(s, e->args[i]);
+		return;
+	default:
+		return;
+	}
+}
+
+/* The variables a parameter or result type mentions are defined in the body. */
+static void type_dyn_vars(SV *s, const Type *t)
+{
+	if (!t)
+		return;
+	if (t->kind == TY_TUPLE) {
+		for (int i = 0; i < t->nelems; i++)
+			type_dyn_vars(s, t->elems[i]);
+		return;
+	}
+	if (t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR && t->kind != TY_TILE)
+		return;
+	if (t->memref && t->memref->index)
+		expr_dyn_vars(s, t->memref->index);
+	for (int i = 0; i < t->ndim; i++)
+		expr_dyn_vars(s, t->shape[i]);
+	if (t->view)
+		for (int i = 0; i < t->view->nkw; i++)
+			expr_dyn_vars(s, t->view->kw[i].value);
+}
+
+static void use_after_def(SV *s, Function *f)
+{
+	/* a map of its own per function: clearing one sized for the largest
+	 * function would cost that size for every small one */
+	pmap_release(&s->defs);
+	s->defs = (PtrMap){ 0 };
+	s->log.len = 0;
+	for (int i = 0; i < f->nparams; i++)
+		def_set(s, f->params[i].var, f->params[i].var);
+	for (int i = 0; i < f->nparams; i++)
+		type_dyn_vars(s, f->params[i].var->type);
+	for (int i = 0; i < f->nrets; i++)
+		type_dyn_vars(s, f->rets[i]);
+	ud_block(s, &f->body);
 }
 
 /* ------------------------------------------------------------ InOutUseValid */
 
-typedef struct Dead {
-	PtrMap origin;   /* Var -> SrcPos * of the call that killed it (NULL: alive) */
-} Dead;
+/* One walk's dead set: Var -> the statement whose call killed it (NULL:
+ * alive), with an undo log of (Var, previous) pairs. */
+typedef struct IO {
+	SV *s;
+	PtrMap dead;
+	PtrVec log;
+	bool report;
+	const Stmt *at;      /* the statement being walked */
+} IO;
 
-typedef struct Iou {
-	Program *p;
-	const Vctx *vx;
-	Arena *a;
-	PtrMap *memo;    /* loop Stmt -> Kills */
-	bool report;     /* false in the pre-scan of a loop body */
-	bool failed;
-	Dead dead;
-} Iou;
-
-static void iou_kill(Iou *c, Var *v, SrcPos at)
+static void dead_set(IO *io, Var *v, const void *val)
 {
-	if (pmap_get(&c->dead.origin, v))
-		return;
-	SrcPos *o = arena_alloc(c->a, sizeof *o);
-	*o = at;
-	pmap_put(&c->dead.origin, v, o);
+	vec_push(&io->log, v);
+	vec_push(&io->log, pmap_get(&io->dead, v));
+	pmap_put(&io->dead, v, (void *)val);
 }
 
-static void iou_revive(Iou *c, Var *v)
+/* Reads of e; the InOut / Out arguments of its program calls become dead. */
+static void io_expr(IO *io, const Expr *e)
 {
-	if (pmap_get(&c->dead.origin, v))
-		pmap_put(&c->dead.origin, v, NULL);
-}
-
-static void iou_expr(Iou *c, const Expr *e, SrcPos at)
-{
-	if (!e || c->failed)
+	if (!e || (io->report && io->s->failed))
 		return;
-	if (e->kind == EX_VAR) {
-		SrcPos *o = pmap_get(&c->dead.origin, e->var);
-		if (o && c->report) {
-			SrcPos p = e->pos.line ? e->pos : at;
-			fail(c->vx, p, "InOutUseDiscipline",
-			     "variable '%s' was passed as InOut/Out at %s:%d:%d; read the post-call return value "
-			     "instead of the pre-call variable",
-			     e->var->name, c->vx->d->file ? c->vx->d->file : "", o->line, o->col);
-			c->failed = true;
+	switch (e->kind) {
+	case EX_VAR: {
+		const Stmt *o = pmap_get(&io->dead, e->var);
+		if (io->report && o) {
+			char m[400];
+			snprintf(m, sizeof m,
+				 "variable '%s' was passed as InOut/Out at line %d; read the post-call return value "
+				 "instead of the pre-call variable",
+				 e->var->name, o->pos.line);
+			fail(io->s, io->at->pos, m);
 		}
 		return;
 	}
-	SrcPos p = e->pos.line ? e->pos : at;
-	if (e->kind == EX_OP_CALL || e->kind == EX_FN_CALL) {
+	case EX_BINARY:
+		io_expr(io, e->lhs);
+		io_expr(io, e->rhs);
+		return;
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		io_expr(io, e->lhs);
+		return;
+	case EX_TUPLE: case EX_OP_CALL: case EX_SUBMIT:
 		for (int i = 0; i < e->nargs; i++)
-			iou_expr(c, e->args[i], p);
-		const Function *f = e->kind == EX_FN_CALL ? ir_find_function(c->p, e->str) : NULL;
-		for (int i = 0; f && i < e->nargs && i < f->nparams; i++)
-			if ((f->params[i].dir == DIR_INOUT || f->params[i].dir == DIR_OUT) && e->args[i]->kind == EX_VAR)
-				iou_kill(c, e->args[i]->var, p);
+			io_expr(io, e->args[i]);
+		return;
+	case EX_FN_CALL: {
+		for (int i = 0; i < e->nargs; i++)
+			io_expr(io, e->args[i]);
+		Function *callee = e->str ? ir_find_function(io->s->p, e->str) : NULL;
+		if (!callee)
+			return;
+		int n = callee->nparams < e->nargs ? callee->nparams : e->nargs;
+		for (int i = 0; i < n; i++) {
+			ParamDir d = callee->params[i].dir;
+			if ((d == DIR_INOUT || d == DIR_OUT) && e->args[i]->kind == EX_VAR &&
+			    !pmap_get(&io->dead, e->args[i]->var))
+				dead_set(io, e->args[i]->var, io->at);
+		}
 		return;
 	}
-	iou_expr(c, e->lhs, p);
-	iou_expr(c, e->rhs, p);
-	for (int i = 0; i < e->nargs; i++)
-		iou_expr(c, e->args[i], p);
-	for (int i = 0; i < e->nkw; i++)
-		iou_expr(c, e->kw[i].value, p);
-}
-
-static void iou_block(Iou *c, const Block *b);
-
-/* What a loop body leaves dead, walked from an empty state (a property
- * of the body alone, so computed once per loop: each enclosing loop's
- * pre-scan reuses it instead of walking it again). */
-typedef struct Kills {
-	Var **vars;
-	SrcPos **at;
-	size_t n;
-} Kills;
-
-static const Kills *loop_kills(Iou *c, const Stmt *s)
-{
-	Kills *k = pmap_get(c->memo, s);
-	if (k)
-		return k;
-	Iou sub = { .p = c->p, .vx = c->vx, .a = c->a, .memo = c->memo, .report = false };
-	iou_block(&sub, &s->body);
-	k = arena_alloc(c->a, sizeof *k);
-	size_t cap = sub.dead.origin.len;
-	k->vars = arena_alloc(c->a, (cap ? cap : 1) * sizeof *k->vars);
-	k->at = arena_alloc(c->a, (cap ? cap : 1) * sizeof *k->at);
-	for (size_t i = 0; i < sub.dead.origin.cap; i++) {
-		const void *v = sub.dead.origin.keys ? sub.dead.origin.keys[i] : NULL;
-		SrcPos *o = v ? sub.dead.origin.vals[i] : NULL;
-		if (!o)
-			continue;
-		bool iter = false;
-		for (int j = 0; j < s->niter; j++)
-			iter |= s->iter_args[j] == v;
-		if (!iter) {
-			k->vars[k->n] = (Var *)v;
-			k->at[k->n++] = o;
-		}
-	}
-	pmap_release(&sub.dead.origin);
-	pmap_put(c->memo, s, k);
-	return k;
-}
-
-/* The variables a loop body passes as InOut / Out (its iter args aside)
- * are dead from the loop's start on, for the reads of later iterations. */
-static void iou_loop_kills(Iou *c, const Stmt *s)
-{
-	const Kills *k = loop_kills(c, s);
-	for (size_t i = 0; i < k->n; i++)
-		iou_kill(c, k->vars[i], *k->at[i]);
-}
-
-static void iou_block(Iou *c, const Block *b)
-{
-	for (int i = 0; i < b->n && !c->failed; i++) {
-		const Stmt *s = b->stmts[i];
-		switch (s->kind) {
-		case ST_ASSIGN:
-			iou_expr(c, s->value, s->pos);
-			iou_revive(c, s->var);
-			continue;
-		case ST_IF: {
-			iou_expr(c, s->value, s->pos);
-			PtrMap snap = { 0 };
-			for (size_t k = 0; k < c->dead.origin.cap; k++)
-				if (c->dead.origin.keys && c->dead.origin.keys[k] && c->dead.origin.vals[k])
-					pmap_put(&snap, c->dead.origin.keys[k], c->dead.origin.vals[k]);
-			iou_block(c, &s->body);
-			PtrMap after_then = c->dead.origin;
-			c->dead.origin = snap;
-			iou_block(c, &s->orelse);
-			for (size_t k = 0; k < after_then.cap; k++)
-				if (after_then.keys && after_then.keys[k] && after_then.vals[k])
-					iou_kill(c, (Var *)after_then.keys[k], *(SrcPos *)after_then.vals[k]);
-			pmap_release(&after_then);
-			continue;
-		}
-		case ST_FOR: case ST_WHILE:
-			if (s->kind == ST_WHILE)
-				iou_expr(c, s->value, s->pos);
-			iou_expr(c, s->start, s->pos);
-			iou_expr(c, s->stop, s->pos);
-			iou_expr(c, s->step, s->pos);
-			for (int j = 0; j < s->niter; j++)
-				iou_expr(c, s->inits[j], s->pos);
-			iou_loop_kills(c, s);
-			iou_block(c, &s->body);
-			for (int j = 0; j < s->niter; j++)
-				iou_revive(c, s->iter_args[j]);
-			continue;
-		default:
-			break;
-		}
-		iou_expr(c, s->value, s->pos);
-		for (int j = 0; j < s->nvalues; j++)
-			iou_expr(c, s->values[j], s->pos);
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		if (s->scope) {
-			iou_expr(c, s->scope->core_num, s->pos);
-			iou_expr(c, s->scope->predicate, s->pos);
-			iou_expr(c, s->scope->count, s->pos);
-		}
-		iou_block(c, &s->body);
-		iou_block(c, &s->orelse);
+	default:
+		return;
 	}
 }
 
-static bool check_inout_use(Program *p, const Vctx *vx)
+static void io_block(IO *io, const Block *b);
+
+static bool is_iter_arg(const Stmt *st, const Var *v)
 {
-	for (int i = 0; i < p->nfuncs; i++) {
-		const Function *f = p->funcs[i];
-		if (f->type == FT_GROUP || f->type == FT_SPMD || f->abstract || f->inline_body)
-			continue;
-		PtrMap memo = { 0 };
-		Iou c = { .p = p, .vx = vx, .a = p->arena, .memo = &memo, .report = true };
-		iou_block(&c, &f->body);
-		pmap_release(&c.dead.origin);
-		pmap_release(&memo);
-		if (c.failed)
-			return false;
+	for (int i = 0; i < st->niter; i++)
+		if (st->iter_args[i] == v)
+			return true;
+	return false;
+}
+
+static void io_loop_body(IO *io, const Stmt *st)
+{
+	if (io->report) {
+		/* a kill in the body reaches the next iteration: what a fresh walk
+		 * of the body leaves dead is dead on entry (the iter args aside,
+		 * which the header rebinds) */
+		IO sub = { .s = io->s };
+		sub.at = io->at;
+		io_block(&sub, &st->body);
+		for (size_t i = 0; i < sub.dead.cap; i++) {
+			const Var *v = sub.dead.keys[i];
+			if (v && sub.dead.vals[i] && !is_iter_arg(st, v) && !pmap_get(&io->dead, v))
+				dead_set(io, (Var *)v, sub.dead.vals[i]);
+		}
+		pmap_release(&sub.dead);
+		vec_release(&sub.log);
 	}
-	return true;
+	io_block(io, &st->body);
+	for (int i = 0; i < st->niter; i++)
+		if (pmap_get(&io->dead, st->iter_args[i]))
+			dead_set(io, st->iter_args[i], NULL);
+}
+
+static void io_stmt(IO *io, const Stmt *st)
+{
+	io->at = st;
+	switch (st->kind) {
+	case ST_ASSIGN:
+		io_expr(io, st->value);
+		if (pmap_get(&io->dead, st->var))
+			dead_set(io, st->var, NULL);
+		return;
+	case ST_EVAL:
+		io_expr(io, st->value);
+		return;
+	case ST_RETURN: case ST_YIELD:
+		for (int i = 0; i < st->nvalues; i++)
+			io_expr(io, st->values[i]);
+		return;
+	case ST_BREAK: case ST_CONTINUE:
+		return;
+	case ST_FOR:
+		io_expr(io, st->start);
+		io_expr(io, st->stop);
+		io_expr(io, st->step);
+		for (int i = 0; i < st->niter; i++)
+			io_expr(io, st->inits[i]);
+		io_loop_body(io, st);
+		return;
+	case ST_WHILE:
+		io_expr(io, st->value);
+		for (int i = 0; i < st->niter; i++)
+			io_expr(io, st->inits[i]);
+		io_loop_body(io, st);
+		return;
+	case ST_IF: {
+		io_expr(io, st->value);
+		size_t mark = io->log.len;
+		io_block(io, &st->body);
+		/* dead after the if: dead after either branch */
+		PtrVec then_dead = { 0 };
+		for (size_t i = mark; i < io->log.len; i += 2) {
+			Var *v = io->log.items[i];
+			void *o = pmap_get(&io->dead, v);
+			if (o) {
+				vec_push(&then_dead, v);
+				vec_push(&then_dead, o);
+			}
+		}
+		while (io->log.len > mark) {
+			void *prev = io->log.items[--io->log.len];
+			Var *v = io->log.items[--io->log.len];
+			pmap_put(&io->dead, v, prev);
+		}
+		io_block(io, &st->orelse);
+		for (size_t i = 0; i < then_dead.len; i += 2)
+			if (!pmap_get(&io->dead, then_dead.items[i]))
+				dead_set(io, then_dead.items[i], then_dead.items[i + 1]);
+		vec_release(&then_dead);
+		return;
+	}
+	case ST_SCOPE:
+		io_block(io, &st->body);
+		return;
+	}
+}
+
+static void io_block(IO *io, const Block *b)
+{
+	for (int i = 0; i < b->n && !(io->report && io->s->failed); i++)
+		io_stmt(io, b->stmts[i]);
+}
+
+static void inout_use(SV *s, Function *f)
+{
+	if (f->type == FT_GROUP || f->type == FT_SPMD)
+		return;
+	IO io = { .s = s, .report = true };
+	io_block(&io, &f->body);
+	pmap_release(&io.dead);
+	vec_release(&io.log);
 }
 
 /* ------------------------------------------------------------ AtomicAddDtypeValid */
 
-static bool is_atomic_add(const Expr *e)
+static int atomic_dest(const Expr *e)
 {
-	for (int i = 0; i < e->nkw; i++)
-		if (!strcmp(e->kw[i].name, "atomic")) {
-			const Expr *v = e->kw[i].value;
-			return v && v->kind == EX_SYMBOL && !strcmp(v->str, "pl.AtomicType.Add");
-		}
-	return false;
+	if (!strcmp(e->str, "tile.store"))
+		return 2;
+	if (!strcmp(e->str, "tensor.assemble") || !strcmp(e->str, "pld.tensor.put") || !strcmp(e->str, "pld.tile.put"))
+		return 0;
+	if (!strcmp(e->str, "pld.tensor.remote_store") || !strcmp(e->str, "pld.tile.remote_store"))
+		return 1;
+	return -1;
 }
 
-static const Expr *bad_atomic(const Function *f, const Expr *e)
+static void aa_expr(SV *s, const Expr *e, SrcPos pos)
 {
-	if (!e || e->kind == EX_VAR)
-		return NULL;
-	if (e->kind == EX_OP_CALL) {
-		int dest = -1;
-		if (!strcmp(e->str, "tile.store"))
-			dest = 2;
-		else if (!strcmp(e->str, "tensor.assemble") || !strcmp(e->str, "pld.tensor.put") ||
-			 !strcmp(e->str, "pld.tile.put"))
-			dest = 0;
-		else if (!strcmp(e->str, "pld.tensor.remote_store") || !strcmp(e->str, "pld.tile.remote_store"))
-			dest = 1;
-		if (dest >= 0 && dest < e->nargs && is_atomic_add(e)) {
-			const Type *t = ir_expr_type(e->args[dest]);
-			if (t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR) && t->dtype == DT_BF16)
-				return e;
-		}
-	}
-	const Expr *r = bad_atomic(f, e->lhs);
-	if (!r)
-		r = bad_atomic(f, e->rhs);
-	for (int i = 0; !r && i < e->nargs; i++)
-		r = bad_atomic(f, e->args[i]);
-	for (int i = 0; !r && i < e->nkw; i++)
-		r = bad_atomic(f, e->kw[i].value);
-	return r;
-}
-
-static const Expr *bad_atomic_block(const Function *f, const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		const Expr *r = bad_atomic(f, s->value);
-		for (int j = 0; !r && j < s->nvalues; j++)
-			r = bad_atomic(f, s->values[j]);
-		if (!r && !ir_stmt_is_simple(s->kind)) {
-			for (int j = 0; !r && j < s->niter; j++)
-				r = bad_atomic(f, s->inits[j]);
-			if (!r)
-				r = bad_atomic_block(f, &s->body);
-			if (!r)
-				r = bad_atomic_block(f, &s->orelse);
-		}
-		if (r)
-			return r;
-	}
-	return NULL;
-}
-
-static bool check_atomic_add(Program *p, const Vctx *vx)
-{
-	for (int i = 0; i < p->nfuncs; i++) {
-		const Function *f = p->funcs[i];
-		const Expr *e = bad_atomic_block(f, &f->body);
-		if (e) {
-			fail(vx, e->pos, "AtomicAddDtypeValid",
-			     "atomic-add into a bf16 global tensor is not supported on the 'a5' backend (function '%s'). "
-			     "bf16 atomic-add requires the Ascend910B (A2/A3) profile, whose store pipe honours "
-			     "set_atomic_bf16. Accumulate into an fp32 tensor and cast to bf16 after the reduction "
-			     "instead.",
-			     f->name);
-			return false;
+	if (!e || s->failed)
+		return;
+	switch (e->kind) {
+	case EX_BINARY:
+		aa_expr(s, e->lhs, pos);
+		aa_expr(s, e->rhs, pos);
+		return;
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		aa_expr(s, e->lhs, pos);
+		return;
+	case EX_OP_CALL: {
+		int k = atomic_dest(e);
+		const Expr *at = NULL;
+		for (int i = 0; i < e->nkw; i++)
+			if (!strcmp(e->kw[i].name, "atomic"))
+				at = e->kw[i].value;
+		if (k >= 0 && k < e->nargs && at && at->kind == EX_SYMBOL && !strcmp(at->str, "pl.AtomicType.Add")) {
+			const Type *t = ir_expr_type(e->args[k]);
+			if (t && (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR) && t->dtype == DT_BF16) {
+				char m[600];
+				snprintf(m, sizeof m,
+					 "atomic-add into a bf16 global tensor is not supported on the 'a5' backend (function "
+					 "'%s'). bf16 atomic-add requires the Ascend910B (A2/A3) profile, whose store pipe "
+					 "honours set_atomic_bf16. Accumulate into an fp32 tensor and cast to bf16 after the "
+					 "reduction instead.",
+					 s->fn->name);
+				fail(s, e->pos.line ? e->pos : pos, m);
+				return;
+			}
 		}
 	}
-	return true;
+		/* fall through */
+	case EX_TUPLE: case EX_FN_CALL: case EX_SUBMIT:
+		for (int i = 0; i < e->nargs; i++)
+			aa_expr(s, e->args[i], pos);
+		return;
+	default:
+		return;
+	}
 }
 
-/* ------------------------------------------------------------ all */
-
-bool verify_structural(Program *p, Diag *d, const char *pass)
+static void aa_block(SV *s, const Block *b)
 {
-	Vctx vx = { .d = d, .when = "Pre-verification failed before", .pass = pass };
-	/* in the order the reference's property set lists them */
-	return check_types(p, &vx) && check_use_after_def(p, &vx) && verify_no_nested_incore(p, d) &&
-	       check_inout_use(p, &vx) && check_atomic_add(p, &vx);
-}
-
-/* ------------------------------------------------------------ after a pass */
-
-/* The reference's UseAfterDef check after a pass that copies code, as far
- * as copies can break it: a variable read (or named in the shape of a
- * variable read) that the function neither defines anywhere nor mentions in
- * its signature.  Inlining leaves a callee's parameter in the type of a
- * local whose type named it, unrolling the loop variable in the types of
- * the body's variables: the reference rejects both after the pass. */
-typedef struct Post {
-	const Vctx *vx;
-	const Function *f;
-	PtrMap defined;
-	bool failed;
-} Post;
-
-static void post_def(void *ctx, Var *v) { pmap_put(&((Post *)ctx)->defined, v, (void *)1); }
-
-static void post_defs(Post *c, const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (ir_stmt_is_simple(s->kind))
+	for (int i = 0; i < b->n && !s->failed; i++) {
+		const Stmt *st = b->stmts[i];
+		aa_expr(s, st->value, st->pos);
+		for (int k = 0; k < st->nvalues; k++)
+			aa_expr(s, st->values[k], st->pos);
+		if (ir_stmt_is_simple(st->kind))
 			continue;
-		for (int j = 0; j < s->niter; j++)
-			post_def(c, s->iter_args[j]);
-		if (s->scope) {
-			if (s->scope->tid)
-				post_def(c, s->scope->tid);
-			if (s->scope->aiv_var)
-				post_def(c, s->scope->aiv_var);
-		}
-		post_defs(c, &s->body);
-		post_defs(c, &s->orelse);
+		aa_block(s, &st->body);
+		aa_block(s, &st->orelse);
 	}
 }
 
-static void post_sig_expr(Post *c, const Expr *e)
+/* ------------------------------------------------------------ driver */
+
+bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool dirs_ours)
 {
-	if (!e)
-		return;
-	if (e->kind == EX_VAR) {
-		post_def(c, e->var);
-		return;
+	SV s = { .p = p };
+	s.check = "TypeCheck";
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			tc_block(&s, &s.fn->body);
 	}
-	post_sig_expr(c, e->lhs);
-	post_sig_expr(c, e->rhs);
-	for (int i = 0; i < e->nargs; i++)
-		post_sig_expr(c, e->args[i]);
-}
-
-static void post_sig_type(Post *c, const Type *t)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < t->ndim; i++)
-		post_sig_expr(c, t->shape[i]);
-	if (t->view)
-		for (int i = 0; i < t->view->nkw; i++)
-			post_sig_expr(c, t->view->kw[i].value);
-	for (int i = 0; i < t->nelems; i++)
-		post_sig_type(c, t->elems[i]);
-}
-
-static void post_need(Post *c, const Var *v, SrcPos at)
-{
-	if (c->failed || pmap_get(&c->defined, v))
-		return;
-	fail(c->vx, at, "UseAfterDefCheck", "Variable '%s' used before definition in function '%s'", v->name,
-	     c->f->name);
-	c->failed = true;
-}
-
-static void post_type_uses(Post *c, const Type *t, SrcPos at);
-
-static void post_expr(Post *c, const Expr *e, bool in_type, SrcPos at)
-{
-	if (!e || c->failed)
-		return;
-	if (e->kind == EX_VAR) {
-		post_need(c, e->var, at);
-		if (!in_type)
-			post_type_uses(c, e->var->type, at);
-		return;
+	s.check = "NoRedundantBlocks";
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			nrb_block(&s, &s.fn->body);
 	}
-	post_expr(c, e->lhs, in_type, at);
-	post_expr(c, e->rhs, in_type, at);
-	for (int i = 0; i < e->nargs; i++)
-		post_expr(c, e->args[i], in_type, at);
-	for (int i = 0; i < e->nkw; i++)
-		post_expr(c, e->kw[i].value, in_type, at);
-}
-
-static void post_type_uses(Post *c, const Type *t, SrcPos at)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < t->ndim; i++)
-		post_expr(c, t->shape[i], true, at);
-	if (t->view)
-		for (int i = 0; i < t->view->nkw; i++)
-			post_expr(c, t->view->kw[i].value, true, at);
-	for (int i = 0; i < t->nelems; i++)
-		post_type_uses(c, t->elems[i], at);
-}
-
-static void post_block(Post *c, const Block *b)
-{
-	for (int i = 0; i < b->n && !c->failed; i++) {
-		const Stmt *s = b->stmts[i];
-		post_expr(c, s->value, false, s->pos);
-		for (int j = 0; j < s->nvalues; j++)
-			post_expr(c, s->values[j], false, s->pos);
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		post_expr(c, s->start, false, s->pos);
-		post_expr(c, s->stop, false, s->pos);
-		post_expr(c, s->step, false, s->pos);
-		for (int j = 0; j < s->niter; j++)
-			post_expr(c, s->inits[j], false, s->pos);
-		if (s->scope) {
-			post_expr(c, s->scope->core_num, false, s->pos);
-			post_expr(c, s->scope->predicate, false, s->pos);
-			post_expr(c, s->scope->count, false, s->pos);
-		}
-		post_block(c, &s->body);
-		post_block(c, &s->orelse);
+	s.check = "BreakContinueCheck";
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			bc_block(&s, &s.fn->body, -1);
 	}
-}
-
-bool verify_copies_defined(Program *p, Diag *d, const char *pass)
-{
-	Vctx vx = { .d = d, .when = "Post-verification failed after", .pass = pass };
-	for (int i = 0; i < p->nfuncs; i++) {
-		const Function *f = p->funcs[i];
-		if (f->abstract || f->inline_body)
-			continue;
-		Post c = { .vx = &vx, .f = f };
-		for (int j = 0; j < f->nparams; j++) {
-			post_def(&c, f->params[j].var);
-			post_sig_type(&c, f->params[j].var->type);
-		}
-		for (int j = 0; j < f->nrets; j++)
-			post_sig_type(&c, f->rets[j]);
-		ir_block_defs(&f->body, post_def, &c);
-		post_defs(&c, &f->body);
-		post_block(&c, &f->body);
-		pmap_release(&c.defined);
-		if (c.failed)
-			return false;
+	s.check = "UseAfterDefCheck";
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			use_after_def(&s, s.fn);
+	}
+	pmap_release(&s.defs);
+	vec_release(&s.log);
+	if (s.failed) {
+		diag_error(d, s.pos.line, s.pos.col, "%s-verification failed %s pass '%s': %s: %s",
+			   !strcmp(when, "before") ? "Pre" : "Post", when, pass, s.failed_check, s.msg);
+		return false;
+	}
+	if (!verify_no_nested_incore(p, d))
+		return false;
+	/* not once the outliners or infer-directions set directions: those
+	 * are ptoopt's, not always the reference's, and a difference there is
+	 * not the program's fault */
+	s.check = "InOutUseValid";
+	for (int i = 0; i < p->nfuncs && !s.failed && !dirs_ours; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			inout_use(&s, s.fn);
+	}
+	s.check = "AtomicAddDtypeValid";
+	for (int i = 0; i < p->nfuncs && !s.failed; i++) {
+		s.fn = p->funcs[i];
+		if (!s.fn->inline_body)
+			aa_block(&s, &s.fn->body);
+	}
+	if (s.failed) {
+		diag_error(d, s.pos.line, s.pos.col, "%s-verification failed %s pass '%s': %s: %s",
+			   !strcmp(when, "before") ? "Pre" : "Post", when, pass, s.failed_check, s.msg);
+		return false;
 	}
 	return true;
 }

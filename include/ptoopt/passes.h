@@ -17,6 +17,10 @@ int unroll_loops_program(Program *p, Diag *d);  /* unroll_loops.c */
 int flatten_call_expr_program(Program *p, Diag *d); /* flatten_call_expr.c */
 int normalize_stmt_structure_program(Program *p, Diag *d); /* normalize_stmt_structure.c */
 int simplify_program(Program *p, Diag *d);      /* simplify.c */
+int cft_run_program(Program *p, Diag *d);       /* ctrl_flow_transform.c */
+/* After ctrl-flow-transform (the reference's StructuredCtrlFlow verifier):
+ * no break or continue left in an InCore, AIC or AIV function. */
+bool cft_verify_structured(Program *p, Diag *d);
 struct PassOpts;
 /* infer_directions.c; options mode, functions, reset (pipeline.c) */
 int infer_directions_program(Program *p, const struct PassOpts *o, Diag *d);

@@ -36,21 +36,18 @@ bool verify_call_directions(Program *p, Diag *d);
  * does not have. */
 bool verify_inline_eliminated(Program *p, Diag *d);
 
-/* The reference's structural properties of a pass's input (verify_structural.c),
- * checked before the first pass of a run; pass: the reference's name of
- * that pass, for the message. */
-bool verify_structural(Program *p, Diag *d, const char *pass);
-/* After a pass that copies code (inline-functions, unroll-loops): every
- * variable read, and every variable in the shape of one read, is defined in
- * its function or named by its signature (the reference's UseAfterDef,
- * which a callee parameter left in a spliced local's type, or an unrolled
- * loop variable left in a type, violates); pass as above. */
-bool verify_copies_defined(Program *p, Diag *d, const char *pass);
 /* NormalizedStmtStructure (the reference's NoRedundantBlocks check; blocks
  * are flat here, so: every yield is the last statement of its block) and
  * NoNestedCalls (no call as an argument of a call or submit, an operand of
  * a scalar expression, an if / while condition or a for range bound). */
 bool verify_normalized(Program *p, Diag *d);
 bool verify_no_nested_calls(Program *p, Diag *d);
+/* The reference's structural properties (verify_structural.c), checked
+ * before and after every pass: the first violation is reported as
+ * "Pre-verification failed before pass 'P': ..." (when = "before") or
+ * "Post-verification failed after pass 'P': ..." (when = "after").
+ * dirs_ours: a pass of the run has set parameter directions (an outliner,
+ * infer-directions); then InOutUseValid, which judges them, is skipped. */
+bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool dirs_ours);
 
 #endif
