@@ -63,6 +63,8 @@ typedef struct PassInfo {
 	/* A structural property the pass requires of its input, checked before
 	 * it runs; NULL when none. */
 	bool (*verify_before)(Program *p, Diag *d);
+	/* the structural properties (verify_structural.c) checked after it */
+	bool structural_after;
 } PassInfo;
 
 /* One pass of a pipeline with its own options (malloc'd; the strings are
