@@ -41,7 +41,7 @@ void ir_expr_vars(const Expr *e, IrVarFn fn, void *ctx)
 	VISIT_OPERAND(e->attrs);
 }
 
-static void scope_vars(const Scope *sc, IrVarFn fn, void *ctx)
+void ir_scope_vars(const Scope *sc, IrVarFn fn, void *ctx)
 {
 	for (int i = 0; i < sc->ndeps; i++)
 		fn(ctx, sc->deps[i]);
@@ -90,7 +90,7 @@ void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx)
 	for (int i = 0; i < s->nrets; i++)
 		fn(ctx, s->rets[i]);
 	if (s->scope)
-		scope_vars(s->scope, fn, ctx);
+		ir_scope_vars(s->scope, fn, ctx);
 }
 
 void ir_block_defs(const Block *b, IrVarFn fn, void *ctx)

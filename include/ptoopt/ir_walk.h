@@ -21,6 +21,9 @@ void ir_expr_vars(const Expr *e, IrVarFn fn, void *ctx);
  * core_num, predicate, count), then the bodies. */
 void ir_stmt_vars(const Stmt *s, IrVarFn fn, void *ctx);
 void ir_block_vars(const Block *b, IrVarFn fn, void *ctx);
+/* fn for a scope's own Vars: deps, no_dep args, dumps, tid, and those of
+ * core_num, predicate and count. */
+void ir_scope_vars(const Scope *sc, IrVarFn fn, void *ctx);
 /* ir_stmt_vars without the bodies: what the statement itself names (for a
  * simple statement, everything). */
 void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx);

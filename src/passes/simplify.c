@@ -885,22 +885,6 @@ static void type_vars(const Type *t, IrVarFn fn, void *ctx)
 		}
 }
 
-static void scope_header_vars(const Stmt *st, IrVarFn fn, void *ctx)
-{
-	const Scope *sc = st->scope;
-	for (int i = 0; i < sc->ndeps; i++)
-		fn(ctx, sc->deps[i]);
-	for (int i = 0; i < sc->nno_dep_args; i++)
-		fn(ctx, sc->no_dep_args[i]);
-	for (int i = 0; i < sc->ndumps; i++)
-		fn(ctx, sc->dumps[i]);
-	if (sc->tid)
-		fn(ctx, sc->tid);
-	ir_expr_vars(sc->core_num, fn, ctx);
-	ir_expr_vars(sc->predicate, fn, ctx);
-	ir_expr_vars(sc->count, fn, ctx);
-}
-
 /* FindLiveRoots + MarkBinderTypeRefsLive + CollectAllAssignStmts */
 static void dce_roots(Dce *d, const Block *b)
 {
@@ -945,7 +929,7 @@ static void dce_roots(Dce *d, const Block *b)
 				dce_roots(d, &st->orelse);
 			break;
 		case ST_SCOPE:
-			scope_header_vars(st, mark_live, d);
+			ir_scope_vars(st->scope, mark_live, d);
 			dce_roots(d, &st->body);
 			break;
 		default:
@@ -1019,7 +1003,7 @@ static void uses_stmt(const Stmt *st, IrVarFn fn, void *ctx)
 	for (int i = 0; i < st->niter; i++)
 		ir_expr_vars(st->inits[i], fn, ctx);
 	if (st->kind == ST_SCOPE)
-		scope_header_vars(st, fn, ctx);
+		ir_scope_vars(st->scope, fn, ctx);
 	uses_block(&st->body, fn, ctx);
 	if (st->kind == ST_IF && st->has_else)
 		uses_block(&st->orelse, fn, ctx);
