@@ -241,24 +241,36 @@ static void roots_assign(Dcd *c, const Stmt *s)
 					r->tuple[r->ntuple++] = expr_root(c, v->args[k], &r->ambiguous);
 			return;
 		}
-		Var *only = NULL, *match = NULL, *firstr = NULL;
-		int nout = 0, nmatch = 0;
+		/* the reference's choice (kFirstOutput): the one Out / InOut
+		 * argument; else the one whose type is the result's, when the
+		 * matching ones agree; else the first */
+		Var *r0 = NULL, *match = NULL;
+		bool amb0 = false, amb_match = false, nomatch = false;
+		int nout = 0;
 		for (int k = 0; k < n; k++) {
 			if (f->params[k].dir == DIR_IN)
 				continue;
-			Var *r = expr_root(c, v->args[k], &amb);
-			nout++;
-			if (nout == 1)
-				firstr = r;
-			only = r;
-			if (same_shape_dtype(ir_expr_type(v->args[k]), rt)) {
-				nmatch++;
-				match = r;
+			bool ak = false;
+			Var *rk = expr_root(c, v->args[k], &ak);
+			if (nout++ == 0) {
+				r0 = rk;
+				amb0 = ak;
+			}
+			if (!rk || !same_shape_dtype(ir_expr_type(v->args[k]), rt))
+				continue;
+			if (!match) {
+				match = rk;
+				amb_match = ak;
+			} else if (match != rk || amb_match != ak) {
+				nomatch = true;
 			}
 		}
-		Var *r = nout == 1 ? only : nmatch == 1 ? match : firstr;
-		if (r)
-			new_root(c, s->var, r, amb || (nout > 1 && nmatch != 1));
+		if (nout > 1 && match && !nomatch) {
+			r0 = match;
+			amb0 = amb_match;
+		}
+		if (r0)
+			new_root(c, s->var, r0, amb0);
 	}
 }
 
