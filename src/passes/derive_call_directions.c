@@ -21,6 +21,7 @@ typedef struct Root {
 	Var *root;        /* NULL: no buffer root */
 	bool ambiguous;
 	Var **tuple;      /* roots of a tuple-valued call's Out/InOut args */
+	bool *tuple_amb;  /* and whether each is ambiguous */
 	int ntuple;
 } Root;
 
@@ -228,7 +229,7 @@ static void roots_assign(Dcd *c, const Stmt *s)
 	} else if (v->kind == EX_GETITEM && v->lhs->kind == EX_VAR) {
 		Root *t = root_of_var(c, v->lhs->var);
 		if (t && t->tuple && v->ival < t->ntuple && t->tuple[v->ival])
-			new_root(c, s->var, t->tuple[v->ival], t->ambiguous);
+			new_root(c, s->var, t->tuple[v->ival], t->tuple_amb[v->ival]);
 	} else if (callee_of(c, v)) {
 		Function *f = callee_of(c, v);
 		Type *rt = s->var->type;
@@ -236,9 +237,14 @@ static void roots_assign(Dcd *c, const Stmt *s)
 		if (rt && rt->kind == TY_TUPLE) {
 			Root *r = new_root(c, s->var, NULL, false);
 			r->tuple = arena_alloc(c->a, (size_t)(n + 1) * sizeof *r->tuple);
-			for (int k = 0; k < n; k++)
-				if (f->params[k].dir != DIR_IN)
-					r->tuple[r->ntuple++] = expr_root(c, v->args[k], &r->ambiguous);
+			r->tuple_amb = arena_alloc(c->a, (size_t)(n + 1) * sizeof *r->tuple_amb);
+			for (int k = 0; k < n; k++) {
+				if (f->params[k].dir == DIR_IN)
+					continue;
+				r->tuple_amb[r->ntuple] = false;
+				r->tuple[r->ntuple] = expr_root(c, v->args[k], &r->tuple_amb[r->ntuple]);
+				r->ntuple++;
+			}
 			return;
 		}
 		/* the reference's choice (kFirstOutput): the one Out / InOut
