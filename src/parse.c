@@ -668,11 +668,18 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 	p->len = len;
 	Program *result = NULL;
 	if (setjmp(p->fail) == 0) {
-		while (at_import(p) || (peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "="))) {
-			if (at_import(p))
+		for (;;) {
+			if (at_import(p)) {
 				parse_import(p);
-			else
+			} else if (peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 				parse_module_assign(p);
+			} else if (peek(p)->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE) {
+				/* a module docstring: read, not printed (as the reference) */
+				next(p);
+				pp_expect_newline(p);
+			} else {
+				break;
+			}
 		}
 		const Token *t = peek(p);
 		if (t->kind == TK_EOF)
