@@ -604,6 +604,7 @@ static void parser_release(Parser *p)
 	free(p->ann.slots);
 	free(p->lists.slots);
 	pmap_release(&p->enum_cache);
+	pmap_release(&p->for_scopes);
 	pmap_release(&p->symbols);
 	htab_release(&p->leaves);
 	sugar_release(&p->sugar);

@@ -140,6 +140,10 @@ typedef struct Parser {
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
 	ListMemo list_memo[LIST_MEMO_SETS][LIST_MEMO_WAYS]; /* recent short ones, in front of lists */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	/* scope statements written as `for v in pl.spmd / pl.split_aiv(...)`:
+	 * loops to the reference, so a bare pl.yield_ in one is not the
+	 * enclosing init_values loop's (reject_bare_yield skips them) */
+	PtrMap for_scopes;
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (pp_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	LeafMemo leaf_memo[LEAF_MEMO]; /* recent numeric leaves, in front of leaves */

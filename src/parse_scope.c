@@ -176,6 +176,7 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	bool spmd = strcmp(kind, "spmd") == 0;
 	Stmt *s = scope_stmt(p, spmd ? SC_SPMD : SC_SPLIT_AIV, ft);
 	Scope *sc = s->scope;
+	pmap_put(&p->for_scopes, s, s);
 	if (spmd) {
 		spmd_args(p, sc, ft);
 		if (sc->has_deps)

@@ -470,8 +470,9 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 static Expr **parse_tuple_values(Parser *p, int *n) { return pp_expr_list(p, n, "a tuple '(...)'"); }
 
 /* A loop with init_values binds its results through the yield's LHS, so a
- * bare `pl.yield_(...)` statement (in the body, its ifs and scopes; nested
- * loops have their own yields) leaves them nameless: the reference rejects it. */
+ * bare `pl.yield_(...)` statement (in the body, its ifs and with-scopes;
+ * nested loops, `for ... in pl.spmd / pl.split_aiv` too, have their own
+ * yields) leaves them nameless: the reference rejects it. */
 static void reject_bare_yield(Parser *p, const Block *b)
 {
 	for (int i = 0; i < b->n; i++) {
@@ -480,7 +481,7 @@ static void reject_bare_yield(Parser *p, const Block *b)
 			pp_error(p, st->pos.line, st->pos.col,
 			     "a loop with init_values needs the assignment form `x_next = pl.yield_(...)`: its left-hand side "
 			     "names the values after the loop; a bare pl.yield_(...) is rejected here");
-		if (st->kind == ST_IF || st->kind == ST_SCOPE) {
+		if (st->kind == ST_IF || (st->kind == ST_SCOPE && !pmap_get(&p->for_scopes, st))) {
 			reject_bare_yield(p, &st->body);
 			reject_bare_yield(p, &st->orelse);
 		}
