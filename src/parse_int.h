@@ -129,6 +129,7 @@ typedef struct Parser {
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
+	int manual_depth;     /* with pl.manual_scope() bodies around the statement (they do not nest) */
 	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */

@@ -307,6 +307,14 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 		} else {
 			expect_op(p, ")");
 		}
+		/* the reference parser's placement rules for runtime scopes */
+		if (s->scope->manual && p->manual_depth)
+			PERR_AT(p, &wt, "a manual scope may not be nested inside another manual scope");
+		if (!s->scope->manual && p->fn->auto_scope)
+			PERR_AT(p, &wt, "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False) "
+				"(with auto_scope=True the compiler places AUTO scopes; or use pl.scope(mode=pl.ScopeMode.MANUAL))");
+		if (!s->scope->manual && p->manual_depth)
+			PERR_AT(p, &wt, "an AUTO scope may not be nested inside a manual scope");
 	} else {
 		PERR_AT(p, &ct, "unknown scope 'pl.%s' (expected pl.at, pl.cluster, pl.spmd, pl.scope or pl.manual_scope)", d);
 	}
@@ -328,8 +336,11 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 	}
 	pp_header_end(p, s, cm);
 	bool incore = s->scope->kind == SC_INCORE || s->scope->kind == SC_SPMD;
+	bool manual = s->scope->kind == SC_RUNTIME && s->scope->manual;
 	p->incore_depth += incore;
+	p->manual_depth += manual;
 	pp_block(p, &s->body, 0);
+	p->manual_depth -= manual;
 	p->incore_depth -= incore;
 	if (split_written && s->scope->kind == SC_INCORE && ir_find_scope(&s->body, SC_SPLIT_AIV))
 		PERR_AT(p, &ct, "optimizations=[pl.split(...)] and pl.split_aiv regions are mutually exclusive AIV-split "
