@@ -599,6 +599,7 @@ static void parser_release(Parser *p)
 	pmap_release(&p->yield_lhs);
 	free(p->undo);
 	vec_release(&p->carried);
+	vec_release(&p->pre);
 	vec_release(&p->fn_calls);
 	htab_release(&p->types);
 	free(p->ann.slots);

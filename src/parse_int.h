@@ -15,6 +15,7 @@
  *                    of constants, the integer-list cache
  *   parse_call.c     calls: argument lists, pl.* forms, self.f(...) and
  *                    pl.submit typing
+ *   parse_deps.c     deps= lists: TaskIds, per-element reads, comprehensions
  *   parse_fold.c     compile-time evaluation: literal folding,
  *                    pl.static_print / pl.static_assert
  *   parse_type.c     type annotations and the annotation cache
@@ -121,6 +122,9 @@ typedef struct Parser {
 	Undo *undo;
 	size_t nundo, cundo;
 	PtrVec carried;       /* comment lines waiting for the next statement */
+	PtrVec pre;           /* Stmt *s the statement being parsed needs before it (pp_deps) */
+	int comprehension;    /* inside a deps= comprehension: `if` ends an expression */
+	const char *deps_of;  /* the call pp_call_tail reads next takes a deps= list: its name in messages */
 	int depth;            /* expression nesting */
 	int fn_args;          /* inside the arguments of self.f(...) / pl.submit(...),
 			       * where pl.no_dep(x) marks an argument */
@@ -423,9 +427,21 @@ void pp_scope_dump_tags(Parser *p, Scope *sc);
 
 /* ---- compile-time evaluation (parse_fold.c) */
 
+/* The truth of a constant condition (literals, comparisons, not / and /
+ * or over them): false when e is not one (deps= comprehension filters). */
+bool pp_const_value(const Expr *e, double *v);
+
 /* l op r of two literals as Python evaluates it, or NULL (kept as an operator). */
 Expr *pp_fold_binary(Parser *p, int op, const Expr *l, const Expr *r, SrcPos pos);
 void pp_static_stmt(Parser *p, bool is_assert); /* pl.static_print(...) / pl.static_assert(...) */
+
+/* ---- deps= lists (parse_deps.c) */
+
+/* The value of a deps= keyword at the cursor (who: the call or scope as
+ * the reference's messages name it): the TaskId / TASK_ID array Vars it
+ * depends on, *n of them; per-element reads and comprehensions become one
+ * array, built by statements queued on p->pre. */
+Var **pp_deps(Parser *p, const char *who, int *n);
 
 /* ---- types (parse_type.c) */
 
