@@ -397,7 +397,8 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 		size_t n = strlen(known[i].family);
 		if (!strncmp(d, known[i].family, n)) {
 			if (known[i].parse(d + n) < 0)
-				pp_error(p, at.line, at.col, "unknown enum value pl.%s", d);
+				pp_error(p, at.line, at.col, "unknown enum value pl.%s%s", d,
+					 pp_enum_did_you_mean(p, d + n, known[i].parse, arena_printf(p->a, "pl.%.*s", (int)n, d)));
 			return;
 		}
 	}
@@ -406,7 +407,7 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 	if (k >= 2 && d[k] && strspn(d + k, "0123456789") == strlen(d + k) && ir_dtype_parse(d) < 0 &&
 	    (!strncmp(d, "FP", 2) || !strncmp(d, "BF", 2) || !strncmp(d, "HF", 2) ||
 	     !strncmp(d, "INT", 3) || !strncmp(d, "UINT", 4)))
-		pp_error(p, at.line, at.col, "unknown data type pl.%s", d);
+		pp_error(p, at.line, at.col, "unknown data type pl.%s%s", d, pp_enum_did_you_mean(p, d, ir_dtype_parse, "pl."));
 }
 
 /* pl.<...> in expression position: special forms, enum symbols, op calls.

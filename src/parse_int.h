@@ -201,6 +201,9 @@ _Noreturn void pp_error(Parser *p, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 #define PERR_AT(p, t, ...) pp_error((p), (t)->line, (t)->col, __VA_ARGS__)
 const char *pp_describe(const Token *t);     /* "'x'", "a number", ... for messages */
+/* "; did you mean 'PREFIX<nearest>'?" for a misspelt pl.* name when one of
+ * the candidates (NULL-terminated) is near enough, else "". */
+const char *pp_did_you_mean(Parser *p, const char *word, const char *const *cands, const char *prefix);
 _Noreturn void pp_expected_op(Parser *p, const char *op);     /* "expected 'op', found ..." */
 _Noreturn void pp_expected_kind(Parser *p, const char *what); /* "expected WHAT, found ..." */
 
@@ -448,6 +451,9 @@ Var **pp_deps(Parser *p, const char *who, int *n);
 Type *pp_type(Parser *p);                    /* an annotation, through the annotation cache */
 DType pp_dtype(Parser *p);                   /* pl.FP32, ... */
 int pp_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *), const char *what); /* pl.NS.X */
+/* pp_did_you_mean over the members of the enum family lookup_fn parses
+ * (ir_dtype_parse, ir_mem_parse, ir_level_parse, ...). */
+const char *pp_enum_did_you_mean(Parser *p, const char *word, int (*lookup_fn)(const char *), const char *prefix);
 /* The source-text tables (SrcTable): the entry for s[0..n) with hash h or
  * the empty slot it would take; the entry, created when absent. */
 SrcKey *pp_src_slot(const SrcTable *t, const char *s, size_t n, uint64_t h);

@@ -309,7 +309,9 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 			expect_op(p, ")");
 		}
 	} else {
-		PERR_AT(p, &ct, "unknown scope 'pl.%s' (expected pl.at, pl.cluster, pl.spmd, pl.scope or pl.manual_scope)", d);
+		static const char *const scopes[] = { "at", "cluster", "spmd", "scope", "manual_scope", NULL };
+		PERR_AT(p, &ct, "unknown scope 'pl.%s' (expected pl.at, pl.cluster, pl.spmd, pl.scope or pl.manual_scope)%s", d,
+			pp_did_you_mean(p, d, scopes, "pl."));
 	}
 	Stmt *placeholder = NULL;
 	if (at_name(p, "as")) {

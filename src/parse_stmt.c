@@ -615,7 +615,11 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		else if (!strcmp(kind, "pipeline")) fk = FOR_PIPELINE;
 		else {
 			vec_release(&targets);
-			PERR_AT(p, &itt, "unknown loop iterator '%s' (expected pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd or pl.split_aiv)", kind);
+			static const char *const iters[] = {
+				"range", "parallel", "unroll", "pipeline", "while_", "spmd", "split_aiv", NULL,
+			};
+			PERR_AT(p, &itt, "unknown loop iterator '%s' (expected pl.range, pl.parallel, pl.unroll, pl.pipeline, "
+				"pl.while_, pl.spmd or pl.split_aiv)%s", kind, pp_did_you_mean(p, kind, iters, "pl."));
 		}
 		if (!has_loopvar) {
 			vec_release(&targets);
