@@ -175,6 +175,20 @@ static void split_spmd_hint(Parser *p, Scope *spmd, Scope *incore)
 	}
 }
 
+/* The InCore scope (CORE_GROUP) the parser puts inside a pl.spmd scope sc:
+ * it takes over sc's optimizations and the base of its name hint. */
+static Stmt *spmd_carrier(Parser *p, Scope *sc, const Token *at)
+{
+	Stmt *inner = scope_stmt(p, SC_INCORE, at);
+	inner->scope->level = LV_CORE_GROUP;
+	inner->scope->split = sc->split;
+	inner->scope->slot_num = sc->slot_num;
+	sc->split = SPLIT_NONE;
+	sc->slot_num = NULL;
+	split_spmd_hint(p, sc, inner->scope);
+	return inner;
+}
+
 void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Token *itt, const Token *loopvar,
 		  const char *kind)
 {
@@ -214,13 +228,7 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	Block *target = &s->body;
 	Stmt *inner = NULL;
 	if (spmd) {
-		inner = scope_stmt(p, SC_INCORE, ft);
-		inner->scope->level = LV_CORE_GROUP;
-		inner->scope->split = sc->split;
-		inner->scope->slot_num = sc->slot_num;
-		sc->split = SPLIT_NONE;
-		sc->slot_num = NULL;
-		split_spmd_hint(p, sc, inner->scope);
+		inner = spmd_carrier(p, sc, ft);
 		target = &inner->body;
 	} else {
 		sc->aiv_var = iv;
@@ -342,13 +350,7 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 		 * body that reads the per-block index or carries optimizations= */
 		Scope *sc = s->scope;
 		if (ir_block_calls(&s->body, "tile.get_block_idx") || sc->split != SPLIT_NONE || sc->slot_num) {
-			Stmt *inner = scope_stmt(p, SC_INCORE, &wt);
-			inner->scope->level = LV_CORE_GROUP;
-			inner->scope->split = sc->split;
-			inner->scope->slot_num = sc->slot_num;
-			sc->split = SPLIT_NONE;
-			sc->slot_num = NULL;
-			split_spmd_hint(p, sc, inner->scope);
+			Stmt *inner = spmd_carrier(p, sc, &wt);
 			inner->body = s->body;
 			s->body.n = 1;
 			s->body.stmts = arena_alloc(p->a, sizeof(Stmt *));
