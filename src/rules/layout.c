@@ -1619,44 +1619,159 @@ static Type *viewed(RuleCtx *rc)
 	return t;
 }
 
-/* {rule: mgathered, args: [MEM, IDX]} (the valid_shape kwarg): tile.mgather.  Vec:
- * element mode takes IDX's shape, row mode one row of MEM per index of a
- * row or column vector IDX; Mat: element mode IDX's shape, row mode
- * [IDX cols, MEM cols], the valid shape given or the whole */
+/* IsMgatherElementDtype */
+static bool mgather_elem_dtype(DType d)
+{
+	switch (d) {
+	case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: case DT_INT32: case DT_UINT32: case DT_FP16: case DT_BF16:
+	case DT_FP32: case DT_FP8E4M3FN: case DT_FP8E5M2: case DT_HF8:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool nd_tensor(const Type *t)
+{
+	return !strcmp(tensor_layout(t), "pl.TensorLayout.ND");
+}
+
+/* The Mat form's GM scratch (elem mode): a distinct, contiguous ND tensor
+ * of MEM's dtype holding at least the output's elements. */
+static bool mgather_scratch(RuleCtx *rc, Expr *se, const Type *mt, Expr **out)
+{
+	const char *op = rc->op->name;
+	Type *st = tr_type(se);
+	if (!se)
+		return tr_error(rc, "The operator %s Mat elem mode requires GM scratch and optionally accepts valid_shape", op), false;
+	if (se == tr_arg(rc, rc->r->arg) || se == tr_arg(rc, rc->r->arg2) ||
+	    (se->kind == EX_VAR && (expr_equal(se, tr_arg(rc, rc->r->arg)) || expr_equal(se, tr_arg(rc, rc->r->arg2)))))
+		return tr_error(rc, "The operator %s Mat elem scratch must not alias mem or idx; use a distinct GM tensor", op), false;
+	if (!st)
+		return true;
+	if (!is_tensor(st))
+		return tr_error(rc, "The operator %s Mat elem scratch must be a GM tensor", op), false;
+	if (st->dtype != mt->dtype)
+		return tr_error(rc, "The operator %s Mat elem scratch dtype must match mem dtype", op), false;
+	if (!nd_tensor(st) || tr_view_kw(st, "stride"))
+		return tr_error(rc, "The operator %s Mat elem scratch must be a contiguous ND tensor", op), false;
+	int64_t need = const_product(out, 2), have = const_product(st->shape, st->ndim);
+	if (need < 0)
+		return tr_error(rc, "The operator %s Mat elem output shape must be static", op), false;
+	if (have < 0)
+		return tr_error(rc, "The operator %s Mat elem scratch shape must be static", op), false;
+	if (have < need)
+		return tr_error(rc, "The operator %s Mat elem scratch requires at least %lld elements, but got %lld", op, (long long)need,
+				(long long)have), false;
+	return true;
+}
+
+/* {rule: mgathered, args: [MEM, IDX]}: tile.mgather (DeduceTileMgatherType).
+ * Vec: an INT32 2-D index tile; element mode takes its shape, row mode one
+ * row of MEM per index of a [1, R] / [R, 1] IDX.  Mat: an INT32 2-D ND GM
+ * index tensor; element mode IDX's shape (with the kwarg scratch), row
+ * mode [R, MEM cols] of a [1, R] IDX; rows a multiple of 16, cols of 32
+ * bytes, the kwarg valid_shape static within the shape */
 static Type *mgathered(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
 	Type *mt = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2);
-	if (!mt || !it || !is_tensor(mt) || it->ndim != 2 || mt->ndim < 1)
+	Expr *ce = tr_kwarg(rc, "coalesce"), *me = tr_kwarg(rc, "target_memory"), *oe = tr_kwarg(rc, "gather_oob");
+	Expr *se = tr_kwarg(rc, "scratch"), *vs = tr_kwarg(rc, "valid_shape");
+	if (!mt || !it)
 		return NULL;
-	Expr *ce = tr_kwarg(rc, "coalesce"), *me = tr_kwarg(rc, "target_memory");
-	bool elem = ce && ce->kind == EX_INT && ce->ival == 1;
+	if (!is_tensor(mt))
+		return tr_error(rc, "The operator %s requires mem to be a TensorType or DistributedTensorType, but got %s", op, tr_type_name(mt));
+	if (!mgather_elem_dtype(mt->dtype))
+		return tr_error(rc, "The operator %s requires mem dtype in {I8, U8, I16, U16, I32, U32, FP16, BF16, FP32, FP8E4M3FN, FP8E5M2, "
+				"HF8}, but got %s", op, tr_dtype_str(mt->dtype));
+	if (!mt->ndim)
+		return tr_error(rc, "The operator %s requires mem to have at least one dimension", op);
+	int64_t co = 0, oob = 0;
+	if (ce && (!cint(ce, &co) || (co != 0 && co != 1)))
+		return tr_error(rc, "The operator %s requires coalesce in {0 (row), 1 (elem)}, but got %lld", op, (long long)co);
+	if (oe && (!cint(oe, &oob) || oob < 0 || oob > 3))
+		return tr_error(rc, "The operator %s requires gather_oob in {0 (undefined), 1 (clamp), 2 (wrap), 3 (zero)}, but got %lld", op,
+				(long long)oob);
 	int ms = me ? tr_mem_symbol(c, me) : MS_VEC;
 	if (ms != MS_VEC && ms != MS_MAT)
-		return NULL;
+		return tr_error(rc, "mgather target_memory must be MemorySpace.Vec or MemorySpace.Mat, got MemorySpace.%s",
+				ms < 0 ? "?" : ir_mem_name((MemSpace)ms));
+	bool elem = co == 1;
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 	Expr *last = mt->shape[mt->ndim - 1];
+	int64_t r, k;
 	if (ms == MS_VEC) {
+		if (se || vs)
+			return tr_error(rc, "The operator %s permits scratch only for Mat elem mode", op);
 		if (!is_tile(it))
-			return NULL;
+			return tr_error(rc, "The operator %s with Vec output requires idx to be a TileType, but got %s", op, tr_type_name(it));
+		if (it->dtype != DT_INT32)
+			return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, tr_dtype_str(it->dtype));
+		if (it->ndim != 2)
+			return tr_error(rc, "The operator %s requires a 2D idx tile, but got rank %d", op, it->ndim);
 		Expr **iv = valid_of(it);
-		if (elem) {
-			shape = it->shape;
-			valid = iv;
-		} else {
-			int rd = ir_is_int_const(it->shape[0], 1, DT_INDEX) ? 1 : 0;
-			shape[0] = it->shape[rd], shape[1] = last;
-			valid[0] = iv[rd], valid[1] = last;
-		}
+		if (elem)
+			return mk_tile(c, it->shape, 2, mt->dtype, MS_VEC, iv, "row_major", NULL, NULL);
+		if (mt->ndim < 2)
+			return tr_error(rc, "The operator %s row mode requires mem rank >= 2 so rows have an element dimension, but got rank %d", op,
+					mt->ndim);
+		if (!cint(it->shape[0], &r) || !cint(it->shape[1], &k))
+			return tr_error(rc, "The operator %s row mode requires a static [1, R] or [R, 1] idx shape", op);
+		if (r != 1 && k != 1)
+			return tr_error(rc, "The operator %s row mode requires a [1, R] or [R, 1] idx shape, but got [%lld, %lld]", op, (long long)r,
+					(long long)k);
+		int rd = r == 1 ? 1 : 0;
+		shape[0] = it->shape[rd], shape[1] = last;
+		valid[0] = iv[rd], valid[1] = last;
 		return mk_tile(c, shape, 2, mt->dtype, MS_VEC, valid, "row_major", NULL, NULL);
 	}
+	if (!nd_tensor(mt))
+		return tr_error(rc, "The operator %s with Mat output requires mem to use ND tensor layout", op);
+	if (!is_tensor(it))
+		return tr_error(rc, "The operator %s with Mat output requires idx to be a GM TensorType, but got %s", op, tr_type_name(it));
+	if (!nd_tensor(it))
+		return tr_error(rc, "The operator %s with Mat output requires idx to use ND tensor layout", op);
+	if (it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires Mat idx dtype to be INT32, but got %s", op, tr_dtype_str(it->dtype));
+	if (it->ndim != 2)
+		return tr_error(rc, "The operator %s requires a 2D Mat idx tensor, but got rank %d", op, it->ndim);
 	if (elem) {
 		shape = it->shape;
+		if (!mgather_scratch(rc, se, mt, shape))
+			return NULL;
 	} else {
+		if (se)
+			return tr_error(rc, "The operator %s Mat row mode accepts only an optional valid_shape", op);
+		if (mt->ndim < 2)
+			return tr_error(rc, "The operator %s Mat row mode requires mem rank >= 2", op);
+		if (!cint(it->shape[0], &r) || r != 1)
+			return tr_error(rc, "The operator %s Mat row mode requires a [1, R] GM idx tensor", op);
 		shape[0] = it->shape[1], shape[1] = last;
 	}
-	Expr *vs = tr_kwarg(rc, "valid_shape");
-	valid = vs && vs->kind == EX_TUPLE && vs->nargs == 2 ? vs->args : shape;
+	if (!cint(shape[0], &r) || !cint(shape[1], &k))
+		return tr_error(rc, "The operator %s Mat output shape must be static", op);
+	int64_t c0 = 32 / (ir_dtype_bits(mt->dtype) / 8);
+	if (r % 16)
+		return tr_error(rc, "The operator %s Mat output rows must be a multiple of 16", op);
+	if (k % c0)
+		return tr_error(rc, "The operator %s Mat output cols must be a multiple of %lld", op, (long long)c0);
+	valid = shape;
+	if (vs && vs->kind == EX_TUPLE) {
+		if (vs->nargs != 2)
+			return tr_error(rc, "The operator %s Mat valid_shape must have rank 2, but got %d", op, vs->nargs);
+		for (int i = 0; i < 2; i++) {
+			int64_t v, d = 0;
+			if (!cint(vs->args[i], &v))
+				return tr_error(rc, "The operator %s Mat valid_shape element %d must be a compile-time constant", op, i);
+			cint(shape[i], &d);
+			if (v <= 0 || v > d)
+				return tr_error(rc, "The operator %s requires 0 < Mat valid_shape[%d] <= output_shape[%d], but got %lld and %lld", op, i, i,
+						(long long)v, (long long)d);
+		}
+		valid = vs->args;
+	}
 	return mk_tile(c, shape, 2, mt->dtype, MS_MAT, valid, "col_major", "row_major", NULL);
 }
 
