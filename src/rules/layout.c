@@ -2606,6 +2606,85 @@ static Type *scatter_mask(RuleCtx *rc)
 	return dt;
 }
 
+/* {rule: tensor-scatter, args: [INPUT, INDEX, SRC]}: tensor.scatter, a fresh
+ * tensor of INPUT's type once SRC matches it, INDEX is an INT16 / INT32 2-D
+ * tensor of SRC's shape (the width rule of tile.scatter), dim is the last
+ * axis and SRC fits in INPUT */
+static Type *tensor_scatter(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *in = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2), *st = targ(rc, rc->r->args[2]);
+	if (!in || !it || !st)
+		return NULL;
+	if (!scatter_elem(in->dtype))
+		return tr_error(rc, "The operator %s requires input dtype in {I8, I16, I32, FP16, FP32, BF16}, but got %s", op,
+				tr_dtype_str(in->dtype));
+	if (it->dtype != DT_INT16 && it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires index dtype in {INT16, INT32}, but got %s", op, tr_dtype_str(it->dtype));
+	if (st->dtype != in->dtype)
+		return tr_error(rc, "The operator %s requires src dtype (%s) to match input dtype (%s)", op, tr_dtype_str(st->dtype),
+				tr_dtype_str(in->dtype));
+	int db = ir_dtype_bits(in->dtype) / 8, ib = ir_dtype_bits(it->dtype) / 8, need = db == 1 ? 2 : db;
+	if (ib != need)
+		return tr_error(rc, "The operator %s with input dtype %s (%d bytes) requires index dtype of %d bytes, but got %s (%d bytes)", op,
+				tr_dtype_str(in->dtype), db, need, tr_dtype_str(it->dtype), ib);
+	if (in->ndim != 2)
+		return tr_error(rc, "The operator %s currently supports rank-2 input only, got rank %d", op, in->ndim);
+	if (st->ndim != 2)
+		return tr_error(rc, "The operator %s requires src rank (%d) to match input rank (2)", op, st->ndim);
+	if (it->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D index, but got rank %d", op, it->ndim);
+	Expr *de = tr_kwarg(rc, "dim");
+	int64_t d, a, b;
+	if (!de)
+		return tr_error(rc, "The operator %s requires a 'dim' keyword argument", op);
+	if (cint_signed(de, &d) && (d < 0 ? d + 2 : d) != 1)
+		return tr_error(rc, "The operator %s currently supports dim=-1 (last axis) only, got dim=%lld", op, (long long)d);
+	static const char *const axis[2] = { "rows", "cols" };
+	for (int i = 0; i < 2; i++)
+		if (cint(st->shape[i], &a) && cint(it->shape[i], &b) && a != b)
+			return tr_error(rc, "The operator %s requires index.shape[%d] == src.shape[%d], got src %s %lld vs index %s %lld", op, i, i,
+					axis[i], (long long)a, axis[i], (long long)b);
+	for (int i = 0; i < 2; i++)
+		if (cint(st->shape[i], &a) && cint(in->shape[i], &b) && a > b)
+			return tr_error(rc, "The operator %s requires src.shape[%d] <= input.shape[%d], got src %s %lld vs input %s %lld", op, i, i,
+					axis[i], (long long)a, axis[i], (long long)b);
+	return mk_tensor(rc->c, in->shape, in->ndim, in->dtype);
+}
+
+/* {rule: tensor-scatter-mask, args: [INPUT, DST]}: tensor.scatter_mask, a
+ * fresh tensor of DST's type once INPUT matches it and DST's width is
+ * INPUT's times mask_pattern's stride */
+static Type *tensor_scatter_mask(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *in = targ(rc, rc->r->arg), *dt = targ(rc, rc->r->arg2);
+	if (!in || !dt)
+		return NULL;
+	static const char *const nm[2] = { "input", "dst" };
+	const Type *t[2] = { in, dt };
+	for (int i = 0; i < 2; i++)
+		if (!scatter_elem(t[i]->dtype))
+			return tr_error(rc, "The operator %s requires %s dtype in {I8, I16, I32, FP16, FP32, BF16}, but got %s", op, nm[i],
+					tr_dtype_str(t[i]->dtype));
+	if (in->dtype != dt->dtype)
+		return tr_error(rc, "The operator %s requires input and dst to have the same dtype, got %s vs %s", op, tr_dtype_str(in->dtype),
+				tr_dtype_str(dt->dtype));
+	if (in->ndim != 2 || dt->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D input/dst, but got input rank %d and dst rank %d", op, in->ndim, dt->ndim);
+	int64_t p = -1, a, b;
+	Expr *pe = tr_kwarg(rc, "mask_pattern");
+	if (pe && !cint_signed(pe, &p))
+		return NULL;
+	if (p < 1 || p > 7)
+		return tr_error(rc, "The operator %s requires mask_pattern in [1, 7], but got %lld", op, (long long)p);
+	int64_t stride = p == 7 ? 1 : p <= 2 ? 2 : 4;
+	if (cint(in->shape[1], &a) && cint(dt->shape[1], &b) && b != a * stride)
+		return tr_error(rc, "The operator %s with mask_pattern=%lld requires dst.shape[1] (%lld) == input.shape[1] (%lld) * %lld", op,
+				(long long)p, (long long)b, (long long)a, (long long)stride);
+	return mk_tensor(rc->c, dt->shape, dt->ndim, dt->dtype);
+}
+
 /* {rule: tri, shape: N, valid-shape: M, dtype: KW, arg: DIAGONAL}: tile.tri, a
  * Vec tile of the static 2-D shape N (valid: M, static, within it) of a
  * numeric dtype, from an INT32 diagonal */
@@ -2688,6 +2767,8 @@ const RuleKind typerule_layout[] = {
 	{ "gather-row", gather_row, "args", NULL, false },
 	{ "scatter", scatter, "args", NULL, false },
 	{ "scatter-mask", scatter_mask, "args", NULL, false },
+	{ "tensor-scatter", tensor_scatter, "args", NULL, false },
+	{ "tensor-scatter-mask", tensor_scatter_mask, "args", NULL, false },
 	{ "tri", tri, "arg,shape,dtype", NULL, false },
 	{ "matmul-mx", matmul_mx, "args", form_opts, false },
 	{ "scale-addr", scale_addr, "arg,arg2", NULL, false },
