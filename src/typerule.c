@@ -328,6 +328,44 @@ void tr_tile_layouts(const Type *t, const char *out[2])
 }
 
 /* a <= b, provably: equal, constants compared, or through min / max. */
+/* DimensionsEqual as far as it is provable here: constants by value,
+ * anything else structurally. */
+static bool dim_equal(const Expr *a, const Expr *b)
+{
+	if (a == b)
+		return true;
+	if (a->kind == EX_INT && b->kind == EX_INT)
+		return a->ival == b->ival;
+	return expr_equal(a, b);
+}
+
+Expr **tr_broadcast(SugarCtx *c, Expr **s1, int n1, Expr **s2, int n2, int *nout)
+{
+	int n = n1 > n2 ? n1 : n2;
+	*nout = n;
+	if (!n1 || !n2)
+		return n1 ? s1 : s2;
+	Expr **out = arena_alloc(c->a, (size_t)(n + 1) * sizeof *out);
+	bool same1 = n == n1;
+	for (int i = 0; i < n; i++) {
+		int i1 = n1 - 1 - i, i2 = n2 - 1 - i;
+		Expr *d1 = i1 >= 0 ? s1[i1] : NULL, *d2 = i2 >= 0 ? s2[i2] : NULL, *r;
+		if (!d1)
+			r = d2;
+		else if (!d2 || dim_equal(d1, d2))
+			r = d1;
+		else if (d1->kind == EX_INT && d1->ival == 1)
+			r = d2;
+		else if (d2->kind == EX_INT && d2->ival == 1)
+			r = d1;
+		else
+			return NULL;
+		out[n - 1 - i] = r;
+		same1 &= r == d1;
+	}
+	return same1 ? s1 : out;
+}
+
 bool tr_extent_le(const Expr *a, const Expr *b)
 {
 	if (expr_equal(a, b))

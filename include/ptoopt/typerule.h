@@ -121,6 +121,10 @@ Expr *tr_view_kw(const Type *t, const char *kw);
 /* The block and scatter layouts of a tile type: its view's, else the
  * implicit ones of its shape and memory space. */
 void tr_tile_layouts(const Type *t, const char *out[2]);
+/* The reference's BroadcastShapes: right-aligned, equal dims keep s1's, a
+ * constant 1 takes the other's; NULL when two dims conflict (*nout: the
+ * rank).  s1 itself when the result is s1's shape. */
+Expr **tr_broadcast(SugarCtx *c, Expr **s1, int n1, Expr **s2, int n2, int *nout);
 /* Provable extent comparisons and min (tile.load's window reads). */
 bool tr_extent_le(const Expr *a, const Expr *b);
 Expr *tr_extent_min(SugarCtx *c, Expr *a, Expr *b);

@@ -108,36 +108,6 @@ static Expr **valid_of(const Type *t, int *n)
 	return t->shape;
 }
 
-/* BroadcastShapes: right-aligned, equal dims keep the first's, a constant 1
- * takes the other's; NULL when two dims conflict. */
-static Expr **broadcast(SugarCtx *c, Expr **s1, int n1, Expr **s2, int n2, int *nout)
-{
-	int n = n1 > n2 ? n1 : n2;
-	*nout = n;
-	if (!n1 || !n2)
-		return n1 ? s1 : s2;
-	Expr **out = arena_alloc(c->a, (size_t)(n + 1) * sizeof *out);
-	bool same1 = n == n1;
-	for (int i = 0; i < n; i++) {
-		int i1 = n1 - 1 - i, i2 = n2 - 1 - i;
-		Expr *d1 = i1 >= 0 ? s1[i1] : NULL, *d2 = i2 >= 0 ? s2[i2] : NULL, *r;
-		int64_t v;
-		if (!d1)
-			r = d2;
-		else if (!d2 || dims_equal(d1, d2))
-			r = d1;
-		else if (const_dim(d1, &v) && v == 1)
-			r = d2;
-		else if (const_dim(d2, &v) && v == 1)
-			r = d1;
-		else
-			return NULL;
-		out[n - 1 - i] = r;
-		same1 &= r == d1;
-	}
-	return same1 ? s1 : out;
-}
-
 /* ------------------------------------------------------------ results */
 
 /* A fresh tensor (MakeFreshTensorType): valid (NULL: none) printed as a
@@ -415,7 +385,7 @@ static Type *tensor_binary(RuleCtx *rc)
 		n = t0->ndim;
 	} else {
 		dt = tr_promote(t0->dtype, t1->dtype);
-		if (!(shape = broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n)))
+		if (!(shape = tr_broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n)))
 			return tr_error(rc, "The operator %s requires compatible shapes, but got %s and %s", name,
 					fmt_shape(t0->shape, t0->ndim, s0, sizeof s0), fmt_shape(t1->shape, t1->ndim, s1, sizeof s1));
 	}
@@ -544,10 +514,10 @@ static Type *tile_binary(RuleCtx *rc)
 	}
 	DType dt = shift ? t0->dtype : tr_promote(t0->dtype, t1->dtype);
 	int n;
-	Expr **shape = broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n);
+	Expr **shape = tr_broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n);
 	if (shape && third && !strcmp(third, "tile")) {
 		dt = tr_promote(dt, t2->dtype);
-		shape = broadcast(c, shape, n, t2->shape, t2->ndim, &n);
+		shape = tr_broadcast(c, shape, n, t2->shape, t2->ndim, &n);
 	}
 	if (!shape) {
 		if (shift || third)
@@ -596,7 +566,7 @@ static Type *tile_scalar(RuleCtx *rc)
 	if (t2 && opt_is(rc, "third", "promote")) {
 		DType dt = tr_promote(tr_promote(t0->dtype, t1->dtype), t2->dtype);
 		int n;
-		Expr **shape = broadcast(c, t0->shape, t0->ndim, t2->shape, t2->ndim, &n);
+		Expr **shape = tr_broadcast(c, t0->shape, t0->ndim, t2->shape, t2->ndim, &n);
 		if (!shape)
 			return tr_error(rc, "The operator %s requires compatible shapes", name);
 		return tile_like(c, t0, shape, n, dt);
@@ -697,7 +667,7 @@ static Type *tile_cmp(RuleCtx *rc)
 	} else {
 		if (!is_tile(t1))
 			return tr_error(rc, "The operator %s requires second argument to be a TileType, but got %s", name, tr_type_name(t1));
-		if (!(shape = broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n)))
+		if (!(shape = tr_broadcast(c, t0->shape, t0->ndim, t1->shape, t1->ndim, &n)))
 			return tr_error(rc, "The operator %s requires compatible shapes, but got %s and %s", name,
 					fmt_shape(t0->shape, t0->ndim, s0, sizeof s0), fmt_shape(t1->shape, t1->ndim, s1, sizeof s1));
 	}

@@ -440,6 +440,56 @@ static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
 	return mk_tile(c, shape, 2, dt, MS_ACC, valid, NULL, NULL, NULL);
 }
 
+/* DeduceTileBatchMatMul(Acc)Type: [..., M, K] x [..., K, N] with the batch
+ * dims broadcast (into acc's, when given) -> a wholly valid Acc tile */
+static Type *batch_matmul(RuleCtx *rc, Type *acc, Type *lt, Type *rt)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	const Type *opnd[3] = { acc, lt, rt };
+	static const char *const nm[3] = { "acc", "lhs", "rhs" };
+	for (int i = 0; i < 3; i++)
+		if (opnd[i] && opnd[i]->ndim < 2)
+			return tr_error(rc, "The operator %s requires %s to have at least 2 dimensions, but got %d dimensions", op, nm[i],
+					opnd[i]->ndim);
+	int ln = lt->ndim, rn = rt->ndim;
+	int64_t x, y;
+	if (acc && cint(acc->shape[acc->ndim - 2], &x) && cint(lt->shape[ln - 2], &y) && x != y)
+		return tr_error(rc, "The operator %s requires matching M dimensions, but got acc M=%lld and lhs M=%lld", op, (long long)x,
+				(long long)y);
+	if (acc && cint(acc->shape[acc->ndim - 1], &x) && cint(rt->shape[rn - 1], &y) && x != y)
+		return tr_error(rc, "The operator %s requires matching N dimensions, but got acc N=%lld and rhs N=%lld", op, (long long)x,
+				(long long)y);
+	if (cint(lt->shape[ln - 1], &x) && cint(rt->shape[rn - 2], &y) && x != y)
+		return tr_error(rc, "The operator %s requires matching inner dimensions, but got lhs K=%lld and rhs K=%lld", op, (long long)x,
+				(long long)y);
+	int nb;
+	Expr **batch = tr_broadcast(c, lt->shape, ln - 2, rt->shape, rn - 2, &nb);
+	if (!batch)
+		return tr_error(rc, "Cannot broadcast batch dimensions for %s", op);
+	if (acc && nb != acc->ndim - 2)
+		return tr_error(rc, "The operator %s requires acc batch rank (%d) to equal broadcast(lhs, rhs) batch rank (%d)", op,
+				acc->ndim - 2, nb);
+	for (int i = 0; acc && i < nb; i++)
+		if (cint(acc->shape[i], &x) && cint(batch[i], &y) && x != y)
+			return tr_error(rc, "The operator %s requires acc batch dim %d to equal broadcast(lhs, rhs) batch dim %d, but got acc=%lld "
+					"and broadcast=%lld", op, i, i, (long long)x, (long long)y);
+	if (lt->dtype != rt->dtype)
+		return tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op, tr_dtype_str(lt->dtype),
+				tr_dtype_str(rt->dtype));
+	DType adt = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
+	if (acc && acc->dtype != adt)
+		return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, tr_dtype_str(adt), tr_dtype_str(acc->dtype));
+	if (acc)
+		return mk_tile(c, acc->shape, acc->ndim, adt, MS_ACC, NULL, NULL, NULL, NULL);
+	Expr **shape = arena_alloc(c->a, (size_t)(nb + 3) * sizeof *shape);
+	for (int i = 0; i < nb; i++)
+		shape[i] = batch[i];
+	shape[nb] = lt->shape[ln - 2];
+	shape[nb + 1] = rt->shape[rn - 1];
+	return mk_tile(c, shape, nb + 2, adt, MS_ACC, NULL, NULL, NULL, NULL);
+}
+
 static Type *matmul(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -475,32 +525,9 @@ static Type *matmul(RuleCtx *rc)
 				acc ? "third" : "second", tr_type_name(rt));
 	if (bias && !is_tile(bias))
 		return tr_error(rc, "The operator %s requires third argument (bias) to be a TileType, but got %s", op, tr_type_name(bias));
-	bool batch = form_is(rc, "batch");
 	DType adt;
-	if (batch) {
-		if (lt->ndim < 2 || rt->ndim < 2)
-			return tr_error(rc, "The operator %s requires lhs and rhs to be at least 2D", op);
-		if (lt->dtype != rt->dtype)
-			return tr_error(rc, "The operator %s requires identical lhs and rhs data types, but got %s and %s", op,
-					tr_dtype_str(lt->dtype), tr_dtype_str(rt->dtype));
-		adt = ir_dtype_is_float(lt->dtype) ? DT_FP32 : DT_INT32;
-		if (acc)
-			return mk_tile(c, acc->shape, acc->ndim, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
-		int ln = lt->ndim, rn = rt->ndim, nb = (ln > rn ? ln : rn) - 2, n = 0;
-		Expr **shape = arena_alloc(c->a, (size_t)(nb + 3) * sizeof *shape);
-		Expr **valid = arena_alloc(c->a, (size_t)(nb + 3) * sizeof *valid);
-		Expr **lv = valid_of(lt), **rv = valid_of(rt);
-		for (int i = 0; i < nb; i++) {
-			int li = i - (nb - (ln - 2)), ri = i - (nb - (rn - 2));
-			Expr *a = li >= 0 ? lt->shape[li] : NULL, *b = ri >= 0 ? rt->shape[ri] : NULL;
-			Expr *pick = !a ? b : !b || ir_is_int_const(b, 1, DT_INDEX) ? a : ir_is_int_const(a, 1, DT_INDEX) ? b : a;
-			valid[n] = pick == a ? lv[li] : rv[ri];
-			shape[n++] = pick;
-		}
-		shape[n] = lt->shape[ln - 2], valid[n++] = lv[ln - 2];
-		shape[n] = rt->shape[rn - 1], valid[n++] = rv[rn - 1];
-		return mk_tile(c, shape, n, adt, MS_ACC, valid, NULL, NULL, NULL);
-	}
+	if (form_is(rc, "batch"))
+		return batch_matmul(rc, acc, lt, rt);
 	bool gemv = form_is(rc, "gemv");
 	if (acc && gemv) {
 		if (acc->ndim != 2)
@@ -577,6 +604,202 @@ static Type *matmul(RuleCtx *rc)
 	valid[0] = lv[0], valid[1] = rv[1];
 	Type *t = mk_tile(c, shape, 2, adt, MS_ACC, valid, NULL, NULL, NULL);
 	return expr_equal(valid[0], shape[0]) ? t : with_compact(c, t);
+}
+
+/* ------------------------------------------------------------ MX matmuls */
+
+/* CheckDimMatch: a constant extent of a scale / acc / bias tile against
+ * the one the product needs */
+static bool mx_dim(RuleCtx *rc, const Expr *want, const Expr *got, const char *what, const char *which, const char *axis)
+{
+	int64_t w, g;
+	if (want && cint(want, &w) && cint(got, &g) && w != g)
+		return tr_error(rc, "The operator %s requires %s %s %s=%lld, but got %lld", rc->op->name, what, which, axis, (long long)w,
+				(long long)g), false;
+	return true;
+}
+
+/* The scale-group count ceil(K / 32) of a constant K, NULL when K is not
+ * constant. */
+static Expr *mx_groups(RuleCtx *rc, const Expr *k, bool *bad)
+{
+	int64_t v;
+	if (!cint(k, &v))
+		return NULL;
+	if (v <= 0) {
+		tr_error(rc, "MX scale K must be positive, got K=%lld", (long long)v);
+		*bad = true;
+		return NULL;
+	}
+	return idx(rc->c, (v + 31) / 32);
+}
+
+/* CheckMxScaleTile: an FP8E8M0 2-D scale tile of physical [rows, cols] and
+ * valid [vrows, vcols] */
+static bool mx_scale(RuleCtx *rc, const Type *s, Expr *rows, Expr *cols, Expr *vrows, Expr *vcols, const char *what)
+{
+	const char *op = rc->op->name;
+	if (s->dtype != DT_FP8E8M0)
+		return tr_error(rc, "The operator %s requires %s dtype FP8E8M0, but got %s", op, what, tr_dtype_str(s->dtype)), false;
+	if (s->ndim != 2)
+		return tr_error(rc, "The operator %s requires %s to be 2D, but got %d dimensions", op, what, s->ndim), false;
+	Expr **sv = valid_of(s);
+	return mx_dim(rc, rows, s->shape[0], what, "physical", "rows") && mx_dim(rc, cols, s->shape[1], what, "physical", "cols") &&
+	       mx_dim(rc, vrows, sv[0], what, "valid", "rows") && mx_dim(rc, vcols, sv[1], what, "valid", "cols");
+}
+
+/* The K-side checks of one MX operand: physical K divisible by 64, valid K
+ * positive and in the same scale groups as the physical K. */
+static bool mx_k(RuleCtx *rc, const Expr *k, const Expr *vk, const char *side)
+{
+	const char *op = rc->op->name;
+	int64_t x, y;
+	if (cint(k, &x) && (x <= 0 || x % 64))
+		return tr_error(rc, "The operator %s requires physical K divisible by 64 (ISA/PTOAS tmatmul_mx), but got %s K=%lld", op, side,
+				(long long)x), false;
+	if (cint(vk, &y) && y <= 0)
+		return tr_error(rc, "The operator %s requires positive valid K, but got %s valid K=%lld", op, side, (long long)y), false;
+	if (cint(k, &x) && cint(vk, &y) && (x + 31) / 32 != (y + 31) / 32)
+		return tr_error(rc, "The operator %s requires %s valid K to round up to the same scale-group count as physical K "
+				"(ceil(validK/32) == ceil(physicalK/32)); otherwise the PTOAS matmul_mx and tget_scale_addr verifiers "
+				"conflict. Got physical K=%lld, valid K=%lld", op, side, (long long)x, (long long)y), false;
+	return true;
+}
+
+/* DeduceTileMatMulMxType: FP8E4M3FN [M, K] x [K, N] with FP8E8M0 scales
+ * [M, ceil(K/32)] and [ceil(K/32), N] -> an FP32 Acc [M, N] */
+static Type *mx_product(RuleCtx *rc, Type *lt, Type *ls, Type *rt, Type *rs)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	if (lt->ndim != 2 || rt->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D lhs/rhs tiles", op);
+	const Type *side[2] = { lt, rt };
+	static const char *const nm[2] = { "lhs", "rhs" };
+	for (int i = 0; i < 2; i++)
+		if (side[i]->dtype != DT_FP8E4M3FN)
+			return tr_error(rc, "The operator %s requires %s dtype FP8E4M3FN, but got %s%s%s%s", op, nm[i], tr_dtype_str(side[i]->dtype),
+					side[i]->dtype == DT_FP4 ? "; native FP4 matmul is not supported, so cast the FP4 " : "",
+					side[i]->dtype == DT_FP4 ? nm[i] : "", side[i]->dtype == DT_FP4 ? " to FP8E4M3FN with pl.cast first" : "");
+	Expr **lv = valid_of(lt), **rv = valid_of(rt);
+	int64_t x, y;
+	if (cint(lt->shape[0], &x) && (x <= 0 || x % 16))
+		return tr_error(rc, "The operator %s requires physical M divisible by 16 (ISA/PTOAS tmatmul_mx), but got M=%lld", op, (long long)x);
+	if (cint(rt->shape[1], &x) && (x <= 0 || x % 32))
+		return tr_error(rc, "The operator %s requires physical N divisible by 32 for %s (ISA/PTOAS tmatmul_mx 32-byte row), but got N=%lld",
+				op, tr_dtype_str(rt->dtype), (long long)x);
+	if (cint(lt->shape[1], &x) && cint(rt->shape[0], &y) && x != y)
+		return tr_error(rc, "The operator %s requires matching physical K, but got lhs K=%lld and rhs K=%lld", op, (long long)x, (long long)y);
+	if (cint(lt->shape[1], &x) && (x <= 0 || x % 64))
+		return tr_error(rc, "The operator %s requires physical K divisible by 64 (ISA/PTOAS tmatmul_mx), but got lhs K=%lld", op, (long long)x);
+	if (cint(rt->shape[0], &x) && (x <= 0 || x % 64))
+		return tr_error(rc, "The operator %s requires physical K divisible by 64 (ISA/PTOAS tmatmul_mx), but got rhs K=%lld", op, (long long)x);
+	if (cint(lv[1], &x) && cint(rv[0], &y) && x != y)
+		return tr_error(rc, "The operator %s requires matching valid K, but got lhs valid K=%lld and rhs valid K=%lld", op, (long long)x,
+				(long long)y);
+	if (!mx_k(rc, NULL, lv[1], "lhs") || !mx_k(rc, NULL, rv[0], "rhs") || !mx_k(rc, lt->shape[1], lv[1], "lhs") ||
+	    !mx_k(rc, rt->shape[0], rv[0], "rhs"))
+		return NULL;
+	bool bad = false;
+	Expr *lk = mx_groups(rc, lt->shape[1], &bad), *lvk = bad ? NULL : mx_groups(rc, lv[1], &bad);
+	Expr *rk = bad ? NULL : mx_groups(rc, rt->shape[0], &bad), *rvk = bad ? NULL : mx_groups(rc, rv[0], &bad);
+	if (bad)
+		return NULL;
+	if (!lk) {
+		if (ls->ndim != 2)
+			return tr_error(rc, "The operator %s requires lhs_scale to be 2D, but got %d dimensions", op, ls->ndim);
+		lk = ls->shape[1];
+	}
+	if (!rk) {
+		if (rs->ndim != 2)
+			return tr_error(rc, "The operator %s requires rhs_scale to be 2D, but got %d dimensions", op, rs->ndim);
+		rk = rs->shape[0];
+	}
+	if (!mx_scale(rc, ls, lt->shape[0], lk, lv[0], lvk ? lvk : lk, "lhs_scale") ||
+	    !mx_scale(rc, rs, rk, rt->shape[1], rvk ? rvk : rk, rv[1], "rhs_scale"))
+		return NULL;
+	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
+	shape[0] = lt->shape[0], shape[1] = rt->shape[1];
+	valid[0] = lv[0], valid[1] = rv[1];
+	Type *t = mk_tile(c, shape, 2, DT_FP32, MS_ACC, valid, NULL, NULL, NULL);
+	return expr_equal(valid[0], shape[0]) ? t : with_compact(c, t);
+}
+
+/* {rule: matmul-mx, args: [LHS, LHS_SCALE, RHS, RHS_SCALE], opts: {acc: N, bias: N}}:
+ * tile.matmul_mx(_acc, _bias); an FP32 2-D accumulator matching the
+ * product, or an FP32 [1, N] bias */
+static Type *matmul_mx(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	const OpsResult *r = rc->r;
+	Type *lt = targ(rc, r->args[0]), *ls = targ(rc, r->args[1]), *rt = targ(rc, r->args[2]), *rs = targ(rc, r->args[3]);
+	int acc_i = opt_arg(rc, "acc"), bias_i = opt_arg(rc, "bias");
+	Type *acc = targ(rc, acc_i), *bias = targ(rc, bias_i);
+	if (!lt || !ls || !rt || !rs || (acc_i >= 0 && !acc) || (bias_i >= 0 && !bias))
+		return NULL;
+	Type *extra = acc ? acc : bias;
+	const char *en = acc ? "acc" : "bias";
+	if (extra && extra->ndim != 2)
+		return tr_error(rc, "The operator %s requires %s to be 2D, but got %d dimensions", op, en, extra->ndim);
+	if (extra && extra->dtype != DT_FP32)
+		return tr_error(rc, "The operator %s requires %s dtype FP32, but got %s", op, en, tr_dtype_str(extra->dtype));
+	Type *t = mx_product(rc, lt, ls, rt, rs);
+	if (!t || !extra)
+		return t;
+	Expr **ev = valid_of(extra), **tv = valid_of(t);
+	int64_t x, y;
+	if (acc) {
+		if (cint(acc->shape[0], &x) && cint(t->shape[0], &y) && x != y)
+			return tr_error(rc, "The operator %s requires acc rows to match output M", op);
+		if (cint(acc->shape[1], &x) && cint(t->shape[1], &y) && x != y)
+			return tr_error(rc, "The operator %s requires acc cols to match output N", op);
+		return mx_dim(rc, tv[0], ev[0], "acc", "valid", "rows") && mx_dim(rc, tv[1], ev[1], "acc", "valid", "cols") ? t : NULL;
+	}
+	if (cint(bias->shape[0], &x) && x != 1)
+		return tr_error(rc, "The operator %s requires bias shape [1, N]", op);
+	if (cint(t->shape[1], &x) && cint(bias->shape[1], &y) && x != y)
+		return tr_error(rc, "The operator %s requires bias cols to match N", op);
+	if (cint(ev[0], &x) && x != 1)
+		return tr_error(rc, "The operator %s requires bias valid rows to be 1, but got %lld", op, (long long)x);
+	return mx_dim(rc, tv[1], ev[1], "bias", "valid", "cols") ? t : NULL;
+}
+
+/* {rule: scale-addr, args: [DST_SCALE, SRC]}: tile.tget_scale_addr, the
+ * FP8E8M0 DST_SCALE (LeftScale for a Left SRC, RightScale for a Right one)
+ * shaped as SRC's MX scales */
+static Type *scale_addr(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *dt = targ(rc, rc->r->arg), *st = targ(rc, rc->r->arg2);
+	if (!dt || !st)
+		return NULL;
+	if (dt->dtype != DT_FP8E8M0)
+		return tr_error(rc, "The operator %s requires dst_scale dtype FP8E8M0, but got %s", op, tr_dtype_str(dt->dtype));
+	if (st->dtype != DT_FP8E4M3FN)
+		return tr_error(rc, "The operator %s requires src dtype FP8E4M3FN, but got %s", op, tr_dtype_str(st->dtype));
+	if (dt->ndim != 2 || st->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D dst_scale and src tiles", op);
+	if (dt->mem == MS_NONE || st->mem == MS_NONE)
+		return tr_error(rc, "The operator %s requires resolved dst_scale and src memory spaces", op);
+	bool left = dt->mem == MS_LEFT_SCALE && st->mem == MS_LEFT, right = dt->mem == MS_RIGHT_SCALE && st->mem == MS_RIGHT;
+	if (!left && !right)
+		return tr_error(rc, "The operator %s requires LeftScale\u2194Left or RightScale\u2194Right pairing, but got dst=%s src=%s", op,
+				ir_mem_name(dt->mem), ir_mem_name(st->mem));
+	Expr **sv = valid_of(st), **dv = valid_of(dt);
+	int k = left ? 1 : 0; /* the K axis of SRC */
+	bool bad = false;
+	Expr *g = mx_groups(rc, st->shape[k], &bad), *vg = bad ? NULL : mx_groups(rc, sv[k], &bad);
+	if (bad)
+		return NULL;
+	if (!g)
+		return left ? (mx_dim(rc, st->shape[0], dt->shape[0], "dst_scale", "physical", "rows") &&
+			       mx_dim(rc, sv[0], dv[0], "dst_scale", "valid", "rows") ? dt : NULL)
+			    : (mx_dim(rc, st->shape[1], dt->shape[1], "dst_scale", "physical", "cols") &&
+			       mx_dim(rc, sv[1], dv[1], "dst_scale", "valid", "cols") ? dt : NULL);
+	if (!vg)
+		vg = g;
+	bool ok = left ? mx_scale(rc, dt, st->shape[0], g, sv[0], vg, "dst_scale") : mx_scale(rc, dt, g, st->shape[1], vg, sv[1], "dst_scale");
+	return ok ? dt : NULL;
 }
 
 /* ------------------------------------------------------------ transpose */
@@ -1396,44 +1619,159 @@ static Type *viewed(RuleCtx *rc)
 	return t;
 }
 
-/* {rule: mgathered, args: [MEM, IDX]} (the valid_shape kwarg): tile.mgather.  Vec:
- * element mode takes IDX's shape, row mode one row of MEM per index of a
- * row or column vector IDX; Mat: element mode IDX's shape, row mode
- * [IDX cols, MEM cols], the valid shape given or the whole */
+/* IsMgatherElementDtype */
+static bool mgather_elem_dtype(DType d)
+{
+	switch (d) {
+	case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: case DT_INT32: case DT_UINT32: case DT_FP16: case DT_BF16:
+	case DT_FP32: case DT_FP8E4M3FN: case DT_FP8E5M2: case DT_HF8:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool nd_tensor(const Type *t)
+{
+	return !strcmp(tensor_layout(t), "pl.TensorLayout.ND");
+}
+
+/* The Mat form's GM scratch (elem mode): a distinct, contiguous ND tensor
+ * of MEM's dtype holding at least the output's elements. */
+static bool mgather_scratch(RuleCtx *rc, Expr *se, const Type *mt, Expr **out)
+{
+	const char *op = rc->op->name;
+	Type *st = tr_type(se);
+	if (!se)
+		return tr_error(rc, "The operator %s Mat elem mode requires GM scratch and optionally accepts valid_shape", op), false;
+	if (se == tr_arg(rc, rc->r->arg) || se == tr_arg(rc, rc->r->arg2) ||
+	    (se->kind == EX_VAR && (expr_equal(se, tr_arg(rc, rc->r->arg)) || expr_equal(se, tr_arg(rc, rc->r->arg2)))))
+		return tr_error(rc, "The operator %s Mat elem scratch must not alias mem or idx; use a distinct GM tensor", op), false;
+	if (!st)
+		return true;
+	if (!is_tensor(st))
+		return tr_error(rc, "The operator %s Mat elem scratch must be a GM tensor", op), false;
+	if (st->dtype != mt->dtype)
+		return tr_error(rc, "The operator %s Mat elem scratch dtype must match mem dtype", op), false;
+	if (!nd_tensor(st) || tr_view_kw(st, "stride"))
+		return tr_error(rc, "The operator %s Mat elem scratch must be a contiguous ND tensor", op), false;
+	int64_t need = const_product(out, 2), have = const_product(st->shape, st->ndim);
+	if (need < 0)
+		return tr_error(rc, "The operator %s Mat elem output shape must be static", op), false;
+	if (have < 0)
+		return tr_error(rc, "The operator %s Mat elem scratch shape must be static", op), false;
+	if (have < need)
+		return tr_error(rc, "The operator %s Mat elem scratch requires at least %lld elements, but got %lld", op, (long long)need,
+				(long long)have), false;
+	return true;
+}
+
+/* {rule: mgathered, args: [MEM, IDX]}: tile.mgather (DeduceTileMgatherType).
+ * Vec: an INT32 2-D index tile; element mode takes its shape, row mode one
+ * row of MEM per index of a [1, R] / [R, 1] IDX.  Mat: an INT32 2-D ND GM
+ * index tensor; element mode IDX's shape (with the kwarg scratch), row
+ * mode [R, MEM cols] of a [1, R] IDX; rows a multiple of 16, cols of 32
+ * bytes, the kwarg valid_shape static within the shape */
 static Type *mgathered(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
 	Type *mt = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2);
-	if (!mt || !it || !is_tensor(mt) || it->ndim != 2 || mt->ndim < 1)
+	Expr *ce = tr_kwarg(rc, "coalesce"), *me = tr_kwarg(rc, "target_memory"), *oe = tr_kwarg(rc, "gather_oob");
+	Expr *se = tr_kwarg(rc, "scratch"), *vs = tr_kwarg(rc, "valid_shape");
+	if (!mt || !it)
 		return NULL;
-	Expr *ce = tr_kwarg(rc, "coalesce"), *me = tr_kwarg(rc, "target_memory");
-	bool elem = ce && ce->kind == EX_INT && ce->ival == 1;
+	if (!is_tensor(mt))
+		return tr_error(rc, "The operator %s requires mem to be a TensorType or DistributedTensorType, but got %s", op, tr_type_name(mt));
+	if (!mgather_elem_dtype(mt->dtype))
+		return tr_error(rc, "The operator %s requires mem dtype in {I8, U8, I16, U16, I32, U32, FP16, BF16, FP32, FP8E4M3FN, FP8E5M2, "
+				"HF8}, but got %s", op, tr_dtype_str(mt->dtype));
+	if (!mt->ndim)
+		return tr_error(rc, "The operator %s requires mem to have at least one dimension", op);
+	int64_t co = 0, oob = 0;
+	if (ce && (!cint(ce, &co) || (co != 0 && co != 1)))
+		return tr_error(rc, "The operator %s requires coalesce in {0 (row), 1 (elem)}, but got %lld", op, (long long)co);
+	if (oe && (!cint(oe, &oob) || oob < 0 || oob > 3))
+		return tr_error(rc, "The operator %s requires gather_oob in {0 (undefined), 1 (clamp), 2 (wrap), 3 (zero)}, but got %lld", op,
+				(long long)oob);
 	int ms = me ? tr_mem_symbol(c, me) : MS_VEC;
 	if (ms != MS_VEC && ms != MS_MAT)
-		return NULL;
+		return tr_error(rc, "mgather target_memory must be MemorySpace.Vec or MemorySpace.Mat, got MemorySpace.%s",
+				ms < 0 ? "?" : ir_mem_name((MemSpace)ms));
+	bool elem = co == 1;
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 	Expr *last = mt->shape[mt->ndim - 1];
+	int64_t r, k;
 	if (ms == MS_VEC) {
+		if (se || vs)
+			return tr_error(rc, "The operator %s permits scratch only for Mat elem mode", op);
 		if (!is_tile(it))
-			return NULL;
+			return tr_error(rc, "The operator %s with Vec output requires idx to be a TileType, but got %s", op, tr_type_name(it));
+		if (it->dtype != DT_INT32)
+			return tr_error(rc, "The operator %s requires idx dtype to be INT32, but got %s", op, tr_dtype_str(it->dtype));
+		if (it->ndim != 2)
+			return tr_error(rc, "The operator %s requires a 2D idx tile, but got rank %d", op, it->ndim);
 		Expr **iv = valid_of(it);
-		if (elem) {
-			shape = it->shape;
-			valid = iv;
-		} else {
-			int rd = ir_is_int_const(it->shape[0], 1, DT_INDEX) ? 1 : 0;
-			shape[0] = it->shape[rd], shape[1] = last;
-			valid[0] = iv[rd], valid[1] = last;
-		}
+		if (elem)
+			return mk_tile(c, it->shape, 2, mt->dtype, MS_VEC, iv, "row_major", NULL, NULL);
+		if (mt->ndim < 2)
+			return tr_error(rc, "The operator %s row mode requires mem rank >= 2 so rows have an element dimension, but got rank %d", op,
+					mt->ndim);
+		if (!cint(it->shape[0], &r) || !cint(it->shape[1], &k))
+			return tr_error(rc, "The operator %s row mode requires a static [1, R] or [R, 1] idx shape", op);
+		if (r != 1 && k != 1)
+			return tr_error(rc, "The operator %s row mode requires a [1, R] or [R, 1] idx shape, but got [%lld, %lld]", op, (long long)r,
+					(long long)k);
+		int rd = r == 1 ? 1 : 0;
+		shape[0] = it->shape[rd], shape[1] = last;
+		valid[0] = iv[rd], valid[1] = last;
 		return mk_tile(c, shape, 2, mt->dtype, MS_VEC, valid, "row_major", NULL, NULL);
 	}
+	if (!nd_tensor(mt))
+		return tr_error(rc, "The operator %s with Mat output requires mem to use ND tensor layout", op);
+	if (!is_tensor(it))
+		return tr_error(rc, "The operator %s with Mat output requires idx to be a GM TensorType, but got %s", op, tr_type_name(it));
+	if (!nd_tensor(it))
+		return tr_error(rc, "The operator %s with Mat output requires idx to use ND tensor layout", op);
+	if (it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires Mat idx dtype to be INT32, but got %s", op, tr_dtype_str(it->dtype));
+	if (it->ndim != 2)
+		return tr_error(rc, "The operator %s requires a 2D Mat idx tensor, but got rank %d", op, it->ndim);
 	if (elem) {
 		shape = it->shape;
+		if (!mgather_scratch(rc, se, mt, shape))
+			return NULL;
 	} else {
+		if (se)
+			return tr_error(rc, "The operator %s Mat row mode accepts only an optional valid_shape", op);
+		if (mt->ndim < 2)
+			return tr_error(rc, "The operator %s Mat row mode requires mem rank >= 2", op);
+		if (!cint(it->shape[0], &r) || r != 1)
+			return tr_error(rc, "The operator %s Mat row mode requires a [1, R] GM idx tensor", op);
 		shape[0] = it->shape[1], shape[1] = last;
 	}
-	Expr *vs = tr_kwarg(rc, "valid_shape");
-	valid = vs && vs->kind == EX_TUPLE && vs->nargs == 2 ? vs->args : shape;
+	if (!cint(shape[0], &r) || !cint(shape[1], &k))
+		return tr_error(rc, "The operator %s Mat output shape must be static", op);
+	int64_t c0 = 32 / (ir_dtype_bits(mt->dtype) / 8);
+	if (r % 16)
+		return tr_error(rc, "The operator %s Mat output rows must be a multiple of 16", op);
+	if (k % c0)
+		return tr_error(rc, "The operator %s Mat output cols must be a multiple of %lld", op, (long long)c0);
+	valid = shape;
+	if (vs && vs->kind == EX_TUPLE) {
+		if (vs->nargs != 2)
+			return tr_error(rc, "The operator %s Mat valid_shape must have rank 2, but got %d", op, vs->nargs);
+		for (int i = 0; i < 2; i++) {
+			int64_t v, d = 0;
+			if (!cint(vs->args[i], &v))
+				return tr_error(rc, "The operator %s Mat valid_shape element %d must be a compile-time constant", op, i);
+			cint(shape[i], &d);
+			if (v <= 0 || v > d)
+				return tr_error(rc, "The operator %s requires 0 < Mat valid_shape[%d] <= output_shape[%d], but got %lld and %lld", op, i, i,
+						(long long)v, (long long)d);
+		}
+		valid = vs->args;
+	}
 	return mk_tile(c, shape, 2, mt->dtype, MS_MAT, valid, "col_major", "row_major", NULL);
 }
 
@@ -1467,14 +1805,37 @@ static Type *tile_move(RuleCtx *rc)
 	if (ms == MS_RIGHT)
 		lay[0] = "row_major";
 	static const char *const kw[2] = { "blayout", "slayout" };
+	bool scale = ms == MS_LEFT_SCALE || ms == MS_RIGHT_SCALE;
 	for (int i = 0; i < 2; i++) {
 		Expr *e = tr_kwarg(rc, kw[i]);
-		if (e && e->kind == EX_SYMBOL && !strncmp(e->str, "pl.TileLayout.", 14))
+		if (e && e->kind == EX_SYMBOL && !strncmp(e->str, "pl.TileLayout.", 14)) {
+			if (scale && strcmp(lay[i], e->str + 14))
+				return tr_error(rc, "The operator %s does not allow blayout/slayout to override the hardware-fixed layout for %s", op,
+						ir_mem_name((MemSpace)ms));
 			lay[i] = e->str + 14;
+		}
 	}
 	DType dt = t0->dtype;
-	if ((ms == MS_LEFT_SCALE || ms == MS_RIGHT_SCALE) && dt == DT_UINT8)
+	if (scale) {
+		/* the scale spaces take a 2-D Mat tile of UINT8 / FP8E8M0 in the
+		 * MX scale layout (row/row or col/col, fractal 32) */
+		const char *src[2];
+		layouts_of(t0, src);
+		const char *need = ms == MS_LEFT_SCALE ? "row_major" : "col_major";
+		int64_t fr = 0;
+		cint(tr_view_kw(t0, "fractal"), &fr);
+		if (t0->ndim != 2)
+			return tr_error(rc, "The operator %s into LeftScale/RightScale requires a 2D tile, got rank %d", op, t0->ndim);
+		if (t0->mem != MS_MAT)
+			return tr_error(rc, "The operator %s into LeftScale/RightScale requires the input tile to be in Mat memory", op);
+		if (dt != DT_UINT8 && dt != DT_FP8E8M0)
+			return tr_error(rc, "The operator %s into LeftScale/RightScale requires UINT8 or FP8E8M0 dtype, but got %s", op,
+					tr_dtype_str(dt));
+		if (strcmp(src[0], need) || strcmp(src[1], need) || fr != 32)
+			return tr_error(rc, "The operator %s into %s requires the source Mat tile to use the matching %s layout", op,
+					ir_mem_name((MemSpace)ms), ms == MS_LEFT_SCALE ? "row/row/32" : "col/col/32");
 		dt = DT_FP8E8M0;
+	}
 	return mk_tile(c, t0->shape, t0->ndim, dt, (MemSpace)ms, valid_of(t0), lay[0], lay[1], tr_view_kw(t0, "pad"));
 }
 
@@ -2071,6 +2432,9 @@ static Type *tile_create(RuleCtx *rc)
 	Type *t = core && core->fn ? core->fn(rc) : NULL;
 	if (!t || t->kind != TY_TILE)
 		return t;
+	if (t->mem == MS_LEFT_SCALE || t->mem == MS_RIGHT_SCALE)
+		return tr_error(rc, "The operator %s does not support target_memory=LeftScale/RightScale; create the scale tile with tile.load "
+				"to Mat followed by tile.move", op);
 	bool tr = kw_bool(rc, "transpose"), flat = kw_bool(rc, "flat_layout");
 	if (tr && (t->ndim != 2 || t->mem != MS_MAT))
 		return tr_error(rc, "The operator %s supports transpose=true only for a 2D tile with target_memory=Mat (L1)", op);
@@ -2084,6 +2448,291 @@ static Type *tile_create(RuleCtx *rc)
 	else
 		implicit_layouts(t->shape, t->ndim, MS_VEC, lay);
 	return mk_tile(c, t->shape, t->ndim, t->dtype, t->mem, valid_of(t), lay[0], lay[1], NULL);
+}
+
+/* ------------------------------------------------------------ gather_row, scatter, tri */
+
+/* A compile-time integer: a literal, or a negated one. */
+static bool cint_signed(const Expr *e, int64_t *v)
+{
+	if (e && e->kind == EX_UNARY && e->op == UOP_NEG && cint(e->lhs, v)) {
+		*v = -*v;
+		return true;
+	}
+	return cint(e, v);
+}
+
+/* {rule: gather-row, args: [DST, SRC, SHAPES]}: tile / tensor.gather_row
+ * (CheckGatherRowOperands): DST's type once DST and SRC share a dtype, the
+ * window SHAPES is static and the valid_shape kwarg fits it (integer
+ * extents, static under transpose=True, none provably outside the window) */
+static Type *gather_row(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *dt = targ(rc, rc->r->arg), *st = targ(rc, rc->r->arg2);
+	Expr *sh = tr_arg(rc, rc->r->args[2]), *vs = tr_kwarg(rc, "valid_shape");
+	if (!dt || !st || !sh || sh->kind != EX_TUPLE)
+		return dt;
+	if (dt->dtype != st->dtype)
+		return tr_error(rc, "The operator %s requires %s and %s to share dtype, but got %s and %s", op,
+				rc->op->params[rc->r->arg].name, rc->op->params[rc->r->arg2].name, tr_dtype_str(dt->dtype),
+				tr_dtype_str(st->dtype));
+	for (int i = 0; i < sh->nargs; i++)
+		if (sh->args[i]->kind != EX_INT)
+			return tr_error(rc, "The operator %s requires shapes[%d] to be a compile-time constant (it sizes pto.subview, whose "
+					"sizes is a static attribute), but got a runtime value. Pass a dynamic row count through "
+					"valid_shape instead — it keeps the window (and so the tile allocation and box alignment) "
+					"static while varying only the transfer length.", op, i);
+	if (!vs || vs->kind != EX_TUPLE)
+		return dt;
+	if (vs->nargs != sh->nargs)
+		return tr_error(rc, "The operator %s requires valid_shape to have the same rank as shapes (%d), but got rank %d", op,
+				sh->nargs, vs->nargs);
+	for (int i = 0; i < vs->nargs; i++) {
+		int e = tr_elem_dtype(vs->args[i]);
+		if (e < 0 || ir_dtype_is_float((DType)e))
+			return tr_error(rc, "The operator %s requires valid_shape[%d] to be an integer extent, but got %s", op, i,
+					e < 0 ? tr_type_name(ir_expr_type(vs->args[i])) : tr_dtype_str((DType)e));
+	}
+	int64_t v, s;
+	for (int i = 0; kw_bool(rc, "transpose") && i < vs->nargs; i++)
+		if (!cint(vs->args[i], &v))
+			return tr_error(rc, "The operator %s does not support a dynamic valid_shape together with transpose=True (the "
+					"DN2NZ per-row path would need a runtime column extent on a boxed NZ tile). Use a static "
+					"valid_shape with transpose=True, or gather without transpose and read the operand with "
+					"matmul(b_trans=True).", op);
+	char msg[1024];
+	size_t k = 0;
+	for (int i = 0; i < vs->nargs; i++) {
+		if (!cint_signed(vs->args[i], &v) || !cint(sh->args[i], &s))
+			continue;
+		if (v < 0)
+			k += (size_t)snprintf(msg + k, k < sizeof msg ? sizeof msg - k : 0,
+					      "%s%s valid_shape dimension %d has provably negative extent %lld; expected 0 <= valid_shape[%d] "
+					      "<= shape[%d] (%lld)", k ? "; " : "", op, i, (long long)v, i, i, (long long)s);
+		if (v > s && k < sizeof msg)
+			k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s valid_shape dimension %d extent %lld provably exceeds physical "
+					      "shape extent %lld", k ? "; " : "", op, i, (long long)v, (long long)s);
+	}
+	return k ? tr_error(rc, "%s", msg) : dt;
+}
+
+/* IsScatterElementDtype */
+static bool scatter_elem(DType d)
+{
+	return d == DT_FP16 || d == DT_FP32 || d == DT_BF16 || d == DT_INT16 || d == DT_INT32 || d == DT_INT8;
+}
+
+/* The dtype and rank checks tile.scatter and tile.scatter_mask share. */
+static bool scatter_operands(RuleCtx *rc, const Type *dt, const Type *st)
+{
+	const char *op = rc->op->name;
+	if (!scatter_elem(dt->dtype))
+		return tr_error(rc, "The operator %s requires dst dtype in {I8, I16, I32, FP16, FP32, BF16}, but got %s", op,
+				tr_dtype_str(dt->dtype)), false;
+	if (!scatter_elem(st->dtype))
+		return tr_error(rc, "The operator %s requires src dtype in {I8, I16, I32, FP16, FP32, BF16}, but got %s", op,
+				tr_dtype_str(st->dtype)), false;
+	return true;
+}
+
+static bool scatter_ranks(RuleCtx *rc, const Type *dt, const Type *st)
+{
+	if (st->ndim != 2 || dt->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D src/dst tiles, but got src rank %d and dst rank %d", rc->op->name, st->ndim,
+				dt->ndim), false;
+	return true;
+}
+
+/* {rule: scatter, args: [DST, SRC, INDEXES]}: tile.scatter, DST's type once
+ * SRC matches it, INDEXES is an INT16 / INT32 tile of SRC's 2-D shape whose
+ * width suits DST's (1-byte data: 2-byte indexes, else the same width) */
+static Type *scatter(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *dt = targ(rc, rc->r->arg), *st = targ(rc, rc->r->arg2), *it = targ(rc, rc->r->args[2]);
+	if (!dt || !st || !it)
+		return dt;
+	if (!scatter_operands(rc, dt, st))
+		return NULL;
+	if (dt->dtype != st->dtype)
+		return tr_error(rc, "The operator %s requires dst dtype (%s) to match src dtype (%s)", op, tr_dtype_str(dt->dtype),
+				tr_dtype_str(st->dtype));
+	if (it->dtype != DT_INT16 && it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires indexes dtype in {INT16, INT32}, but got %s", op, tr_dtype_str(it->dtype));
+	int db = ir_dtype_bits(dt->dtype) / 8, ib = ir_dtype_bits(it->dtype) / 8, need = db == 1 ? 2 : db;
+	if (ib != need)
+		return tr_error(rc, "The operator %s with dst dtype %s (%d bytes) requires indexes dtype of %d bytes, but got %s (%d bytes)", op,
+				tr_dtype_str(dt->dtype), db, need, tr_dtype_str(it->dtype), ib);
+	if (!scatter_ranks(rc, dt, st))
+		return NULL;
+	if (it->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D indexes tile, but got rank %d", op, it->ndim);
+	int64_t a, b;
+	static const char *const axis[2] = { "rows", "cols" };
+	for (int i = 0; i < 2; i++)
+		if (cint(st->shape[i], &a) && cint(it->shape[i], &b) && a != b)
+			return tr_error(rc, "The operator %s requires indexes.shape[%d] == src.shape[%d], got src %s %lld vs indexes %s %lld", op, i,
+					i, axis[i], (long long)a, axis[i], (long long)b);
+	return dt;
+}
+
+/* {rule: scatter-mask, args: [DST, SRC]}: tile.scatter_mask, DST's type once
+ * SRC's rows match and DST's width is SRC's times the kwarg mask_pattern's
+ * stride (1..2: 2, 3..6: 4, 7: 1) */
+static Type *scatter_mask(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *dt = targ(rc, rc->r->arg), *st = targ(rc, rc->r->arg2);
+	if (!dt || !st)
+		return dt;
+	if (!scatter_operands(rc, dt, st))
+		return NULL;
+	if (dt->dtype != st->dtype)
+		return tr_error(rc, "The operator %s requires dst and src to have the same dtype, got %s vs %s", op, tr_dtype_str(dt->dtype),
+				tr_dtype_str(st->dtype));
+	if (!scatter_ranks(rc, dt, st))
+		return NULL;
+	int64_t p = -1, a, b;
+	Expr *pe = tr_kwarg(rc, "mask_pattern");
+	if (pe && !cint_signed(pe, &p))
+		return dt; /* (not a constant: the attribute check reports it) */
+	if (p < 1 || p > 7)
+		return tr_error(rc, "The operator %s requires mask_pattern in range [1, 7], but got %lld", op, (long long)p);
+	if (cint(st->shape[0], &a) && cint(dt->shape[0], &b) && a != b)
+		return tr_error(rc, "The operator %s requires src.shape[0] == dst.shape[0], got src rows %lld vs dst rows %lld", op,
+				(long long)a, (long long)b);
+	int64_t stride = p == 7 ? 1 : p <= 2 ? 2 : 4;
+	if (cint(st->shape[1], &a) && cint(dt->shape[1], &b) && b != a * stride)
+		return tr_error(rc, "The operator %s with mask_pattern=%lld requires dst.shape[1] (%lld) == src.shape[1] (%lld) * %lld", op,
+				(long long)p, (long long)b, (long long)a, (long long)stride);
+	return dt;
+}
+
+/* {rule: tensor-scatter, args: [INPUT, INDEX, SRC]}: tensor.scatter, a fresh
+ * tensor of INPUT's type once SRC matches it, INDEX is an INT16 / INT32 2-D
+ * tensor of SRC's shape (the width rule of tile.scatter), dim is the last
+ * axis and SRC fits in INPUT */
+static Type *tensor_scatter(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *in = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2), *st = targ(rc, rc->r->args[2]);
+	if (!in || !it || !st)
+		return NULL;
+	if (!scatter_elem(in->dtype))
+		return tr_error(rc, "The operator %s requires input dtype in {I8, I16, I32, FP16, FP32, BF16}, but got %s", op,
+				tr_dtype_str(in->dtype));
+	if (it->dtype != DT_INT16 && it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires index dtype in {INT16, INT32}, but got %s", op, tr_dtype_str(it->dtype));
+	if (st->dtype != in->dtype)
+		return tr_error(rc, "The operator %s requires src dtype (%s) to match input dtype (%s)", op, tr_dtype_str(st->dtype),
+				tr_dtype_str(in->dtype));
+	int db = ir_dtype_bits(in->dtype) / 8, ib = ir_dtype_bits(it->dtype) / 8, need = db == 1 ? 2 : db;
+	if (ib != need)
+		return tr_error(rc, "The operator %s with input dtype %s (%d bytes) requires index dtype of %d bytes, but got %s (%d bytes)", op,
+				tr_dtype_str(in->dtype), db, need, tr_dtype_str(it->dtype), ib);
+	if (in->ndim != 2)
+		return tr_error(rc, "The operator %s currently supports rank-2 input only, got rank %d", op, in->ndim);
+	if (st->ndim != 2)
+		return tr_error(rc, "The operator %s requires src rank (%d) to match input rank (2)", op, st->ndim);
+	if (it->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D index, but got rank %d", op, it->ndim);
+	Expr *de = tr_kwarg(rc, "dim");
+	int64_t d, a, b;
+	if (!de)
+		return tr_error(rc, "The operator %s requires a 'dim' keyword argument", op);
+	if (cint_signed(de, &d) && (d < 0 ? d + 2 : d) != 1)
+		return tr_error(rc, "The operator %s currently supports dim=-1 (last axis) only, got dim=%lld", op, (long long)d);
+	static const char *const axis[2] = { "rows", "cols" };
+	for (int i = 0; i < 2; i++)
+		if (cint(st->shape[i], &a) && cint(it->shape[i], &b) && a != b)
+			return tr_error(rc, "The operator %s requires index.shape[%d] == src.shape[%d], got src %s %lld vs index %s %lld", op, i, i,
+					axis[i], (long long)a, axis[i], (long long)b);
+	for (int i = 0; i < 2; i++)
+		if (cint(st->shape[i], &a) && cint(in->shape[i], &b) && a > b)
+			return tr_error(rc, "The operator %s requires src.shape[%d] <= input.shape[%d], got src %s %lld vs input %s %lld", op, i, i,
+					axis[i], (long long)a, axis[i], (long long)b);
+	return mk_tensor(rc->c, in->shape, in->ndim, in->dtype);
+}
+
+/* {rule: tensor-scatter-mask, args: [INPUT, DST]}: tensor.scatter_mask, a
+ * fresh tensor of DST's type once INPUT matches it and DST's width is
+ * INPUT's times mask_pattern's stride */
+static Type *tensor_scatter_mask(RuleCtx *rc)
+{
+	const char *op = rc->op->name;
+	Type *in = targ(rc, rc->r->arg), *dt = targ(rc, rc->r->arg2);
+	if (!in || !dt)
+		return NULL;
+	static const char *const nm[2] = { "input", "dst" };
+	const Type *t[2] = { in, dt };
+	for (int i = 0; i < 2; i++)
+		if (!scatter_elem(t[i]->dtype))
+			return tr_error(rc, "The operator %s requires %s dtype in {I8, I16, I32, FP16, FP32, BF16}, but got %s", op, nm[i],
+					tr_dtype_str(t[i]->dtype));
+	if (in->dtype != dt->dtype)
+		return tr_error(rc, "The operator %s requires input and dst to have the same dtype, got %s vs %s", op, tr_dtype_str(in->dtype),
+				tr_dtype_str(dt->dtype));
+	if (in->ndim != 2 || dt->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D input/dst, but got input rank %d and dst rank %d", op, in->ndim, dt->ndim);
+	int64_t p = -1, a, b;
+	Expr *pe = tr_kwarg(rc, "mask_pattern");
+	if (pe && !cint_signed(pe, &p))
+		return NULL;
+	if (p < 1 || p > 7)
+		return tr_error(rc, "The operator %s requires mask_pattern in [1, 7], but got %lld", op, (long long)p);
+	int64_t stride = p == 7 ? 1 : p <= 2 ? 2 : 4;
+	if (cint(in->shape[1], &a) && cint(dt->shape[1], &b) && b != a * stride)
+		return tr_error(rc, "The operator %s with mask_pattern=%lld requires dst.shape[1] (%lld) == input.shape[1] (%lld) * %lld", op,
+				(long long)p, (long long)b, (long long)a, (long long)stride);
+	return mk_tensor(rc->c, dt->shape, dt->ndim, dt->dtype);
+}
+
+/* {rule: tri, shape: N, valid-shape: M, dtype: KW, arg: DIAGONAL}: tile.tri, a
+ * Vec tile of the static 2-D shape N (valid: M, static, within it) of a
+ * numeric dtype, from an INT32 diagonal */
+static Type *tri(RuleCtx *rc)
+{
+	SugarCtx *c = rc->c;
+	const char *op = rc->op->name;
+	int dt = tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw));
+	Expr *s = tr_arg(rc, rc->r->shape), *v = tr_arg(rc, rc->r->valid_shape);
+	Type *d = targ(rc, rc->r->arg);
+	if (dt < 0 || !s || s->kind != EX_TUPLE)
+		return NULL;
+	static const DType ok[] = { DT_INT8, DT_UINT8, DT_INT16, DT_INT32, DT_UINT16, DT_UINT32, DT_FP16, DT_BF16, DT_FP32 };
+	size_t i = 0;
+	while (i < sizeof ok / sizeof ok[0] && ok[i] != (DType)dt)
+		i++;
+	if (i == sizeof ok / sizeof ok[0])
+		return tr_error(rc, "The operator %s requires dtype to be one of {INT8, UINT8, INT16, INT32, UINT16, UINT32, FP16, BF16, FP32}, "
+				"but got %s", op, tr_dtype_str((DType)dt));
+	if (d && d->kind != TY_SCALAR)
+		return tr_error(rc, "The operator %s requires diagonal to be a scalar, but got %s", op, tr_type_name(d));
+	if (d && d->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires diagonal to be an INT32 scalar, but got %s", op, tr_dtype_str(d->dtype));
+	if (s->nargs != 2)
+		return tr_error(rc, "The operator %s requires a 2D shape, but got rank %d", op, s->nargs);
+	int64_t x, y = 0;
+	for (int k = 0; k < 2; k++) {
+		if (!cint_signed(s->args[k], &x))
+			return tr_error(rc, "The operator %s shape element %d must be a compile-time constant", op, k);
+		if (x <= 0)
+			return tr_error(rc, "The operator %s shape element %d must be positive, got %lld", op, k, (long long)x);
+	}
+	if (v && v->kind == EX_TUPLE) {
+		if (v->nargs != 2)
+			return tr_error(rc, "The operator %s requires valid_shape rank 2, but got %d", op, v->nargs);
+		for (int k = 0; k < 2; k++) {
+			if (!cint_signed(v->args[k], &x))
+				return tr_error(rc, "The operator %s valid_shape element %d must be a compile-time constant", op, k);
+			cint(s->args[k], &y);
+			if (x <= 0 || x > y)
+				return tr_error(rc, "The operator %s requires 0 < valid_shape[%d] <= shape[%d], but got %lld and %lld", op, k, k,
+						(long long)x, (long long)y);
+		}
+	}
+	return mk_tile(c, s->args, 2, (DType)dt, MS_VEC, v && v->kind == EX_TUPLE ? v->args : NULL, NULL, NULL, NULL);
 }
 
 static const char *const valid_opts[] = { "valid", NULL };
@@ -2118,5 +2767,13 @@ const RuleKind typerule_layout[] = {
 	{ "viewed", viewed, "arg", NULL, false },
 	{ "paged", paged, "arg", NULL, false },
 	{ "scatter-update", scatter_update, "args", NULL, false },
+	{ "gather-row", gather_row, "args", NULL, false },
+	{ "scatter", scatter, "args", NULL, false },
+	{ "scatter-mask", scatter_mask, "args", NULL, false },
+	{ "tensor-scatter", tensor_scatter, "args", NULL, false },
+	{ "tensor-scatter-mask", tensor_scatter_mask, "args", NULL, false },
+	{ "tri", tri, "arg,shape,dtype", NULL, false },
+	{ "matmul-mx", matmul_mx, "args", form_opts, false },
+	{ "scale-addr", scale_addr, "arg,arg2", NULL, false },
 	{ NULL, NULL, NULL, NULL, false },
 };
