@@ -622,6 +622,8 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 	/* parameter directions set by a pass of this run (the outliners',
 	 * infer-directions'): ptoopt's, which InOutUseValid does not judge */
 	bool dirs_ours = false;
+	/* the program is what the last structural check accepted */
+	bool verified = false;
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
 		if (!pi->run && !pi->run_opts) {
@@ -629,8 +631,11 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 			return 1;
 		}
 		/* after the first pass the previous pass's post-check saw this program */
-		if (i == 0 && !verify_structural(p, d, "before", pi->ref_name, dirs_ours))
-			return 1;
+		if (i == 0) {
+			if (!verify_structural(p, d, "before", pi->ref_name, dirs_ours))
+				return 1;
+			verified = true;
+		}
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
 		/* required properties an earlier pass of this run invalidated:
@@ -647,8 +652,10 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		if (hooks->before_pass && hooks->before_pass(hooks->ctx, i, &pl->steps[i], p) != 0)
 			return 1;
 		double t0 = now_seconds();
+		p->unchanged = false;
 		if (run_one(p, &pl->steps[i], d) != 0)
 			return 1;
+		verified = verified && p->unchanged;
 		double dt = now_seconds() - t0;
 		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
@@ -657,9 +664,14 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		 * statements (the reference checks after every pass; the
 		 * outliners and the direction passes keep these properties and
 		 * have their own checks after them: skipping the walk there saves
-		 * a third of a three-pass run) */
-		if (pi->structural_after && !verify_structural(p, d, "after", pi->ref_name, dirs_ours))
-			return 1;
+		 * a third of a three-pass run); not again on a program the last
+		 * check accepted (a pass that changed nothing: it would again,
+		 * as InOutUseValid only ever stops applying) */
+		if (pi->structural_after && !verified) {
+			if (!verify_structural(p, d, "after", pi->ref_name, dirs_ours))
+				return 1;
+			verified = true;
+		}
 		held = (held & ~pi->invalidates) | pi->produces;
 		lost = (lost | pi->invalidates) & ~pi->produces;
 		strict_ssa = (pi->produces & PROP_SSA) && !(pi->requires & PROP_SSA) ? true : strict_ssa && (held & PROP_SSA);

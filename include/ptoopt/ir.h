@@ -347,6 +347,10 @@ struct Program {
 	PtrMap fn_index;      /* name -> Function, rebuilt when funcs change */
 	Function **indexed;   /* funcs array the index was built from */
 	int nindexed;
+	/* set by a pass that left the program exactly as it found it (pipe_run
+	 * clears it before each pass, and then need not verify the same IR
+	 * again); a pass that cannot tell leaves it false */
+	bool unchanged;
 };
 
 /* ---------------------------------------------------------------- helpers */
