@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptoopt/ir_walk.h"
 #include "ptoopt/typerule.h"
 
 /* The checks, in the reference's order. */
@@ -67,7 +68,12 @@ typedef struct SV {
 	DefLog *log;
 	size_t nlog, clog;
 	bool kills;          /* the function passes a Var to an InOut / Out parameter */
+	/* the use walk's (ud_walk) statement position and flags */
+	SrcPos at;
+	bool aa, in_type;
 	bool io_on;          /* InOutUseValid applies to the function */
+	VarTab io_dead, io_sub; /* InOutUseValid's dead sets (IO) */
+	const Type *plain[256]; /* types seen to mention no Var (by address) */
 } SV;
 
 /* Whether check k still runs: none ranked before it has failed. */
@@ -240,7 +246,7 @@ static void aa_call(SV *s, const Expr *e, SrcPos pos)
 
 /* ------------------------------------------------------------ UseAfterDef */
 
-static void def_set_id(SV *s, unsigned id, bool on)
+static inline void def_set_id(SV *s, unsigned id, bool on)
 {
 	if (id >= s->ndefined) {
 		size_t n = s->ndefined ? s->ndefined : 64;
@@ -286,7 +292,7 @@ static bool kills(SV *s, const Expr *e)
 	return false;
 }
 
-static void ud_expr(SV *s, const Expr *e, SrcPos pos, bool in_type, bool aa);
+static void ud_walk(SV *s, const Expr *e);
 
 /* Nodes below which the walk has something to do. */
 static inline bool walked(const Expr *e)
@@ -294,69 +300,142 @@ static inline bool walked(const Expr *e)
 	return e && (e->kind == EX_VAR || e->kind >= EX_BINARY);
 }
 
-/* The expressions of a type the reference's use walk visits. */
-static void ud_type(SV *s, const Type *t, SrcPos pos)
+/* Whether e reaches a Var where ud_walk would look. */
+static bool has_var(const Expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EX_VAR:
+		return true;
+	case EX_BINARY:
+		return has_var(e->lhs) || has_var(e->rhs);
+	case EX_UNARY: case EX_CAST: case EX_GETITEM:
+		return has_var(e->lhs);
+	case EX_TUPLE: case EX_OP_CALL: case EX_FN_CALL: case EX_SUBMIT:
+		for (int i = 0; i < e->nargs; i++)
+			if (has_var(e->args[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Whether ud_type(t) has nothing to check (types are shared, and most
+ * shapes are constants: remembered). */
+static bool type_plain(SV *s, const Type *t)
+{
+	size_t h = ((uintptr_t)t >> 4) & (sizeof s->plain / sizeof *s->plain - 1);
+	if (s->plain[h] == t)
+		return true;
+	if (t->kind == TY_TUPLE) {
+		for (int i = 0; i < t->nelems; i++)
+			if (t->elems[i] && !type_plain(s, t->elems[i]))
+				return false;
+	} else if (t->kind == TY_TENSOR || t->kind == TY_DIST_TENSOR || t->kind == TY_TILE) {
+		if (t->memref && has_var(t->memref->index))
+			return false;
+		for (int i = 0; i < t->ndim; i++)
+			if (has_var(t->shape[i]))
+				return false;
+		if (t->view)
+			for (int i = 0; i < t->view->nkw; i++)
+				if (has_var(t->view->kw[i].value))
+					return false;
+	}
+	s->plain[h] = t;
+	return true;
+}
+
+/* The expressions of a type the reference's use walk visits (the Vars in
+ * them without their own types, and no op-call checks). */
+static void ud_type(SV *s, const Type *t)
 {
 	if (!t)
 		return;
 	if (t->kind == TY_TUPLE) {
 		for (int i = 0; i < t->nelems; i++)
-			ud_type(s, t->elems[i], pos);
+			ud_type(s, t->elems[i]);
 		return;
 	}
 	if (t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR && t->kind != TY_TILE)
 		return;
+	bool in_type = s->in_type, aa = s->aa;
+	s->in_type = true;
+	s->aa = false;
 	if (t->memref && walked(t->memref->index))
-		ud_expr(s, t->memref->index, pos, true, false);
+		ud_walk(s, t->memref->index);
 	for (int i = 0; i < t->ndim; i++)
 		if (walked(t->shape[i]))
-			ud_expr(s, t->shape[i], pos, true, false);
+			ud_walk(s, t->shape[i]);
 	if (t->view)
 		for (int i = 0; i < t->view->nkw; i++)
-			ud_expr(s, t->view->kw[i].value, pos, true, false);
+			if (walked(t->view->kw[i].value))
+				ud_walk(s, t->view->kw[i].value);
+	s->in_type = in_type;
+	s->aa = aa;
 }
 
-/* The uses in e (UseAfterDef), and with aa AtomicAddDtypeValid's check of
- * its op calls; notes calls that kill a Var for InOutUseValid. */
-static void ud_expr(SV *s, const Expr *e, SrcPos pos, bool in_type, bool aa)
+/* The uses in e (UseAfterDef), with s->aa AtomicAddDtypeValid's check of
+ * its op calls; notes calls that kill a Var for InOutUseValid.  e is
+ * walked(); after a failure the walk may go on (fail() keeps the first). */
+static void ud_walk(SV *s, const Expr *e)
 {
-	if (!e || !active(s, K_UD))
-		return;
-	switch (e->kind) {
-	case EX_VAR:
-		if (!def_get(s, e->var)) {
-			char m[400];
-			snprintf(m, sizeof m, "Variable '%s' used before definition in function '%s'", e->var->name,
-				 s->fn->name);
-			fail(s, K_UD, pos, m);
+	for (;;) {
+		switch (e->kind) {
+		case EX_VAR:
+			if (!def_get(s, e->var)) {
+				char m[400];
+				snprintf(m, sizeof m, "Variable '%s' used before definition in function '%s'", e->var->name,
+					 s->fn->name);
+				fail(s, K_UD, s->at, m);
+				return;
+			}
+			if (!s->in_type && e->var->type && !type_plain(s, e->var->type))
+				ud_type(s, e->var->type);
+			return;
+		case EX_BINARY:
+			if (walked(e->lhs))
+				ud_walk(s, e->lhs);
+			e = e->rhs;
+			if (!walked(e))
+				return;
+			continue;
+		case EX_UNARY: case EX_CAST: case EX_GETITEM:
+			e = e->lhs;
+			if (!walked(e))
+				return;
+			continue;
+		case EX_OP_CALL:
+			if (s->aa && e->nkw)
+				aa_call(s, e, s->at);
+			break;
+		case EX_FN_CALL:
+			if (s->io_on && !s->kills && kills(s, e))
+				s->kills = true;
+			break;
+		case EX_TUPLE: case EX_SUBMIT:
+			break;
+		default:
 			return;
 		}
-		if (!in_type)
-			ud_type(s, e->var->type, pos);
-		return;
-	case EX_BINARY:
-		ud_expr(s, e->lhs, pos, in_type, aa);
-		ud_expr(s, e->rhs, pos, in_type, aa);
-		return;
-	case EX_UNARY: case EX_CAST: case EX_GETITEM:
-		ud_expr(s, e->lhs, pos, in_type, aa);
-		return;
-	case EX_OP_CALL:
-		if (aa && e->nkw && active(s, K_AA))
-			aa_call(s, e, pos);
-		break;
-	case EX_FN_CALL:
-		if (s->io_on && !s->kills && kills(s, e))
-			s->kills = true;
-		break;
-	case EX_TUPLE: case EX_SUBMIT:
-		break;
-	default:
+		for (int i = 0; i < e->nargs; i++)
+			if (walked(e->args[i]))
+				ud_walk(s, e->args[i]);
 		return;
 	}
-	for (int i = 0; i < e->nargs; i++)
-		if (walked(e->args[i]))
-			ud_expr(s, e->args[i], pos, in_type, aa);
+}
+
+/* A statement's expression e at pos; aa: AtomicAddDtypeValid checks it too. */
+static void ud_expr(SV *s, const Expr *e, SrcPos pos, bool aa)
+{
+	if (!walked(e) || !active(s, K_UD))
+		return;
+	s->at = pos;
+	s->aa = aa && active(s, K_AA);
+	s->in_type = false;
+	ud_walk(s, e);
 }
 
 /* AtomicAddDtypeValid alone, on an expression the use walk does not visit. */
@@ -447,12 +526,12 @@ static void sv_compound(SV *s, const Stmt *st, int loop, bool in_incore)
 		bool is_for = st->kind == ST_FOR;
 		int inner = is_for ? st->for_kind : FOR_RANGE;
 		if (is_for && ud) {
-			ud_expr(s, st->start, pos, false, false);
-			ud_expr(s, st->stop, pos, false, false);
-			ud_expr(s, st->step, pos, false, false);
+			ud_expr(s, st->start, pos, false);
+			ud_expr(s, st->stop, pos, false);
+			ud_expr(s, st->step, pos, false);
 		}
 		for (int i = 0; i < st->niter && ud; i++)
-			ud_expr(s, st->inits[i], pos, false, false);
+			ud_expr(s, st->inits[i], pos, false);
 		size_t mark = s->nlog;
 		if (ud) {
 			if (is_for && st->var)
@@ -461,7 +540,7 @@ static void sv_compound(SV *s, const Stmt *st, int loop, bool in_incore)
 				def_set(s, st->iter_args[i], true);
 		}
 		if (!is_for && ud)
-			ud_expr(s, st->value, pos, false, true);
+			ud_expr(s, st->value, pos, true);
 		else
 			aa_expr(s, st->value, pos);
 		sv_block(s, &st->body, inner, in_incore);
@@ -482,7 +561,7 @@ static void sv_compound(SV *s, const Stmt *st, int loop, bool in_incore)
 	}
 	case ST_IF: {
 		if (ud)
-			ud_expr(s, st->value, pos, false, true);
+			ud_expr(s, st->value, pos, true);
 		size_t mark = s->nlog;
 		sv_block(s, &st->body, loop, in_incore);
 		if (!active(s, K_UD)) {
@@ -533,23 +612,23 @@ static void sv_block(SV *s, const Block *b, int loop, bool in_incore)
 		SrcPos pos = st->pos;
 		switch (st->kind) {
 		case ST_ASSIGN:
-			ud_expr(s, st->value, pos, false, true);
+			ud_expr(s, st->value, pos, true);
 			if (active(s, K_UD))
 				def_set(s, st->var, true);
 			break;
 		case ST_EVAL:
-			ud_expr(s, st->value, pos, false, true);
+			ud_expr(s, st->value, pos, true);
 			break;
 		case ST_RETURN:
 			for (int k = 0; k < st->nvalues; k++)
-				ud_expr(s, st->values[k], pos, false, true);
+				ud_expr(s, st->values[k], pos, true);
 			break;
 		case ST_YIELD:
 			if (i + 1 < b->n)
 				fail(s, K_NRB, pos, "YieldStmt before the terminating position; YieldStmt must be the "
 					 "trailing statement of its scope");
 			for (int k = 0; k < st->nvalues; k++)
-				ud_expr(s, st->values[k], pos, false, true);
+				ud_expr(s, st->values[k], pos, true);
 			break;
 		case ST_BREAK: case ST_CONTINUE:
 			if (active(s, K_BC))
@@ -614,7 +693,7 @@ static bool sv_function(SV *s, Function *f, bool dirs_ours)
  * alive), with an undo log of (Var, previous) pairs. */
 typedef struct IO {
 	SV *s;
-	PtrMap dead;
+	VarTab *dead;        /* SV's: the function's walk, or a loop body's fresh one */
 	PtrVec log;
 	bool report;
 	const Stmt *at;      /* the statement being walked */
@@ -623,8 +702,8 @@ typedef struct IO {
 static void dead_set(IO *io, Var *v, const void *val)
 {
 	vec_push(&io->log, v);
-	vec_push(&io->log, pmap_get(&io->dead, v));
-	pmap_put(&io->dead, v, (void *)val);
+	vec_push(&io->log, vtab_get(io->dead, v));
+	vtab_put(io->dead, v, (void *)val);
 }
 
 /* Reads of e; the InOut / Out arguments of its program calls become dead. */
@@ -634,7 +713,7 @@ static void io_expr(IO *io, const Expr *e)
 		return;
 	switch (e->kind) {
 	case EX_VAR: {
-		const Stmt *o = pmap_get(&io->dead, e->var);
+		const Stmt *o = vtab_get(io->dead, e->var);
 		if (io->report && o) {
 			char m[400];
 			snprintf(m, sizeof m,
@@ -666,7 +745,7 @@ static void io_expr(IO *io, const Expr *e)
 		for (int i = 0; i < n; i++) {
 			ParamDir d = callee->params[i].dir;
 			if ((d == DIR_INOUT || d == DIR_OUT) && e->args[i]->kind == EX_VAR &&
-			    !pmap_get(&io->dead, e->args[i]->var))
+			    !vtab_get(io->dead, e->args[i]->var))
 				dead_set(io, e->args[i]->var, io->at);
 		}
 		return;
@@ -692,20 +771,20 @@ static void io_loop_body(IO *io, const Stmt *st)
 		/* a kill in the body reaches the next iteration: what a fresh walk
 		 * of the body leaves dead is dead on entry (the iter args aside,
 		 * which the header rebinds) */
-		IO sub = { .s = io->s };
-		sub.at = io->at;
+		IO sub = { .s = io->s, .dead = &io->s->io_sub, .at = io->at };
 		io_block(&sub, &st->body);
-		for (size_t i = 0; i < sub.dead.cap; i++) {
-			const Var *v = sub.dead.keys[i];
-			if (v && sub.dead.vals[i] && !is_iter_arg(st, v) && !pmap_get(&io->dead, v))
-				dead_set(io, (Var *)v, sub.dead.vals[i]);
+		for (size_t i = 0; i < sub.log.len; i += 2) {
+			Var *v = sub.log.items[i];
+			void *o = vtab_get(sub.dead, v);
+			if (o && !is_iter_arg(st, v) && !vtab_get(io->dead, v))
+				dead_set(io, v, o);
 		}
-		pmap_release(&sub.dead);
+		vtab_clear(sub.dead);
 		vec_release(&sub.log);
 	}
 	io_block(io, &st->body);
 	for (int i = 0; i < st->niter; i++)
-		if (pmap_get(&io->dead, st->iter_args[i]))
+		if (vtab_get(io->dead, st->iter_args[i]))
 			dead_set(io, st->iter_args[i], NULL);
 }
 
@@ -715,7 +794,7 @@ static void io_stmt(IO *io, const Stmt *st)
 	switch (st->kind) {
 	case ST_ASSIGN:
 		io_expr(io, st->value);
-		if (pmap_get(&io->dead, st->var))
+		if (vtab_get(io->dead, st->var))
 			dead_set(io, st->var, NULL);
 		return;
 	case ST_EVAL:
@@ -749,7 +828,7 @@ static void io_stmt(IO *io, const Stmt *st)
 		PtrVec then_dead = { 0 };
 		for (size_t i = mark; i < io->log.len; i += 2) {
 			Var *v = io->log.items[i];
-			void *o = pmap_get(&io->dead, v);
+			void *o = vtab_get(io->dead, v);
 			if (o) {
 				vec_push(&then_dead, v);
 				vec_push(&then_dead, o);
@@ -758,11 +837,11 @@ static void io_stmt(IO *io, const Stmt *st)
 		while (io->log.len > mark) {
 			void *prev = io->log.items[--io->log.len];
 			Var *v = io->log.items[--io->log.len];
-			pmap_put(&io->dead, v, prev);
+			vtab_put(io->dead, v, prev);
 		}
 		io_block(io, &st->orelse);
 		for (size_t i = 0; i < then_dead.len; i += 2)
-			if (!pmap_get(&io->dead, then_dead.items[i]))
+			if (!vtab_get(io->dead, then_dead.items[i]))
 				dead_set(io, then_dead.items[i], then_dead.items[i + 1]);
 		vec_release(&then_dead);
 		return;
@@ -804,11 +883,13 @@ bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, 
 		if (!io_fns[i])
 			continue;
 		s.fn = p->funcs[i];
-		IO io = { .s = &s, .report = true };
+		IO io = { .s = &s, .dead = &s.io_dead, .report = true };
 		io_block(&io, &s.fn->body);
-		pmap_release(&io.dead);
+		vtab_clear(io.dead);
 		vec_release(&io.log);
 	}
+	vtab_release(&s.io_dead);
+	vtab_release(&s.io_sub);
 	free(io_fns);
 	if (s.first == K_NONE)
 		return true;
