@@ -114,7 +114,7 @@ void ir_block_defs(const Block *b, IrVarFn fn, void *ctx)
 
 Var *ir_var_subst(const IrSubst *sb, Var *v)
 {
-	Var *n = v && sb->vars ? pmap_get(sb->vars, v) : NULL;
+	Var *n = !v ? NULL : sb->vartab ? vtab_get(sb->vartab, v) : sb->vars ? pmap_get(sb->vars, v) : NULL;
 	return n ? n : v;
 }
 

@@ -34,12 +34,33 @@ void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx);
  * again).  Not iter args, not a scope's tid or split_aiv variable. */
 void ir_block_defs(const Block *b, IrVarFn fn, void *ctx);
 
+/* A map from Var to a pointer, an array indexed by Var id (a program's
+ * Vars are numbered in creation order): a lookup is one load, and clear()
+ * costs what was set since the last one, so one table serves a whole pass
+ * function after function.  NULL is "absent".  ids[0..nids) are the slots
+ * set since the last clear, in no useful order (repeats possible, some
+ * NULL again): for order-independent scans only. */
+typedef struct VarTab {
+	void **vals;   /* by Var id */
+	size_t cap;
+	unsigned *ids; /* slots set since the last clear (repeats possible) */
+	size_t nids, cids;
+} VarTab;
+
+static inline void *vtab_get(const VarTab *t, const Var *v) { return v->id < t->cap ? t->vals[v->id] : NULL; }
+void vtab_put(VarTab *t, const Var *v, void *val);
+/* Room for the Vars of p without regrowth. */
+void vtab_reserve(VarTab *t, const Program *p);
+void vtab_clear(VarTab *t);
+void vtab_release(VarTab *t);
+
 /* A substitution: Vars to Vars (vars), Vars to expressions (exprs, for a
  * Var replaced by a value: a loop variable by its constant), and
  * optionally every node's type mapped through type().  Maps may be NULL. */
 typedef struct IrSubst {
 	Arena *a;
 	const PtrMap *vars;   /* Var -> Var */
+	const VarTab *vartab; /* Var -> Var, used instead of vars when set */
 	const PtrMap *exprs;  /* Var -> Expr */
 	Type *(*type)(void *ctx, Type *t);
 	void *ctx;
@@ -77,24 +98,5 @@ void ir_block_subst(const IrSubst *sb, Block *b);
  * from its original (NULL: the original's name). */
 Block ir_block_clone(Program *p, const Block *b, PtrMap *vars, const PtrMap *exprs,
 		     const char *(*rename)(void *ctx, Var *orig), void *ctx);
-
-/* A map from Var to a pointer, an array indexed by Var id (a program's
- * Vars are numbered in creation order): a lookup is one load, and clear()
- * costs what was set since the last one, so one table serves a whole pass
- * function after function.  NULL is "absent"; there is no iteration (use a
- * PtrVec of the keys where order matters). */
-typedef struct VarTab {
-	void **vals;   /* by Var id */
-	size_t cap;
-	unsigned *ids; /* slots set since the last clear (repeats possible) */
-	size_t nids, cids;
-} VarTab;
-
-static inline void *vtab_get(const VarTab *t, const Var *v) { return v->id < t->cap ? t->vals[v->id] : NULL; }
-void vtab_put(VarTab *t, const Var *v, void *val);
-/* Room for the Vars of p without regrowth. */
-void vtab_reserve(VarTab *t, const Program *p);
-void vtab_clear(VarTab *t);
-void vtab_release(VarTab *t);
 
 #endif
