@@ -780,7 +780,6 @@ typedef struct Dce {
 	size_t nassigns, cassigns;
 	Var **work;
 	size_t nwork, cwork;
-	bool phis;     /* an if with return vars was seen */
 } Dce;
 
 static bool has_call(const Expr *e)
@@ -889,7 +888,6 @@ static void dce_roots(Dce *d, const Block *b)
 			break;
 		case ST_IF:
 			ir_expr_vars(st->value, mark_live, d);
-			d->phis = d->phis || st->nrets;
 			for (int j = 0; j < st->nrets; j++)
 				type_vars(st->rets[j]->type, mark_live, d);
 			dce_roots(d, &st->body);
@@ -928,8 +926,25 @@ static bool dce_filter(Dce *d, Block *b)
 	return changed;
 }
 
-/* Whether the body has an if with return vars (phis). */
-static bool dce_scalars(Simp *s, Block *body)
+/* What the eliminations can find in b: a removable assignment (*rem), an
+ * if with return vars (*phis).  Statements only, no expression walk. */
+static void dce_scan(const Block *b, bool *rem, bool *phis)
+{
+	for (int i = 0; i < b->n && !(*rem && *phis); i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_ASSIGN && !*rem && removable(st))
+			*rem = true;
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		if (st->kind == ST_IF && st->nrets)
+			*phis = true;
+		dce_scan(&st->body, rem, phis);
+		if (st->kind == ST_IF && st->has_else)
+			dce_scan(&st->orelse, rem, phis);
+	}
+}
+
+static void dce_scalars(Simp *s, Block *body)
 {
 	Dce d = { .s = s, .live = &s->live, .defs = &s->defs };
 	dce_roots(&d, body);
@@ -953,7 +968,6 @@ static bool dce_scalars(Simp *s, Block *body)
 	free(d.next);
 	free(d.assigns);
 	free(d.work);
-	return d.phis;
 }
 
 /* every use of a Var (not definitions) in a block */
@@ -1089,9 +1103,14 @@ static int simplify_function(Simp *s, Function *f)
 	s->an = NULL;
 	if (s->failed)
 		return 1;
-	/* the second round only finds something when phis went (the first
-	 * leaves only live scalars behind) */
-	if (dce_scalars(s, &body) && dce_phis(s, &body))
+	/* each step only where it can find something: the first round leaves
+	 * only live scalars behind, so the second one only finds more when
+	 * phis went */
+	bool rem = false, phis = false;
+	dce_scan(&body, &rem, &phis);
+	if (rem)
+		dce_scalars(s, &body);
+	if (phis && dce_phis(s, &body) && rem)
 		dce_scalars(s, &body);
 	f->body = body;
 	return 0;
