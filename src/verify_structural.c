@@ -870,7 +870,8 @@ bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, 
 	bool *io_fns = xmalloc((size_t)(p->nfuncs + 1) * sizeof *io_fns);
 	memset(io_fns, 0, (size_t)(p->nfuncs + 1) * sizeof *io_fns);
 	for (int i = 0; i < p->nfuncs && s.first > K_TC; i++)
-		io_fns[i] = sv_function(&s, p->funcs[i], dirs_ours);
+		if (!p->funcs[i]->verified)
+			io_fns[i] = sv_function(&s, p->funcs[i], dirs_ours);
 	free(s.defined);
 	free(s.log);
 	if (s.first == K_NEST) {

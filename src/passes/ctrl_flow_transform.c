@@ -663,10 +663,15 @@ int cft_run_program(Program *p, Diag *d)
 			continue;
 		c.fn = f;
 		c.counter = 0;
+		bool before = c.touched;
+		c.touched = false;
 		xform_block(&c, &f->body, 1);
+		f->touched = c.touched;
+		c.touched = c.touched || before;
 	}
 	pmap_release(&c.avail);
 	p->unchanged = !c.touched;
+	p->touch_marks = true;
 	return c.failed ? 1 : 0;
 }
 

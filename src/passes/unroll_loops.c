@@ -237,9 +237,10 @@ int unroll_loops_program(Program *p, Diag *d)
 		Block nb;
 		if (unroll_block(&u, &f->body, &nb)) {
 			f->body = nb;
-			changed = true;
+			f->touched = changed = true;
 		}
 	}
 	p->unchanged = !changed;
+	p->touch_marks = true;
 	return u.err;
 }
