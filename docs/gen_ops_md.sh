@@ -19,3 +19,21 @@ the registry.
 HEAD
 "$tool" --list-ops
 echo '```'
+m=$("$tool" --list-dsl | wc -l | tr -d ' ')
+cat <<DSL
+
+## DSL spellings
+
+Every op above is accepted under its own name. Besides, $m DSL names lower to an
+op chosen by their arguments (\`ptoopt --list-dsl\`, sorted; a few are op names
+too: \`pl.tensor.add\` with a scalar rhs is \`pl.tensor.adds\`). Each takes the
+first case whose leading positional arguments have the listed kinds
+(\`tensor\`, \`tile\`, \`scalar\`; \`...\` any further arguments), some only when the
+call passes a keyword (\`with block_len=\`). A parenthesised parameter list after
+the op binds the spelling's positional arguments to those parameters in that
+order.
+
+\`\`\`
+DSL
+"$tool" --list-dsl
+echo '```'

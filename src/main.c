@@ -49,6 +49,8 @@ static void usage(FILE *f)
 	      "  --list-passes        list the known passes and exit\n"
 	      "  --list-ops           list the op registry (signature and written arguments of\n"
 	      "                       every op, with any --ops files given before) and exit\n"
+	      "  --list-dsl           list the DSL spellings (pl.add, pl.cast, ...) and the op\n"
+	      "                       each argument-kind case lowers to, and exit\n"
 	      "\n"
 	      "output:\n"
 	      "  -o, --output=PATH    write the result to PATH (atomically); a directory, or\n"
@@ -191,7 +193,7 @@ int main(int argc, char **argv)
 		OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS, OPT_CONFIG,
 		OPT_PRINT_PIPELINE, OPT_DIFF, OPT_COLOR, OPT_PRINT_AFTER_ALL, OPT_PRINT_CHANGED, OPT_DUMP_DIR,
 		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE, OPT_ALLOW_UNREGISTERED,
-		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_LIST_OPS, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
+		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_LIST_OPS, OPT_LIST_DSL, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
 	};
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 		{ "print-pipeline", no_argument, NULL, OPT_PRINT_PIPELINE },
 		{ "list-passes", no_argument, NULL, OPT_LIST },
 		{ "list-ops", no_argument, NULL, OPT_LIST_OPS },
+		{ "list-dsl", no_argument, NULL, OPT_LIST_DSL },
 		{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
 		{ "pass-option", required_argument, NULL, OPT_PASS_OPTION },
 		{ "diff", no_argument, NULL, OPT_DIFF },
@@ -309,9 +312,12 @@ int main(int argc, char **argv)
 		case OPT_UPDATE: c.update = true; break;
 		case 'h': usage(stdout); goto done;
 		case OPT_VERSION: printf("ptoopt %s\n", PTOOPT_VERSION); goto done;
-		case OPT_LIST_OPS: {
+		case OPT_LIST_OPS: case OPT_LIST_DSL: {
 			StrBuf b = { 0 };
-			ops_list(ops_default(), &b);
+			if (opt == OPT_LIST_OPS)
+				ops_list(ops_default(), &b);
+			else
+				ops_list_sugar(ops_default(), &b);
 			fwrite(b.data, 1, b.len, stdout);
 			sb_release(&b);
 			goto done;

@@ -832,9 +832,12 @@ static void put_const(StrBuf *b, const OpDef *op, const OpsConst *k)
 	}
 }
 
+/* pl.tensor.add, but pld.tile.put: how the DSL spells a name */
+static const char *dsl_prefix(const char *name) { return strncmp(name, "pld.", 4) ? "pl." : ""; }
+
 void ops_signature(StrBuf *b, const OpDef *op)
 {
-	sb_printf(b, "%s%s(", strncmp(op->name, "pld.", 4) ? "pl." : "", op->name);
+	sb_printf(b, "%s%s(", dsl_prefix(op->name), op->name);
 	int n = op->nparams + op->nkwargs;
 	for (int i = 0; i < n; i++) {
 		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
@@ -908,6 +911,76 @@ int ops_list(OpRegistry *r, StrBuf *b)
 			continue;
 		ops_signature(b, op);
 		put_effects(b, op);
+		sb_putc(b, '\n');
+	}
+	int n = (int)names.len;
+	vec_release(&names);
+	pmap_release(&seen);
+	return n;
+}
+
+/* --list-dsl: each DSL spelling pl.NAME, sorted, with its dispatch cases
+ * in the order they are tried. */
+static const char *kind_word(OpsKind k)
+{
+	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype" };
+	return (unsigned)k < sizeof w / sizeof *w ? w[k] : "any";
+}
+
+static const char *binary_word(int op)
+{
+	switch (op) {
+	case OP_ADD: return "a + b";
+	case OP_SUB: return "a - b";
+	case OP_MUL: return "a * b";
+	case OP_DIV: return "a / b";
+	case OP_MIN: return "min(a, b)";
+	case OP_MAX: return "max(a, b)";
+	default: return "?";
+	}
+}
+
+int ops_list_sugar(OpRegistry *r, StrBuf *b)
+{
+	PtrVec names = { 0 };
+	PtrMap seen = { 0 };
+	for (int i = 0; i < ops_builtin_nindex; i++)
+		if (ops_builtin_index[i].sugar) {
+			const char *k = intern_cstr(&r->arena, ops_builtin_index[i].name);
+			(void)ops_find_sugar(r, k);
+		}
+	for (size_t i = 0; i < r->sugar.cap; i++) {
+		const char *k = r->sugar.keys[i];
+		if (k && r->sugar.vals[i] && !pmap_get(&seen, k)) {
+			pmap_put(&seen, k, (void *)1);
+			vec_push(&names, (void *)k);
+		}
+	}
+	qsort(names.items, names.len, sizeof *names.items, cmp_name);
+	for (size_t i = 0; i < names.len; i++) {
+		const SugarDef *sd = ops_find_sugar(r, names.items[i]);
+		sb_printf(b, "%s%s", dsl_prefix(sd->name), sd->name);
+		for (int c = 0; c < sd->ncases; c++) {
+			const SugarCase *sc = &sd->cases[c];
+			sb_puts(b, c ? " | " : "  ");
+			sb_putc(b, '(');
+			for (int j = 0; j < sc->nargs; j++)
+				sb_printf(b, "%s%s", j ? ", " : "", kind_word(sc->args[j]));
+			sb_puts(b, sc->nargs ? ", ...)" : "...)");
+			if (sc->kw)
+				sb_printf(b, " with %s=", sc->kw);
+			if (sc->op) {
+				sb_printf(b, " -> %s%s", dsl_prefix(sc->op), sc->op);
+				if (sc->nnames) {
+					sb_putc(b, '(');
+					for (int j = 0; j < sc->nnames; j++)
+						sb_printf(b, "%s%s", j ? ", " : "", sc->names[j]);
+					sb_putc(b, ')');
+				}
+			} else {
+				sb_printf(b, " -> scalar %s", binary_word(sc->binary));
+			}
+		}
 		sb_putc(b, '\n');
 	}
 	int n = (int)names.len;

@@ -19,7 +19,7 @@ static Var *own_base(Parser *p, PtrMap *bases, const char *name, SrcPos at)
 {
 	Var *v = pmap_get(bases, name);
 	if (!v) {
-		v = pp_new_var(p, name, ir_type_new(pp_arena(p), TY_PTR), at);
+		v = pp_new_var(p, name, ir_type_new(p->a, TY_PTR), VK_VAR, at);
 		pmap_put(bases, name, v);
 	}
 	return v;
@@ -28,40 +28,40 @@ static Var *own_base(Parser *p, PtrMap *bases, const char *name, SrcPos at)
 /* `slots=K`: a positive integer literal */
 static int64_t parse_slots(Parser *p)
 {
-	const Token *t = pp_peek(p, 0);
+	const Token *t = peek_at(p, 0);
 	if (t->kind != TK_INT || t->overflow || t->ival < 1 || t->ival > INT32_MAX ||
-	    !(tok_is_op(pp_peek(p, 1), ",") || tok_is_op(pp_peek(p, 1), ")"))) {
+	    !(tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")"))) {
 		if (t->kind == TK_INT && !t->overflow)
 			pp_error(p, t->line, t->col, "slots must be a positive integer literal, got %" PRIu64, t->ival);
 		pp_error(p, t->line, t->col, "slots must be a positive integer literal, got %s", pp_describe(t));
 	}
-	return (int64_t)pp_next(p).ival;
+	return (int64_t)next(p).ival;
 }
 
 MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 {
-	Arena *a = pp_arena(p);
-	pp_expect(p, "(");
+	Arena *a = p->a;
+	expect_op(p, "(");
 	Expr *args[3] = { NULL, NULL, NULL };
 	const char *base_name = NULL; /* the first argument, a string or a bare name */
 	bool base_string = false;
 	Token size_tok = { 0 };
 	int nargs = 0;
 	int64_t slots = 1;
-	while (!tok_is_op(pp_peek(p, 0), ")")) {
-		const Token *t = pp_peek(p, 0);
-		if (t->kind == TK_NAME && tok_is_op(pp_peek(p, 1), "=") && !tok_is_op(pp_peek(p, 2), "=")) {
-			Token k = pp_next(p);
+	while (!tok_is_op(peek_at(p, 0), ")")) {
+		const Token *t = peek_at(p, 0);
+		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=") && !tok_is_op(peek_at(p, 2), "=")) {
+			Token k = next(p);
 			if (strcmp(k.text, "slots") != 0)
 				pp_error(p, k.line, k.col, "pl.MemRef takes no keyword '%s' (only slots=)", k.text);
-			pp_next(p); /* = */
+			next(p); /* = */
 			slots = parse_slots(p);
 		} else {
 			if (nargs == 4)
 				pp_error(p, t->line, t->col, "pl.MemRef requires 3 arguments (base, byte_offset, size), got more");
-			bool ends = tok_is_op(pp_peek(p, 1), ",") || tok_is_op(pp_peek(p, 1), ")");
+			bool ends = tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")");
 			if (nargs == 0 && (t->kind == TK_STRING || (t->kind == TK_NAME && ends))) {
-				Token b = pp_next(p);
+				Token b = next(p);
 				base_string = b.kind == TK_STRING;
 				base_name = base_string ? intern(a, b.text, b.slen) : b.text;
 			} else if (nargs == 2) {
@@ -70,7 +70,7 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 					pp_error(p, t->line, t->col, "MemRef size must be an integer literal, got %s", pp_describe(t));
 				if (t->overflow || t->ival > INT64_MAX)
 					pp_error(p, t->line, t->col, "MemRef size too large");
-				pp_next(p);
+				next(p);
 			} else if (nargs < 3) {
 				args[nargs] = pp_expr(p);
 			} else {
@@ -78,10 +78,10 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 			}
 			nargs++;
 		}
-		if (!pp_accept(p, ","))
+		if (!accept_op(p, ","))
 			break;
 	}
-	pp_expect(p, ")");
+	expect_op(p, ")");
 	MemRef *m = arena_alloc(a, sizeof *m);
 	m->slots = slots;
 	if (nargs == 1) {
@@ -105,8 +105,8 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 	} else {
 		pp_error(p, at.line, at.col, "pl.MemRef requires 3 arguments (base, byte_offset, size), got %d", nargs);
 	}
-	if (tok_is_op(pp_peek(p, 0), "[")) {
-		Token open = pp_next(p);
+	if (tok_is_op(peek_at(p, 0), "[")) {
+		Token open = next(p);
 		const char *name = m->base->name;
 		if (m->slots <= 1)
 			pp_error(p, open.line, open.col,
@@ -114,7 +114,7 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 					   : "'%s' holds a single slot, so it cannot be subscripted",
 				 name);
 		Expr *idx = pp_expr(p);
-		pp_expect(p, "]");
+		expect_op(p, "]");
 		if (idx->kind == EX_INT && (idx->ival < 0 || idx->ival >= m->slots))
 			pp_error(p, open.line, open.col,
 				 m->pinned ? "Slot index %" PRId64 " is out of range for '%s', declared with %" PRId64 " slot(s)"
@@ -130,24 +130,24 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
  * call of its own (no registry signature), typed by the annotation. */
 Expr *pp_printed_alloc(Parser *p, Type *ptr_type)
 {
-	Arena *a = pp_arena(p);
-	Token pl = pp_next(p);
-	pp_next(p); /* . */
-	Token ns = pp_next(p);
-	pp_next(p); /* . */
-	pp_next(p); /* alloc */
+	Arena *a = p->a;
+	Token pl = next(p);
+	next(p); /* . */
+	Token ns = next(p);
+	next(p); /* . */
+	next(p); /* alloc */
 	const char *op = strcmp(ns.text, "tile") == 0 ? "tile.alloc" : "tensor.alloc";
-	pp_expect(p, "(");
+	expect_op(p, "(");
 	Expr *args[3];
 	int nargs = 0;
 	Kwarg *kw = NULL;
-	while (!tok_is_op(pp_peek(p, 0), ")")) {
-		const Token *t = pp_peek(p, 0);
-		if (t->kind == TK_NAME && tok_is_op(pp_peek(p, 1), "=") && !tok_is_op(pp_peek(p, 2), "=")) {
-			Token k = pp_next(p);
+	while (!tok_is_op(peek_at(p, 0), ")")) {
+		const Token *t = peek_at(p, 0);
+		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=") && !tok_is_op(peek_at(p, 2), "=")) {
+			Token k = next(p);
 			if (strcmp(k.text, "pinned") != 0)
 				pp_error(p, k.line, k.col, "%s in printed IR accepts no keyword argument '%s'", op, k.text);
-			pp_next(p); /* = */
+			next(p); /* = */
 			Expr *v = pp_expr(p);
 			if (v->kind != EX_BOOL)
 				pp_error(p, k.line, k.col, "%s 'pinned' must be a bool literal", op);
@@ -160,10 +160,10 @@ Expr *pp_printed_alloc(Parser *p, Type *ptr_type)
 				args[nargs] = e;
 			nargs++;
 		}
-		if (!pp_accept(p, ","))
+		if (!accept_op(p, ","))
 			break;
 	}
-	pp_expect(p, ")");
+	expect_op(p, ")");
 	if (nargs != 2)
 		pp_error(p, pl.line, pl.col, "%s in printed IR expects 2 positional args (memory_space, size), got %d", op,
 			 nargs);
@@ -181,7 +181,7 @@ Expr *pp_printed_alloc(Parser *p, Type *ptr_type)
 
 bool pp_at_printed_alloc(Parser *p)
 {
-	return tok_is_name(pp_peek(p, 0), "pl") && tok_is_op(pp_peek(p, 1), ".") &&
-	       (tok_is_name(pp_peek(p, 2), "tile") || tok_is_name(pp_peek(p, 2), "tensor")) &&
-	       tok_is_op(pp_peek(p, 3), ".") && tok_is_name(pp_peek(p, 4), "alloc") && tok_is_op(pp_peek(p, 5), "(");
+	return tok_is_name(peek_at(p, 0), "pl") && tok_is_op(peek_at(p, 1), ".") &&
+	       (tok_is_name(peek_at(p, 2), "tile") || tok_is_name(peek_at(p, 2), "tensor")) &&
+	       tok_is_op(peek_at(p, 3), ".") && tok_is_name(peek_at(p, 4), "alloc") && tok_is_op(peek_at(p, 5), "(");
 }

@@ -113,7 +113,7 @@ static Expr *extent(Parser *p, Expr *upper, Expr *lower, SrcPos at)
 		if (live == 0)
 			return pp_int(p, L.c, DT_INDEX, at);
 		if (live == 1 && k == 1 && v->type && v->type->kind == TY_SCALAR && v->type->dtype == DT_INDEX) {
-			Expr *r = ir_var_ref(pp_arena(p), v);
+			Expr *r = ir_var_ref(p->a, v);
 			if (L.c == 0)
 				return r;
 			return pp_binary(p, L.c > 0 ? OP_ADD : OP_SUB, r, pp_int(p, L.c > 0 ? L.c : -L.c, DT_INDEX, at), at);
@@ -178,7 +178,7 @@ static bool extents_match(const Expr *a, const Expr *b)
 static Expr *drop_axes(Parser *p, Expr *call, const bool *drop, int rank, bool tile, Expr *valid_arg, Expr *drops,
 		       SrcPos at)
 {
-	Arena *a = pp_arena(p);
+	Arena *a = p->a;
 	Type *t = ir_expr_type(call);
 	Expr *c = ir_expr_copy(a, call);
 	if (tile) {
@@ -234,7 +234,7 @@ static Expr *drop_axes(Parser *p, Expr *call, const bool *drop, int rank, bool t
 /* a raw call of an op the registry lacks, typed t */
 static Expr *raw_call(Parser *p, const char *op, Expr **args, int n, Type *t, SrcPos at)
 {
-	Arena *a = pp_arena(p);
+	Arena *a = p->a;
 	Expr *c = ir_expr_new(a, EX_OP_CALL, at);
 	c->str = intern_cstr(a, op);
 	c->nargs = n;
@@ -247,15 +247,15 @@ static Expr *raw_call(Parser *p, const char *op, Expr **args, int n, Type *t, Sr
 
 Expr *pp_subscript(Parser *p, Expr *value, SrcPos at)
 {
-	Arena *a = pp_arena(p);
+	Arena *a = p->a;
 	Type *t = ir_expr_type(value);
 	if (t->kind == TY_ARRAY) {
 		Expr *idx = pp_expr(p);
-		if (tok_is_op(pp_peek(p, 0), ",")) {
-			const Token *c = pp_peek(p, 0);
+		if (tok_is_op(peek_at(p, 0), ",")) {
+			const Token *c = peek_at(p, 0);
 			pp_error(p, c->line, c->col, "Array subscript requires a single index (rank-1 in v1); use arr[i], not arr[i, j]");
 		}
-		pp_expect(p, "]");
+		expect_op(p, "]");
 		Expr *args[2] = { value, idx };
 		return pp_op(p, "array.get_element", args, 2, at);
 	}
@@ -265,26 +265,26 @@ Expr *pp_subscript(Parser *p, Expr *value, SrcPos at)
 	Index *ix = arena_alloc(a, (size_t)(rank + 1) * sizeof *ix);
 	int n = 0;
 	bool any_slice = false;
-	while (!tok_is_op(pp_peek(p, 0), "]")) {
+	while (!tok_is_op(peek_at(p, 0), "]")) {
 		Index cur = { 0 };
-		if (!tok_is_op(pp_peek(p, 0), ":"))
+		if (!tok_is_op(peek_at(p, 0), ":"))
 			cur.lo = pp_expr(p);
-		if (pp_accept(p, ":")) {
+		if (accept_op(p, ":")) {
 			cur.slice = any_slice = true;
-			const Token *q = pp_peek(p, 0);
+			const Token *q = peek_at(p, 0);
 			if (!tok_is_op(q, ",") && !tok_is_op(q, "]") && !tok_is_op(q, ":"))
 				cur.hi = pp_expr(p);
-			if (tok_is_op(pp_peek(p, 0), ":"))
+			if (tok_is_op(peek_at(p, 0), ":"))
 				pp_error(p, at.line, at.col, "Slice step is not supported in %s subscript; use A[start:stop] without step",
 					 what);
 		}
 		if (n < rank)
 			ix[n] = cur;
 		n++;
-		if (!pp_accept(p, ","))
+		if (!accept_op(p, ","))
 			break;
 	}
-	pp_expect(p, "]");
+	expect_op(p, "]");
 	if (n > rank)
 		pp_error(p, at.line, at.col, "%s subscript has %d indices but the %s is %dD", tile ? "Tile" : "Tensor", n, what,
 			 rank);

@@ -395,4 +395,25 @@ elif ! cmp -s big-o.pto big.pto; then bad "-o output differs from the canonical 
 else ok; fi
 rm -f big.pto big-stdout.pto big-o.pto
 
+current=list-dsl
+# --list-dsl: the unified ops' dispatch, in the order tried; an --ops file's
+# sugar entry is listed too, and overrides the built-in one of its name
+cat > sugar.yaml <<'EOF'
+sugar:
+  - {name: twice, dispatch: [{args: [tile, scalar], op: tile.muls}, {op: tensor.muls}]}
+  - {name: exp, dispatch: [{op: tile.exp}]}
+EOF
+run --list-dsl
+l_add=$(grep '^pl.add ' out)
+l_mrg=$(grep '^pl.mrgsort ' out)
+run --ops=sugar.yaml --list-dsl
+if [ $rc -ne 0 ]; then bad "exit code $rc"
+elif [ "$l_add" != "pl.add  (tensor, tensor, ...) -> pl.tensor.add | (tensor, scalar, ...) -> pl.tensor.adds | (tile, tile, ...) -> pl.tile.add | (tile, scalar, ...) -> pl.tile.adds | (scalar, scalar, ...) -> scalar a + b" ]; then bad "pl.add: $l_add"
+elif [[ $l_mrg != "pl.mrgsort  (tensor, ...) with block_len= -> pl.tensor.mrgsort_format1 | (tensor, ...) -> pl.tensor.mrgsort_format2 |"* ]]; then bad "pl.mrgsort: $l_mrg"
+elif ! grep -qx 'pl.twice  (tile, scalar, ...) -> pl.tile.muls | (...) -> pl.tensor.muls' out; then bad "the --ops sugar is not listed"
+elif ! grep -qx 'pl.exp  (...) -> pl.tile.exp' out; then bad "the --ops override of pl.exp is not listed"
+elif [ "$(grep -c '^pl.exp ' out)" -ne 1 ]; then bad "pl.exp listed twice"
+else ok; fi
+rm -f sugar.yaml
+
 finish

@@ -160,6 +160,10 @@ void ops_signature(struct StrBuf *b, const OpDef *op);
 /* --list-ops: every op, sorted, one a line: its signature and the
  * arguments it writes; returns how many. */
 int ops_list(OpRegistry *r, struct StrBuf *b);
+/* --list-dsl: every DSL spelling pl.NAME that is not an op's own name,
+ * sorted, one a line, with the canonical op each dispatch case lowers
+ * to; returns how many. */
+int ops_list_sugar(OpRegistry *r, struct StrBuf *b);
 /* Effect of argument i of a call to op with the given kwarg lookup result
  * (kwarg_value: integer value of the condition kwarg, has_kwarg: present). */
 OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value);

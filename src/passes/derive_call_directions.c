@@ -21,6 +21,7 @@ typedef struct Root {
 	Var *root;        /* NULL: no buffer root */
 	bool ambiguous;
 	Var **tuple;      /* roots of a tuple-valued call's Out/InOut args */
+	bool *tuple_amb;  /* and whether each is ambiguous */
 	int ntuple;
 } Root;
 
@@ -228,7 +229,7 @@ static void roots_assign(Dcd *c, const Stmt *s)
 	} else if (v->kind == EX_GETITEM && v->lhs->kind == EX_VAR) {
 		Root *t = root_of_var(c, v->lhs->var);
 		if (t && t->tuple && v->ival < t->ntuple && t->tuple[v->ival])
-			new_root(c, s->var, t->tuple[v->ival], t->ambiguous);
+			new_root(c, s->var, t->tuple[v->ival], t->tuple_amb[v->ival]);
 	} else if (callee_of(c, v)) {
 		Function *f = callee_of(c, v);
 		Type *rt = s->var->type;
@@ -236,29 +237,46 @@ static void roots_assign(Dcd *c, const Stmt *s)
 		if (rt && rt->kind == TY_TUPLE) {
 			Root *r = new_root(c, s->var, NULL, false);
 			r->tuple = arena_alloc(c->a, (size_t)(n + 1) * sizeof *r->tuple);
-			for (int k = 0; k < n; k++)
-				if (f->params[k].dir != DIR_IN)
-					r->tuple[r->ntuple++] = expr_root(c, v->args[k], &r->ambiguous);
+			r->tuple_amb = arena_alloc(c->a, (size_t)(n + 1) * sizeof *r->tuple_amb);
+			for (int k = 0; k < n; k++) {
+				if (f->params[k].dir == DIR_IN)
+					continue;
+				r->tuple_amb[r->ntuple] = false;
+				r->tuple[r->ntuple] = expr_root(c, v->args[k], &r->tuple_amb[r->ntuple]);
+				r->ntuple++;
+			}
 			return;
 		}
-		Var *only = NULL, *match = NULL, *firstr = NULL;
-		int nout = 0, nmatch = 0;
+		/* the reference's choice (kFirstOutput): the one Out / InOut
+		 * argument; else the one whose type is the result's, when the
+		 * matching ones agree; else the first */
+		Var *r0 = NULL, *match = NULL;
+		bool amb0 = false, amb_match = false, nomatch = false;
+		int nout = 0;
 		for (int k = 0; k < n; k++) {
 			if (f->params[k].dir == DIR_IN)
 				continue;
-			Var *r = expr_root(c, v->args[k], &amb);
-			nout++;
-			if (nout == 1)
-				firstr = r;
-			only = r;
-			if (same_shape_dtype(ir_expr_type(v->args[k]), rt)) {
-				nmatch++;
-				match = r;
+			bool ak = false;
+			Var *rk = expr_root(c, v->args[k], &ak);
+			if (nout++ == 0) {
+				r0 = rk;
+				amb0 = ak;
+			}
+			if (!rk || !same_shape_dtype(ir_expr_type(v->args[k]), rt))
+				continue;
+			if (!match) {
+				match = rk;
+				amb_match = ak;
+			} else if (match != rk || amb_match != ak) {
+				nomatch = true;
 			}
 		}
-		Var *r = nout == 1 ? only : nmatch == 1 ? match : firstr;
-		if (r)
-			new_root(c, s->var, r, amb || (nout > 1 && nmatch != 1));
+		if (nout > 1 && match && !nomatch) {
+			r0 = match;
+			amb0 = amb_match;
+		}
+		if (r0)
+			new_root(c, s->var, r0, amb0);
 	}
 }
 

@@ -770,7 +770,7 @@ static Type *split_reshape(RuleCtx *rc)
 		return tr_error(rc, "The operator %s requires argument to be a (non-distributed) TensorType, but got %s", op,
 				type_name(tr_arg(rc, 0)));
 	/* a tensor operand with an explicit split= (the outlined form is
-	 * tile-only) is the parser's error (split_transfer in parse.c): in a
+	 * tile-only) is the parser's error (split_transfer in parse_call.c): in a
 	 * region the split comes from the region */
 	if (!sp || sp->kind != EX_INT)
 		return NULL;
