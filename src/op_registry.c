@@ -813,6 +813,13 @@ const char *ops_suggest(OpRegistry *r, const char *name)
 		suggest_offer(&s, ((const OpDef *)r->all.items[i])->name);
 	for (size_t i = 0; i < r->sugar.cap; i++)
 		suggest_offer(&s, r->sugar.keys[i]);
+	/* the DSL's pl.* forms that the parser reads itself (no ops) */
+	static const char *const forms[] = {
+		"yield_", "cond", "const", "cast", "submit", "spmd_submit", "dynamic", "no_dep", "dump_tag",
+		"static_print", "static_assert", "func_attr", "aiv_shard", "aic_gather", NULL,
+	};
+	for (int i = 0; forms[i]; i++)
+		suggest_offer(&s, forms[i]);
 	return s.best;
 }
 

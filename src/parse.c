@@ -19,6 +19,7 @@
 #include "ptoopt/op_registry.h"
 #include "ptoopt/strbuf.h"
 #include "ptoopt/sugar.h"
+#include "ptoopt/suggest.h"
 #include "parse_int.h"
 
 static const char *const nm_spellings[NM_COUNT] = {
@@ -55,6 +56,15 @@ const char *pp_describe(const Token *t)
 	case TK_OP: snprintf(buf, sizeof buf, "'%s'", t->text); return buf;
 	}
 	return "?";
+}
+
+const char *pp_did_you_mean(Parser *p, const char *word, const char *const *cands, const char *prefix)
+{
+	Suggest s;
+	suggest_init(&s, word);
+	for (int i = 0; cands[i]; i++)
+		suggest_offer(&s, cands[i]);
+	return s.best ? arena_printf(p->a, "; did you mean '%s%s'?", prefix, s.best) : "";
 }
 
 void pp_expected_op(Parser *p, const char *op)
@@ -259,8 +269,12 @@ static Function *parse_function(Parser *p, bool in_program)
 	Token at = expect_op_tok(p, "@");
 	const Token *dt = peek(p);
 	const char *d = dotted_after(p, "pl");
-	if (!d || strcmp(d, "function"))
+	if (!d)
 		PERR_AT(p, dt, "expected @pl.function");
+	if (strcmp(d, "function")) {
+		static const char *const program[] = { "program", NULL }; /* a misspelt one in its place */
+		PERR_AT(p, dt, "expected @pl.function, found '@pl.%s'%s", d, pp_did_you_mean(p, d, program, "@pl."));
+	}
 	Function *f = arena_alloc(p->a, sizeof *f);
 	f->pos = pos_of(&at);
 	f->type = FT_OPAQUE;
@@ -599,6 +613,7 @@ static void parser_release(Parser *p)
 	pmap_release(&p->yield_lhs);
 	free(p->undo);
 	vec_release(&p->carried);
+	vec_release(&p->pre);
 	vec_release(&p->fn_calls);
 	htab_release(&p->types);
 	free(p->ann.slots);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "ptoopt/op_registry.h"
+#include "ptoopt/print.h"
+#include "ptoopt/strbuf.h"
 #include "ptoopt/typerule.h"
 #include "ptoopt/types.h"
 #include "parse_int.h"
@@ -89,6 +91,65 @@ static void untyped_reason(Parser *p, Expr *v, char *buf, size_t n)
 	}
 }
 
+/* The kind of value an op of this name makes, from its namespace (after
+ * "pld."): TY_UNKNOWN when the name does not say. */
+static TypeKind kind_of_op(const char *op)
+{
+	bool dist = !strncmp(op, "pld.", 4);
+	if (dist)
+		op += 4;
+	if (!strncmp(op, "tile.", 5))
+		return TY_TILE;
+	if (!strncmp(op, "tensor.", 7))
+		return dist ? TY_DIST_TENSOR : TY_TENSOR;
+	if (!strncmp(op, "array.", 6))
+		return TY_ARRAY;
+	if (strstr(op, "ctx"))
+		return TY_NAMED;
+	return TY_UNKNOWN;
+}
+
+/* An annotation of the kind the value would have, for the "annotate it"
+ * error: the op's namespace or else its first Tile / Tensor / Array /
+ * comm-context operand decides the kind, and an operand of that kind
+ * lends its shape and dtype (`pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec]`);
+ * else a template of the kind (`pl.Tile[[...], pl.FP32, pl.Mem.Vec]`). */
+static void annotation_hint(const Expr *v, char *buf, size_t n)
+{
+	TypeKind k = v->kind == EX_OP_CALL ? kind_of_op(v->str) : TY_UNKNOWN;
+	const Type *like = NULL;
+	for (int i = 0; v->kind == EX_OP_CALL && i < v->nargs && !like; i++) {
+		Type *at = ir_expr_type(v->args[i]);
+		bool named_ctx = at && at->kind == TY_NAMED && strstr(at->name, "CommCtx");
+		if (!at || (at->kind != TY_TILE && at->kind != TY_TENSOR && at->kind != TY_DIST_TENSOR &&
+			    at->kind != TY_ARRAY && !named_ctx))
+			continue;
+		if (k == TY_UNKNOWN)
+			k = at->kind;
+		if (at->kind == k && (k != TY_NAMED || named_ctx))
+			like = at;
+	}
+	if (like && k != TY_NAMED) {
+		StrBuf sb = { 0 };
+		print_type(&sb, like);
+		if (sb.len < n) {
+			snprintf(buf, n, "%.*s", (int)sb.len, sb.data);
+			sb_release(&sb);
+			return;
+		}
+		sb_release(&sb);
+	}
+	const char *t;
+	switch (k) {
+	case TY_TILE: t = "pl.Tile[[...], pl.FP32, pl.Mem.Vec]"; break;
+	case TY_DIST_TENSOR: t = "pld.DistributedTensor[[...], pl.FP32]"; break;
+	case TY_ARRAY: t = "pl.Array[N, pl.INT32]"; break;
+	case TY_NAMED: t = "pld.CommCtx"; break;
+	default: t = "pl.Tensor[[...], pl.FP32]"; break;
+	}
+	snprintf(buf, n, "%s", t);
+}
+
 /* Assign `name` (annotation `ann` may be NULL) := *value, following the
  * reference's reuse rule and type merging; returns the target Var.  An int
  * literal under an integer scalar annotation takes that dtype
@@ -130,10 +191,11 @@ Var *pp_assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
 			pp_error(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
 		if (!t) {
-			char why[300];
+			char why[300], hint[200];
 			untyped_reason(p, v0, why, sizeof why);
-			PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: pl.Tensor[[...], pl.FP32] = ...`",
-				nt->text, why, nt->text);
+			annotation_hint(v0, hint, sizeof hint);
+			PERR_AT(p, nt, "cannot infer the type of '%s': %s; annotate the assignment, e.g. `%s: %s = ...`",
+				nt->text, why, nt->text, hint);
 		}
 		if (ann && t != ann && type_equal(t, ann))
 			t = ann;

@@ -28,6 +28,8 @@ __attribute__((noinline)) void pp_args_grow(Parser *p, ArgList *l)
  * keyword, into e->args / e->kw (`attrs=` goes to e->attrs). */
 Expr *pp_call_tail(Parser *p, Expr *e)
 {
+	const char *deps_of = p->deps_of;
+	p->deps_of = NULL; /* not for the calls in its arguments */
 	ArgList args, kwn, kwv;
 	args_init(&args);
 	args_init(&kwn);
@@ -48,8 +50,21 @@ Expr *pp_call_tail(Parser *p, Expr *e)
 			for (int i = 0; i < kwn.len; i++)
 				if (kwn.items[i] == k)
 					pp_error(p, kpos.line, kpos.col, "keyword argument '%s' repeated", k);
-			args_push(p, &kwn, (void *)k);
-			args_push(p, &kwv, pp_kwval(p));
+			if (deps_of && !strcmp(k, "deps")) {
+				/* a TaskId list (parse_deps.c); pl.submit drops an empty one */
+				int n;
+				Var **deps = pp_deps(p, deps_of, &n);
+				if (n || e->kind == EX_OP_CALL) {
+					Expr **refs = arena_alloc(p->a, (size_t)(n + 1) * sizeof *refs);
+					for (int i = 0; i < n; i++)
+						refs[i] = ir_var_ref(p->a, deps[i]);
+					args_push(p, &kwn, (void *)k);
+					args_push(p, &kwv, pp_list(p, refs, n, kpos));
+				}
+			} else {
+				args_push(p, &kwn, (void *)k);
+				args_push(p, &kwv, pp_kwval(p));
+			}
 		} else {
 			if (kwn.len)
 				PERR_AT(p, t, "positional argument follows keyword argument");
@@ -382,7 +397,8 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 		size_t n = strlen(known[i].family);
 		if (!strncmp(d, known[i].family, n)) {
 			if (known[i].parse(d + n) < 0)
-				pp_error(p, at.line, at.col, "unknown enum value pl.%s", d);
+				pp_error(p, at.line, at.col, "unknown enum value pl.%s%s", d,
+					 pp_enum_did_you_mean(p, d + n, known[i].parse, arena_printf(p->a, "pl.%.*s", (int)n, d)));
 			return;
 		}
 	}
@@ -391,7 +407,7 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 	if (k >= 2 && d[k] && strspn(d + k, "0123456789") == strlen(d + k) && ir_dtype_parse(d) < 0 &&
 	    (!strncmp(d, "FP", 2) || !strncmp(d, "BF", 2) || !strncmp(d, "HF", 2) ||
 	     !strncmp(d, "INT", 3) || !strncmp(d, "UINT", 4)))
-		pp_error(p, at.line, at.col, "unknown data type pl.%s", d);
+		pp_error(p, at.line, at.col, "unknown data type pl.%s%s", d, pp_enum_did_you_mean(p, d, ir_dtype_parse, "pl."));
 }
 
 /* pl.<...> in expression position: special forms, enum symbols, op calls.
@@ -510,6 +526,7 @@ Expr *pp_pl(Parser *p, const char *prefix)
 		e->lhs->str = f.text;
 		if (accept_op(p, ",")) {
 			p->fn_args++;
+			p->deps_of = f.text;
 			pp_call_tail(p, e);
 			p->fn_args--;
 		} else {
@@ -537,6 +554,8 @@ Expr *pp_pl(Parser *p, const char *prefix)
 	}
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
+	if (!pld && d[0] == 's' && !strcmp(d, "system.task_dummy"))
+		p->deps_of = "pl.system.task_dummy";
 	pp_call_tail(p, e);
 	/* DSL forms that are not ops: kept as calls for the construct that
 	 * consumes them (a while loop's pl.cond, a scope's

@@ -676,7 +676,7 @@ Expr *pp_expr(Parser *p)
 		Token ot = next(p);
 		l = pp_binary(p, OP_OR, l, parse_and(p), pos_of(&ot));
 	}
-	if (at_name(p, "if"))
+	if (at_name(p, "if") && !p->comprehension)
 		PERR_AT(p, peek(p), "conditional expressions are not supported");
 	p->depth--;
 	return l;

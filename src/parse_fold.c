@@ -155,21 +155,21 @@ Expr *pp_fold_binary(Parser *p, int op, const Expr *l, const Expr *r, SrcPos pos
 
 /* The truth of a constant condition (literals, module constants, and
  * comparisons, not / and / or over them): false when e is not one. */
-static bool const_value(const Expr *e, double *v)
+bool pp_const_value(const Expr *e, double *v)
 {
 	switch (e->kind) {
 	case EX_INT: case EX_BOOL: *v = (double)e->ival; return true;
 	case EX_FLOAT: *v = e->fval; return true;
 	case EX_UNARY: {
 		double x;
-		if (!const_value(e->lhs, &x))
+		if (!pp_const_value(e->lhs, &x))
 			return false;
 		*v = e->op == UOP_NOT ? (x == 0) : e->op == UOP_NEG ? -x : x;
 		return e->op == UOP_NOT || e->op == UOP_NEG;
 	}
 	case EX_BINARY: {
 		double a, b;
-		if (!const_value(e->lhs, &a) || !const_value(e->rhs, &b))
+		if (!pp_const_value(e->lhs, &a) || !pp_const_value(e->rhs, &b))
 			return false;
 		switch (e->op) {
 		case OP_EQ: *v = a == b; return true;
@@ -252,7 +252,7 @@ void pp_static_stmt(Parser *p, bool is_assert)
 	if (nargs < 1 || nargs > 2)
 		PERR_AT(p, &pl, "static_assert() requires 1 or 2 arguments");
 	double v;
-	if (!const_value(cond, &v))
+	if (!pp_const_value(cond, &v))
 		PERR_AT(p, &pl, "static_assert condition must be compile-time evaluable (condition `%.*s` is not a constant)",
 			(int)(src1 - src0 > 200 ? 200 : src1 - src0), src0);
 	if (v == 0) {

@@ -15,6 +15,7 @@
  *                    of constants, the integer-list cache
  *   parse_call.c     calls: argument lists, pl.* forms, self.f(...) and
  *                    pl.submit typing
+ *   parse_deps.c     deps= lists: TaskIds, per-element reads, comprehensions
  *   parse_fold.c     compile-time evaluation: literal folding,
  *                    pl.static_print / pl.static_assert
  *   parse_type.c     type annotations and the annotation cache
@@ -121,6 +122,9 @@ typedef struct Parser {
 	Undo *undo;
 	size_t nundo, cundo;
 	PtrVec carried;       /* comment lines waiting for the next statement */
+	PtrVec pre;           /* Stmt *s the statement being parsed needs before it (pp_deps) */
+	int comprehension;    /* inside a deps= comprehension: `if` ends an expression */
+	const char *deps_of;  /* the call pp_call_tail reads next takes a deps= list: its name in messages */
 	int depth;            /* expression nesting */
 	int fn_args;          /* inside the arguments of self.f(...) / pl.submit(...),
 			       * where pl.no_dep(x) marks an argument */
@@ -129,6 +133,7 @@ typedef struct Parser {
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
 	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
+	int manual_depth;     /* with pl.manual_scope() bodies around the statement (they do not nest) */
 	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */
 	int attr_depth;       /* inside an attribute dict value: (a, b) is a tuple */
 	bool split_written;   /* the last optimizations=[...] named pl.split(...) */
@@ -201,6 +206,9 @@ _Noreturn void pp_error(Parser *p, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 #define PERR_AT(p, t, ...) pp_error((p), (t)->line, (t)->col, __VA_ARGS__)
 const char *pp_describe(const Token *t);     /* "'x'", "a number", ... for messages */
+/* "; did you mean 'PREFIX<nearest>'?" for a misspelt pl.* name when one of
+ * the candidates (NULL-terminated) is near enough, else "". */
+const char *pp_did_you_mean(Parser *p, const char *word, const char *const *cands, const char *prefix);
 _Noreturn void pp_expected_op(Parser *p, const char *op);     /* "expected 'op', found ..." */
 _Noreturn void pp_expected_kind(Parser *p, const char *what); /* "expected WHAT, found ..." */
 
@@ -427,15 +435,30 @@ void pp_scope_dump_tags(Parser *p, Scope *sc);
 
 /* ---- compile-time evaluation (parse_fold.c) */
 
+/* The truth of a constant condition (literals, comparisons, not / and /
+ * or over them): false when e is not one (deps= comprehension filters). */
+bool pp_const_value(const Expr *e, double *v);
+
 /* l op r of two literals as Python evaluates it, or NULL (kept as an operator). */
 Expr *pp_fold_binary(Parser *p, int op, const Expr *l, const Expr *r, SrcPos pos);
 void pp_static_stmt(Parser *p, bool is_assert); /* pl.static_print(...) / pl.static_assert(...) */
+
+/* ---- deps= lists (parse_deps.c) */
+
+/* The value of a deps= keyword at the cursor (who: the call or scope as
+ * the reference's messages name it): the TaskId / TASK_ID array Vars it
+ * depends on, *n of them; per-element reads and comprehensions become one
+ * array, built by statements queued on p->pre. */
+Var **pp_deps(Parser *p, const char *who, int *n);
 
 /* ---- types (parse_type.c) */
 
 Type *pp_type(Parser *p);                    /* an annotation, through the annotation cache */
 DType pp_dtype(Parser *p);                   /* pl.FP32, ... */
 int pp_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *), const char *what); /* pl.NS.X */
+/* pp_did_you_mean over the members of the enum family lookup_fn parses
+ * (ir_dtype_parse, ir_mem_parse, ir_level_parse, ...). */
+const char *pp_enum_did_you_mean(Parser *p, const char *word, int (*lookup_fn)(const char *), const char *prefix);
 /* The source-text tables (SrcTable): the entry for s[0..n) with hash h or
  * the empty slot it would take; the entry, created when absent. */
 SrcKey *pp_src_slot(const SrcTable *t, const char *s, size_t n, uint64_t h);

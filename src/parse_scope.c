@@ -79,8 +79,10 @@ static void parse_optimizations(Parser *p, Scope *sc)
 	expect_op(p, "]");
 }
 
-/* Keyword arguments shared by pl.at / pl.spmd / pl.cluster headers. */
-static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
+/* Keyword arguments shared by pl.at / pl.spmd / pl.cluster headers
+ * (for_itt: the iterator of a `for ... in pl.spmd(...)`, which takes no
+ * deps=; NULL for a with-scope). */
+static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done, const Token *for_itt)
 {
 	bool need_comma = first_done;
 	while (!at_op(p, ")")) {
@@ -99,8 +101,11 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 							    sc->kind == SC_HIERARCHY)) {
 			parse_optimizations(p, sc);
 		} else if (!strcmp(n, "deps") && sc->kind != SC_CLUSTER) {
-			sc->deps = parse_var_list(p, &sc->ndeps);
-			sc->has_deps = true;
+			if (for_itt)
+				PERR_AT(p, for_itt, "pl.spmd() does not accept 'deps=' here: a spmd loop is no task to depend on; "
+					"use `with pl.spmd(n, deps=[...]) as tid:` or pl.spmd_submit(..., deps=[...])");
+			sc->deps = pp_deps(p, sc->kind == SC_SPMD ? "pl.spmd()" : "pl.at()", &sc->ndeps);
+			sc->has_deps = sc->ndeps > 0; /* deps=[] or [None]: no dependency */
 		} else if (!strcmp(n, "no_dep_args") && sc->kind != SC_CLUSTER) {
 			sc->no_dep_args = parse_var_list(p, &sc->nno_dep_args);
 			sc->has_no_dep_args = true;
@@ -127,12 +132,12 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done)
 }
 
 /* pl.spmd(core_num, ...) with core_num positional or as a keyword */
-static void spmd_args(Parser *p, Scope *sc, const Token *at)
+static void spmd_args(Parser *p, Scope *sc, const Token *at, const Token *for_itt)
 {
 	bool kw = peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=");
 	if (!kw)
 		sc->core_num = pp_expr(p);
-	parse_scope_kwargs(p, sc, !kw);
+	parse_scope_kwargs(p, sc, !kw, for_itt);
 	if (!sc->core_num)
 		PERR_AT(p, at, "pl.spmd() missing required argument 'core_num'");
 }
@@ -170,6 +175,20 @@ static void split_spmd_hint(Parser *p, Scope *spmd, Scope *incore)
 	}
 }
 
+/* The InCore scope (CORE_GROUP) the parser puts inside a pl.spmd scope sc:
+ * it takes over sc's optimizations and the base of its name hint. */
+static Stmt *spmd_carrier(Parser *p, Scope *sc, const Token *at)
+{
+	Stmt *inner = scope_stmt(p, SC_INCORE, at);
+	inner->scope->level = LV_CORE_GROUP;
+	inner->scope->split = sc->split;
+	inner->scope->slot_num = sc->slot_num;
+	sc->split = SPLIT_NONE;
+	sc->slot_num = NULL;
+	split_spmd_hint(p, sc, inner->scope);
+	return inner;
+}
+
 void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Token *itt, const Token *loopvar,
 		  const char *kind)
 {
@@ -178,10 +197,7 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	Scope *sc = s->scope;
 	pmap_put(&p->for_scopes, s, s);
 	if (spmd) {
-		spmd_args(p, sc, ft);
-		if (sc->has_deps)
-			PERR_AT(p, itt, "pl.spmd() does not accept 'deps=' here: a spmd loop is no task to depend on; "
-				"use `with pl.spmd(n, deps=[...]) as tid:` or pl.spmd_submit(..., deps=[...])");
+		spmd_args(p, sc, ft, itt);
 	} else {
 		sc->count = pp_expr(p);
 		expect_op(p, ",");
@@ -213,13 +229,7 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	Block *target = &s->body;
 	Stmt *inner = NULL;
 	if (spmd) {
-		inner = scope_stmt(p, SC_INCORE, ft);
-		inner->scope->level = LV_CORE_GROUP;
-		inner->scope->split = sc->split;
-		inner->scope->slot_num = sc->slot_num;
-		sc->split = SPLIT_NONE;
-		sc->slot_num = NULL;
-		split_spmd_hint(p, sc, inner->scope);
+		inner = spmd_carrier(p, sc, ft);
 		target = &inner->body;
 	} else {
 		sc->aiv_var = iv;
@@ -276,17 +286,17 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 		s->scope->level = lv;
 		s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
 		p->split_written = false;
-		parse_scope_kwargs(p, s->scope, true);
+		parse_scope_kwargs(p, s->scope, true, NULL);
 		split_written = p->split_written;
 		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
 			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
 		pp_scope_dump_tags(p, s->scope);
 	} else if (!strcmp(d, "cluster")) {
 		s = scope_stmt(p, SC_CLUSTER, &wt);
-		parse_scope_kwargs(p, s->scope, false);
+		parse_scope_kwargs(p, s->scope, false, NULL);
 	} else if (!strcmp(d, "spmd")) {
 		s = scope_stmt(p, SC_SPMD, &wt);
-		spmd_args(p, s->scope, &wt);
+		spmd_args(p, s->scope, &wt, NULL);
 	} else if (!strcmp(d, "scope") || !strcmp(d, "manual_scope")) {
 		s = scope_stmt(p, SC_RUNTIME, &wt);
 		if (d[0] == 'm') {
@@ -307,8 +317,18 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 		} else {
 			expect_op(p, ")");
 		}
+		/* the reference parser's placement rules for runtime scopes */
+		if (s->scope->manual && p->manual_depth)
+			PERR_AT(p, &wt, "a manual scope may not be nested inside another manual scope");
+		if (!s->scope->manual && p->fn->auto_scope)
+			PERR_AT(p, &wt, "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False) "
+				"(with auto_scope=True the compiler places AUTO scopes; or use pl.scope(mode=pl.ScopeMode.MANUAL))");
+		if (!s->scope->manual && p->manual_depth)
+			PERR_AT(p, &wt, "an AUTO scope may not be nested inside a manual scope");
 	} else {
-		PERR_AT(p, &ct, "unknown scope 'pl.%s' (expected pl.at, pl.cluster, pl.spmd, pl.scope or pl.manual_scope)", d);
+		static const char *const scopes[] = { "at", "cluster", "spmd", "scope", "manual_scope", NULL };
+		PERR_AT(p, &ct, "unknown scope 'pl.%s' (expected pl.at, pl.cluster, pl.spmd, pl.scope or pl.manual_scope)%s", d,
+			pp_did_you_mean(p, d, scopes, "pl."));
 	}
 	Stmt *placeholder = NULL;
 	if (at_name(p, "as")) {
@@ -328,8 +348,11 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 	}
 	pp_header_end(p, s, cm);
 	bool incore = s->scope->kind == SC_INCORE || s->scope->kind == SC_SPMD;
+	bool manual = s->scope->kind == SC_RUNTIME && s->scope->manual;
 	p->incore_depth += incore;
+	p->manual_depth += manual;
 	pp_block(p, &s->body, 0);
+	p->manual_depth -= manual;
 	p->incore_depth -= incore;
 	if (split_written && s->scope->kind == SC_INCORE && ir_find_scope(&s->body, SC_SPLIT_AIV))
 		PERR_AT(p, &ct, "optimizations=[pl.split(...)] and pl.split_aiv regions are mutually exclusive AIV-split "
@@ -339,13 +362,7 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 		 * body that reads the per-block index or carries optimizations= */
 		Scope *sc = s->scope;
 		if (ir_block_calls(&s->body, "tile.get_block_idx") || sc->split != SPLIT_NONE || sc->slot_num) {
-			Stmt *inner = scope_stmt(p, SC_INCORE, &wt);
-			inner->scope->level = LV_CORE_GROUP;
-			inner->scope->split = sc->split;
-			inner->scope->slot_num = sc->slot_num;
-			sc->split = SPLIT_NONE;
-			sc->slot_num = NULL;
-			split_spmd_hint(p, sc, inner->scope);
+			Stmt *inner = spmd_carrier(p, sc, &wt);
 			inner->body = s->body;
 			s->body.n = 1;
 			s->body.stmts = arena_alloc(p->a, sizeof(Stmt *));

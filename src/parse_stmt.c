@@ -616,7 +616,11 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		else if (!strcmp(kind, "pipeline")) fk = FOR_PIPELINE;
 		else {
 			vec_release(&targets);
-			PERR_AT(p, &itt, "unknown loop iterator '%s' (expected pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd or pl.split_aiv)", kind);
+			static const char *const iters[] = {
+				"range", "parallel", "unroll", "pipeline", "while_", "spmd", "split_aiv", NULL,
+			};
+			PERR_AT(p, &itt, "unknown loop iterator '%s' (expected pl.range, pl.parallel, pl.unroll, pl.pipeline, "
+				"pl.while_, pl.spmd or pl.split_aiv)%s", kind, pp_did_you_mean(p, kind, iters, "pl."));
 		}
 		if (!has_loopvar) {
 			vec_release(&targets);
@@ -819,7 +823,7 @@ static void parse_while(Parser *p, PtrVec *out, PtrVec *cm)
 	vec_push(out, s);
 }
 
-void pp_stmt(Parser *p, PtrVec *out, bool first_in_block)
+static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
 {
 	const Token *t = peek(p);
 	if (!first_in_block)
@@ -848,6 +852,34 @@ void pp_stmt(Parser *p, PtrVec *out, bool first_in_block)
 	    t->kind != TK_FLOAT)
 		PERR_AT(p, t, "expected a statement, found %s", pp_describe(t));
 	parse_simple_stmt(p, out, &all);
+}
+
+/* A statement, and before it the statements its parse queued on p->pre
+ * (a deps= array), which take over its comments. */
+void pp_stmt(Parser *p, PtrVec *out, bool first_in_block)
+{
+	size_t base = p->pre.len, at = out->len;
+	parse_stmt(p, out, first_in_block);
+	size_t k = p->pre.len - base;
+	if (!k)
+		return;
+	Stmt **pre = (Stmt **)(void *)p->pre.items + base;
+	for (size_t i = at; i < out->len; i++) {
+		Stmt *s = out->items[i];
+		if (s->ncomments) {
+			pre[0]->comments = s->comments;
+			pre[0]->ncomments = s->ncomments;
+			s->comments = NULL;
+			s->ncomments = 0;
+			break;
+		}
+	}
+	size_t n = out->len;
+	for (size_t i = 0; i < k; i++)
+		vec_push(out, NULL);
+	memmove(out->items + at + k, out->items + at, (n - at) * sizeof *out->items);
+	memcpy(out->items + at, pre, k * sizeof *out->items);
+	p->pre.len = base;
 }
 
 /* INDENT stmt+ DEDENT (the NEWLINE before it is consumed by the header). */

@@ -61,13 +61,40 @@ static int cached_enum(Parser *p, const char *interned, const char *spelling, in
 	return r;
 }
 
+const char *pp_enum_did_you_mean(Parser *p, const char *word, int (*lookup_fn)(const char *), const char *prefix)
+{
+	const char *c[DT_COUNT + 1];
+	int n = 0;
+	if (lookup_fn == ir_dtype_parse)
+		for (int i = 0; i < DT_COUNT; i++)
+			c[n++] = ir_dtype_name((DType)i);
+	else if (lookup_fn == ir_mem_parse)
+		for (int i = 0; i < MS_COUNT; i++)
+			c[n++] = ir_mem_name((MemSpace)i);
+	else if (lookup_fn == ir_level_parse)
+		for (int i = 0; i < LV_COUNT; i++)
+			c[n++] = ir_level_name((Level)i);
+	else if (lookup_fn == ir_role_parse)
+		for (int i = 0; i < RL_COUNT; i++)
+			c[n++] = ir_role_name((Role)i);
+	else if (lookup_fn == ir_functype_parse)
+		for (int i = 0; i < FT_COUNT; i++)
+			c[n++] = ir_functype_name((FuncType)i);
+	else if (lookup_fn == ir_split_parse)
+		for (int i = 0; i < SPLIT_COUNT; i++)
+			c[n++] = ir_split_name((SplitMode)i);
+	c[n] = NULL;
+	return pp_did_you_mean(p, word, c, prefix);
+}
+
 DType pp_dtype(Parser *p)
 {
 	const Token t = *peek(p);
 	const char *d = dotted_after(p, "pl");
 	int dt = d ? cached_enum(p, d, d, ir_dtype_parse) : -1;
 	if (dt < 0 && d)
-		PERR_AT(p, &t, "unknown data type pl.%s (expected one such as pl.FP32)", d);
+		PERR_AT(p, &t, "unknown data type pl.%s (expected one such as pl.FP32)%s", d,
+			pp_enum_did_you_mean(p, d, ir_dtype_parse, "pl."));
 	if (dt < 0)
 		PERR_AT(p, &t, "expected a data type such as pl.FP32");
 	return (DType)dt;
@@ -82,7 +109,8 @@ int pp_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *), const cha
 	if (d && strncmp(d, ns, nl) == 0 && d[nl] == '.') {
 		v = cached_enum(p, d, d + nl + 1, lookup_fn);
 		if (v < 0)
-			PERR_AT(p, &t, "unknown enum value pl.%s (expected %s)", d, what);
+			PERR_AT(p, &t, "unknown enum value pl.%s (expected %s)%s", d, what,
+				pp_enum_did_you_mean(p, d + nl + 1, lookup_fn, arena_printf(p->a, "pl.%s.", ns)));
 	}
 	if (v < 0)
 		PERR_AT(p, &t, "expected %s", what);
@@ -678,7 +706,13 @@ static Type *parse_type_raw(Parser *p)
 				/* layout shorthand: pl.Tensor[[64], pl.FP16, pl.NZ] */
 				t->view = type_tensor_view_layout(p->a, arena_printf(p->a, "pl.TensorLayout.%s", x));
 			} else {
-				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type", x, tname);
+				static const char *const tile_elems[] = { "TileView", "MemRef", NULL };
+				static const char *const tensor_elems[] = {
+					"TensorView", "MemRef", "ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN", NULL,
+				};
+				const char *hint = tile && !strncmp(x, "Mem.", 4) ? pp_enum_did_you_mean(p, x + 4, ir_mem_parse, "pl.Mem.")
+						   : pp_did_you_mean(p, x, tile ? tile_elems : tensor_elems, "pl.");
+				PERR_AT(p, &et, "unexpected 'pl.%s' in a %s type%s", x, tname, hint);
 			}
 		}
 		if (tile && t->memref && !have_mem)
@@ -736,6 +770,12 @@ static Type *parse_type_raw(Parser *p)
 			t->name = arena_printf(p->a, "%s.%s", dist ? "pld" : "pl", d);
 			return t;
 		}
-	PERR_AT(p, &first, "unknown type '%s.%s'", dist ? "pld" : "pl", d);
+	static const char *const all[] = {
+		"Tensor", "Tile", "Scalar", "Tuple", "Array", "Ptr", "Out", "InOut",
+		"MemRefType", "PrefetchAsyncContext", "AsyncEvent", "AsyncSession", "UnknownType", NULL,
+	};
+	static const char *const dall[] = { "DistributedTensor", "CommCtx", "WindowBufferType", "CommCtxType", NULL };
+	PERR_AT(p, &first, "unknown type '%s.%s'%s", dist ? "pld" : "pl", d,
+		pp_did_you_mean(p, d, dist ? dall : all, dist ? "pld." : "pl."));
 }
 

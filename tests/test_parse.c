@@ -802,37 +802,37 @@ END_TEST
 START_TEST(at_scope_kwargs)
 {
 	parse_ok(HDR MAIN
-		 "        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)], name_hint=\"blk\"):\n"
+		 "        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)], name_hint=\"blk\") as t1:\n"
 		 "            y: pl.Tensor[[64], pl.FP32] = x\n"
-		 "        with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator, deps=[y], allow_early_resolve=True) as t2:\n"
+		 "        with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator, deps=[t1], allow_early_resolve=True) as t2:\n"
 		 "            z: pl.Tensor[[64], pl.FP32] = y\n"
 		 "        with pl.cluster(name_hint=\"c\"):\n"
 		 "            w: pl.Tensor[[64], pl.FP32] = z\n"
-		 "        with pl.scope():\n"
+		 "        with pl.scope(mode=pl.ScopeMode.MANUAL):\n"
 		 "            pass\n"
 		 "        return w\n");
 	Function *m = fn("main");
-	Scope *a = st(m, 0)->scope;
+	Scope *a = st(m, 1)->scope; /* st 0 is the tid placeholder */
 	ck_assert_int_eq(a->kind, SC_INCORE);
 	ck_assert_int_eq(a->level, LV_CORE_GROUP);
 	ck_assert_int_eq(a->split, SPLIT_LEFT_RIGHT);
 	ck_assert_str_eq(a->name_hint, "blk");
-	Scope *h = st(m, 2)->scope; /* st 1 is the tid placeholder */
+	Scope *h = st(m, 3)->scope; /* st 2 is the tid placeholder */
 	ck_assert_int_eq(h->kind, SC_HIERARCHY);
 	ck_assert_int_eq(h->level, LV_HOST);
 	ck_assert_int_eq(h->role, RL_ORCHESTRATOR);
 	ck_assert(h->has_deps);
 	ck_assert_int_eq(h->ndeps, 1);
-	ck_assert_ptr_eq(h->deps[0], bst(&st(m, 0)->body, 0)->var);
+	ck_assert_ptr_eq(h->deps[0], a->tid);
 	ck_assert(h->allow_early_resolve);
 	ck_assert_str_eq(h->tid->name, "t2");
-	Scope *c = st(m, 3)->scope;
+	Scope *c = st(m, 4)->scope;
 	ck_assert_int_eq(c->kind, SC_CLUSTER);
 	ck_assert_str_eq(c->name_hint, "c");
 	/* names assigned in scopes leak: w is visible after its scope */
-	ck_assert_ptr_eq(ref(st(m, 5)->values[0]), bst(&st(m, 3)->body, 0)->var);
-	ck_assert_int_eq(st(m, 4)->scope->kind, SC_RUNTIME);
-	ck_assert(!st(m, 4)->scope->manual);
+	ck_assert_ptr_eq(ref(st(m, 6)->values[0]), bst(&st(m, 4)->body, 0)->var);
+	ck_assert_int_eq(st(m, 5)->scope->kind, SC_RUNTIME);
+	ck_assert(st(m, 5)->scope->manual);
 	done();
 }
 END_TEST

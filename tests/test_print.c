@@ -539,12 +539,12 @@ START_TEST(function_order_nested_and_cycle)
 	/* callees found anywhere in the body (inside loops and scopes) */
 	roundtrip(HDR
 		  "    @pl.function\n    def a(self, n: pl.Scalar[pl.INDEX]):\n"
-		  "        for i in pl.range(n):\n            with pl.scope():\n                self.m(n)\n"
+		  "        for i in pl.range(n):\n            with pl.scope(mode=pl.ScopeMode.MANUAL):\n                self.m(n)\n"
 		  "    @pl.function\n    def m(self, n: pl.Scalar[pl.INDEX]):\n        pass\n",
 		  OHDR
 		  "    @pl.function\n    def m(self, n: pl.Scalar[pl.INDEX]):\n        pass\n"
 		  "    @pl.function\n    def a(self, n: pl.Scalar[pl.INDEX]):\n"
-		  "        for i in pl.range(n):\n            with pl.scope():\n                self.m(n)\n");
+		  "        for i in pl.range(n):\n            with pl.scope(mode=pl.ScopeMode.MANUAL):\n                self.m(n)\n");
 	/* any cycle: plain name order for all functions */
 	roundtrip(HDR
 		  "    @pl.function\n    def z(self, n: pl.Scalar[pl.INDEX]):\n        pass\n"
