@@ -110,6 +110,51 @@ void ir_block_defs(const Block *b, IrVarFn fn, void *ctx)
 	}
 }
 
+/* ------------------------------------------------------------ visiting calls */
+
+static void walk_expr_calls(const IrCallWalk *w, const Stmt *s, const Expr *e)
+{
+	if (!e || e->kind == EX_VAR || expr_is_leaf(e))
+		return;
+	if (e->kind == EX_OP_CALL || e->kind == EX_FN_CALL || e->kind == EX_SUBMIT)
+		w->call(w->ctx, s, e);
+	walk_expr_calls(w, s, e->lhs);
+	walk_expr_calls(w, s, e->rhs);
+	for (int i = 0; i < e->nargs; i++)
+		walk_expr_calls(w, s, e->args[i]);
+	for (int i = 0; i < e->nkw; i++)
+		walk_expr_calls(w, s, e->kw[i].value);
+	walk_expr_calls(w, s, e->attrs);
+}
+
+void ir_block_walk_calls(const IrCallWalk *w, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		walk_expr_calls(w, s, s->value);
+		for (int j = 0; j < s->nvalues; j++)
+			walk_expr_calls(w, s, s->values[j]);
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		walk_expr_calls(w, s, s->start);
+		walk_expr_calls(w, s, s->stop);
+		walk_expr_calls(w, s, s->step);
+		for (int j = 0; j < s->niter; j++)
+			walk_expr_calls(w, s, s->inits[j]);
+		if (s->scope) {
+			walk_expr_calls(w, s, s->scope->core_num);
+			walk_expr_calls(w, s, s->scope->predicate);
+			walk_expr_calls(w, s, s->scope->count);
+			if (w->scope)
+				w->scope(w->ctx, s, true);
+		}
+		ir_block_walk_calls(w, &s->body);
+		ir_block_walk_calls(w, &s->orelse);
+		if (s->scope && w->scope)
+			w->scope(w->ctx, s, false);
+	}
+}
+
 /* ------------------------------------------------------------ substitution */
 
 Var *ir_var_subst(const IrSubst *sb, Var *v)

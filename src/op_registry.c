@@ -504,7 +504,7 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -525,6 +525,15 @@ static void load_op(Loader *L, yaml_node_t *n)
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
 	load_result(L, v, op, &op->result);
+	if ((v = get(L, n, "spelling"))) {
+		static const char *const skeys[] = { "name", "when", NULL };
+		check_keys(L, v, "a spelling", skeys);
+		yaml_node_t *sn = get(L, v, "name"), *sw = get(L, v, "when");
+		if (!sn || !sw)
+			lerr(L, v, "field 'spelling' needs 'name' and 'when'");
+		op->spell_name = istr(L, scalar(L, sn, "name"));
+		op->spell_when = istr(L, scalar(L, sw, "when"));
+	}
 	if (pmap_get(&L->seen, op->name))
 		lerr(L, n, "op '%s' declared twice in this file", op->name);
 	pmap_put(&L->seen, op->name, (void *)1);
@@ -540,7 +549,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 static void load_sugar(Loader *L, yaml_node_t *n)
 {
 	static const char *const keys[] = { "name", "dispatch", NULL };
-	static const char *const ckeys[] = { "args", "op", "binary", "kw", "positional", NULL };
+	static const char *const ckeys[] = { "args", "op", "binary", "kw", "positional", "set", NULL };
 	static const char *const bins[] = { "add", "sub", "mul", "div", "min", "max", NULL };
 	static const int binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX };
 	check_keys(L, n, "a sugar entry", keys);
@@ -575,9 +584,11 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 		}
 		if (!!o == !!b)
 			lerr(L, c, "a dispatch case needs exactly one of 'op' or 'binary'");
-		yaml_node_t *kwn = get(L, c, "kw"), *pn = get(L, c, "positional");
+		yaml_node_t *kwn = get(L, c, "kw"), *pn = get(L, c, "positional"), *setn = get(L, c, "set");
 		if (kwn)
 			sc->kw = istr(L, scalar(L, kwn, "kw"));
+		if (setn)
+			sc->set_kw = istr(L, scalar(L, setn, "set"));
 		if (pn) {
 			need_seq(L, pn, "positional");
 			sc->nnames = seq_len(pn);

@@ -97,6 +97,10 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 		Var *v = pp_lookup(p, base_name);
 		m->base = v ? v : own_base(p, bases, base_name, at);
 		m->offset = args[1];
+		/* an integer offset, pl.const(0, pl.INT64) included, is an INDEX
+		 * constant (the reference resolves the literal) */
+		if (m->offset->kind == EX_INT && m->offset->dtype != DT_INDEX)
+			m->offset = ir_int(a, m->offset->ival, DT_INDEX);
 		m->size = (int64_t)size_tok.ival;
 	} else if (nargs == 4) {
 		pp_error(p, at.line, at.col,

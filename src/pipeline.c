@@ -22,6 +22,8 @@ static const PassOptSpec infer_directions_opts[] = {
 
 
 static bool verify_flattened(Program *p, Diag *d);
+static bool verify_outline_incore(Program *p, Diag *d);
+static bool verify_outline_hierarchy(Program *p, Diag *d);
 
 /* Designated fields: a pass without options leaves options / run_opts NULL.
  * The contracts follow the reference's pass properties (pass_properties.h);
@@ -34,14 +36,15 @@ static const PassInfo passes[] = {
 	{ .name = "outline-incore", .ref_name = "OutlineIncoreScopes", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
 	  .run = outline_incore_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_INCORE_OUTLINED,
 	  .verify_before = verify_no_nested_incore,
-	  .verify_after = verify_incore_outlined },
+	  .verify_after = verify_outline_incore },
 	{ .name = "outline-cluster", .ref_name = "OutlineClusterScopes",
 	  .summary = "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
 	  .run = outline_cluster_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_CLUSTERS_OUTLINED,
 	  .verify_after = verify_clusters_outlined },
 	{ .name = "outline-hierarchy", .ref_name = "OutlineHierarchyScopes",
 	  .summary = "hierarchy scopes (pl.at(level=HOST ...)) become functions at that level",
-	  .run = outline_hierarchy_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_HIERARCHY_OUTLINED },
+	  .run = outline_hierarchy_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_HIERARCHY_OUTLINED,
+	  .verify_after = verify_outline_hierarchy },
 	{ .name = "infer-directions", .ref_name = "InferDirections", .summary = "recomputes In / Out / InOut of kernel parameters from their bodies",
 	  .options = infer_directions_opts, .run_opts = infer_directions_program },
 	{ .name = "derive-call-directions", .ref_name = "DeriveCallDirections",
@@ -80,6 +83,19 @@ static bool check_ssa(Program *p, Diag *d) { return verify_ssa_ref(p, d, NULL); 
 static bool verify_flattened(Program *p, Diag *d)
 {
 	return verify_ssa_ref(p, d, "flatten-call-expr") && verify_no_nested_calls(p, d);
+}
+
+/* After outline-incore: SplitIncoreOrch and AivSplitValid; after
+ * outline-hierarchy: OrchestrationReferencesResolved (the properties the
+ * reference's passes produce, verified after them). */
+static bool verify_outline_incore(Program *p, Diag *d)
+{
+	return verify_incore_outlined(p, d) && verify_aiv_split(p, d, "OutlineIncoreScopes");
+}
+
+static bool verify_outline_hierarchy(Program *p, Diag *d)
+{
+	return verify_orch_references(p, d, "OutlineHierarchyScopes");
 }
 
 /* What each property is called, the pass that establishes it, and the

@@ -8,6 +8,7 @@
  * and per-function renaming of distinct Vars that share a name.
  */
 #include "ptoopt/print.h"
+#include "ptoopt/op_registry.h"
 
 #include <inttypes.h>
 
@@ -98,6 +99,7 @@ typedef struct Printer {
 	size_t name_cap;
 	unsigned name_epoch;
 	int split_aiv_depth; /* inside a pl.split_aiv region (its ops' split= is implied) */
+	const char *skip_kw;  /* a keyword the op's spelling implies (not printed) */
 } Printer;
 
 /* A slot of names_all_distinct's table. */
@@ -433,6 +435,20 @@ static bool split_implied(const Expr *e, const char *kw)
 	       !strcmp(op, "tensor.aic_gather");
 }
 
+/* The op's registry spelling (OpDef.spell_name) when the call sets its
+ * flag keyword True, else NULL; only calls with a True keyword look. */
+static const char *op_spelling(const Expr *e)
+{
+	for (int i = 0; i < e->nkw; i++) {
+		const Expr *v = e->kw[i].value;
+		if (!v || v->kind != EX_BOOL || !v->ival)
+			continue;
+		const OpDef *d = ops_find(ops_default(), e->str);
+		return d && d->spell_name && !strcmp(d->spell_when, e->kw[i].name) ? d->spell_name : NULL;
+	}
+	return NULL;
+}
+
 static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 {
 	bool first = !leading_comma;
@@ -447,6 +463,8 @@ static void print_call_rest(Printer *pr, const Expr *e, bool leading_comma)
 		 * aiv_shard / aic_gather ops: the reference's printer leaves it out
 		 * (and its parser rejects it there) */
 		if (pr->split_aiv_depth && e->kind == EX_OP_CALL && split_implied(e, e->kw[i].name))
+			continue;
+		if (pr->skip_kw && !strcmp(e->kw[i].name, pr->skip_kw))
 			continue;
 		if (!first)
 			sb_adds(&pr->out, ", ");
@@ -558,6 +576,9 @@ static void print_expr(Printer *pr, const Expr *e)
 		if (e->nargs >= 2 && (e->args[1]->kind == EX_INT || e->args[1]->kind == EX_FLOAT) &&
 		    strcmp(name, "tensor.add") == 0)
 			name = "tensor.adds";
+		const char *spelled = op_spelling(e);
+		if (spelled)
+			name = spelled;
 		put_op_head(pr, name);
 		if ((e->nargs == 1 || e->nargs == 2) && e->nkw == 1 && !strcmp(e->kw[0].name, "dtype") &&
 		    (!strcmp(name, "tensor.reinterpret_view") || !strcmp(name, "tile.reinterpret_view"))) {
@@ -577,7 +598,9 @@ static void print_expr(Printer *pr, const Expr *e)
 			sb_addc(b, ')');
 			return;
 		}
+		pr->skip_kw = spelled ? ops_find(ops_default(), e->str)->spell_when : NULL;
 		print_call_rest(pr, e, false);
+		pr->skip_kw = NULL;
 		return;
 	}
 	case EX_FN_CALL:

@@ -722,6 +722,18 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		call->str = inf->name;
 		if (sc->nnames && call->nargs && inf->op && !positional_by_name(c, inf, s, sc, call))
 			return NULL;
+		if (sc->set_kw) {
+			for (int i = 0; i < call->nkw; i++)
+				if (!strcmp(call->kw[i].name, sc->set_kw))
+					FAIL("%s%s sets '%s' itself; it takes no '%s' argument", inf->prefix, s->name, sc->set_kw,
+					     sc->set_kw);
+			Kwarg *kw = arena_alloc(c->a, (size_t)(call->nkw + 1) * sizeof *kw);
+			memcpy(kw, call->kw, (size_t)call->nkw * sizeof *kw);
+			Expr *t = ir_expr_new(c->a, EX_BOOL, call->pos);
+			t->ival = 1;
+			kw[call->nkw++] = (Kwarg){ intern_cstr(c->a, sc->set_kw), t };
+			call->kw = kw;
+		}
 	}
 	if (!inf->op)
 		return unregistered(c, inf, call);

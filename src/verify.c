@@ -628,3 +628,172 @@ bool verify_no_nested_calls(Program *p, Diag *d)
 	}
 	return !c.failed;
 }
+
+/* ------------------------------------------------------------ split_aiv regions */
+
+/* AivSplitValid, the reference's structural check of pl.split_aiv regions
+ * (established by outline-incore): the checks that need no lane
+ * classification of ops.
+ *   (c) an AIV-split boundary op (tile / tensor aiv_shard, aic_gather) only
+ *       inside a region;
+ *   (d) inside one, a tile boundary op's operand on the producing lane (Acc
+ *       for aiv_shard, Vec for aic_gather) and its result on the consuming one
+ *       (Vec, Mat), each side checked once its memory space is known;
+ *   (h) a region inside an InCore function only when an outliner made that
+ *       function from a scope holding it (its split_aiv attribute).
+ * Not here: the checks that classify ops by core lane (cube ops inside a
+ * region, split-axis reductions, vector ops outside every region, implicit
+ * crossings of a region's edge). */
+
+typedef struct AivCheck {
+	const Function *fn;
+	bool incore_authored; /* an InCore function no outliner made */
+	int depth;            /* split_aiv regions around the walk */
+	char msg[900];
+	SrcPos pos;
+	bool failed;
+} AivCheck;
+
+static void aiv_fail(AivCheck *c, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void aiv_fail(AivCheck *c, SrcPos pos, const char *fmt, ...)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	c->pos = pos;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+	va_end(ap);
+}
+
+static void aiv_scope(void *ctx, const Stmt *s, bool enter)
+{
+	AivCheck *c = ctx;
+	if (s->scope->kind != SC_SPLIT_AIV)
+		return;
+	if (!enter) {
+		c->depth--;
+		return;
+	}
+	c->depth++;
+	if (c->incore_authored)
+		aiv_fail(c, s->pos, "'pl.split_aiv' opens a CORE_GROUP-level region, so it cannot be authored inside a "
+			 "function declared 'pl.FunctionType.InCore' — that function is already a core function. A "
+			 "region reaches an InCore function only when OutlineIncoreScopes lifted the enclosing "
+			 "CORE_GROUP scope into it, and that pass processes only Opaque / Orchestration functions. "
+			 "Declare the enclosing function with plain @pl.function / @pl.jit (Opaque), or open the region "
+			 "inside a 'with pl.at(level=pl.Level.CORE_GROUP):' scope in such a function, and let pass 8 "
+			 "outline it.");
+}
+
+static MemSpace tile_mem(const Type *t) { return t && t->kind == TY_TILE ? t->mem : MS_NONE; }
+
+static void aiv_call(void *ctx, const Stmt *s, const Expr *e)
+{
+	(void)s;
+	AivCheck *c = ctx;
+	if (e->kind != EX_OP_CALL)
+		return;
+	const char *op = e->str;
+	bool tile = !strncmp(op, "tile.", 5), tensor = !strncmp(op, "tensor.", 7);
+	const char *base = tile ? op + 5 : tensor ? op + 7 : NULL;
+	bool shard = base && !strcmp(base, "aiv_shard"), gather = base && !strcmp(base, "aic_gather");
+	if (!shard && !gather)
+		return;
+	if (!c->depth) {
+		aiv_fail(c, e->pos, "'%s' must appear inside a pl.split_aiv region (it marks the AIV-split boundary and "
+			 "is only meaningful there).", op);
+		return;
+	}
+	if (!tile)
+		return;
+	MemSpace want_in = shard ? MS_ACC : MS_VEC, want_out = shard ? MS_VEC : MS_MAT;
+	MemSpace in = e->nargs ? tile_mem(ir_expr_type(e->args[0])) : MS_NONE;
+	if (in != MS_NONE && in != want_in)
+		aiv_fail(c, e->pos, "'%s' operand is in %s, but it transfers a %s-produced value across the cross-core "
+			 "boundary and requires %s.%s", op, ir_mem_name(in), shard ? "cube" : "vector",
+			 ir_mem_name(want_in),
+			 shard ? " Only a cube-produced value reaches the vector lane through this boundary: Acc is the "
+				 "matmul result the c2v pipe can push. A Vec operand is vector-produced (pl.load / pl.full) "
+				 "and already lives on the AIV lane — drop the pl.aiv_shard and let the implicit "
+				 "affinity-gated split halve it. A Mat operand is not a supported producer pipe; move it "
+				 "through a pl.matmul, or load it on the vector lane instead."
+			       : " Gather the value only after it has been computed by vector ops on the AIV lane.");
+	MemSpace out = tile_mem(e->type);
+	if (out != MS_NONE && out != want_out)
+		aiv_fail(c, e->pos, "'%s' result is in %s, but it delivers its %s lane and must be %s (the memory "
+			 "ExpandMixedKernel pops it into).", op, ir_mem_name(out),
+			 shard ? "half to the vector" : "full tile to the cube", ir_mem_name(want_out));
+}
+
+static bool fn_attr_true(const Function *f, const char *name)
+{
+	for (int i = 0; i < f->nattrs; i++)
+		if (!strcmp(f->attrs[i].name, name))
+			return f->attrs[i].value && f->attrs[i].value->kind == EX_BOOL && f->attrs[i].value->ival;
+	return false;
+}
+
+bool verify_aiv_split(Program *p, Diag *d, const char *after_pass)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->inline_body)
+			continue;
+		AivCheck c = { .fn = f, .incore_authored = f->type == FT_INCORE && !fn_attr_true(f, "split_aiv") };
+		IrCallWalk w = { .call = aiv_call, .scope = aiv_scope, .ctx = &c };
+		ir_block_walk_calls(&w, &f->body);
+		if (c.failed) {
+			diag_error(d, c.pos.line, c.pos.col, "Post-verification failed after pass '%s': AivSplitValid: %s",
+				   after_pass, c.msg);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ orchestration callees */
+
+typedef struct OrchCheck {
+	Program *p;
+	const Expr *bad;
+} OrchCheck;
+
+/* the reference's builtin op families (op_predicates' IsBuiltinOp) */
+static bool builtin_op(const char *op)
+{
+	return !strncmp(op, "tile.", 5) || !strncmp(op, "tensor.", 7) || !strncmp(op, "system.", 7) ||
+	       !strncmp(op, "array.", 6) || !strcmp(op, "pld.system.get_comm_ctx");
+}
+
+static void orch_call(void *ctx, const Stmt *s, const Expr *e)
+{
+	(void)s;
+	OrchCheck *c = ctx;
+	if (c->bad || e->kind == EX_SUBMIT)
+		return;
+	if (e->kind == EX_OP_CALL ? !builtin_op(e->str) : !ir_find_function(c->p, e->str))
+		c->bad = e;
+}
+
+bool verify_orch_references(Program *p, Diag *d, const char *after_pass)
+{
+	for (int i = 0; i < p->nfuncs; i++) {
+		const Function *f = p->funcs[i];
+		if (f->type != FT_ORCHESTRATION || f->inline_body)
+			continue;
+		OrchCheck c = { .p = p };
+		IrCallWalk w = { .call = orch_call, .ctx = &c };
+		ir_block_walk_calls(&w, &f->body);
+		if (c.bad) {
+			diag_error(d, c.bad->pos.line, c.bad->pos.col,
+				   "Post-verification failed after pass '%s': OrchestrationReferencesResolved: "
+				   "Orchestration function '%s' references undefined function '%s'. The Program must "
+				   "contain every callee referenced from orchestration.", after_pass, f->name, c.bad->str);
+			return false;
+		}
+	}
+	return true;
+}

@@ -54,6 +54,19 @@ void vtab_reserve(VarTab *t, const Program *p);
 void vtab_clear(VarTab *t);
 void vtab_release(VarTab *t);
 
+/* A visit of every call (EX_OP_CALL, EX_FN_CALL, EX_SUBMIT) in a block, nested
+ * calls and nested bodies included, in source order, each call before its
+ * operands (a statement's header expressions before its bodies).  scope, when
+ * set, is called on a scope statement before (enter) and after (!enter) its
+ * body, for walks that track the scopes they are in.  s: the statement the
+ * call belongs to. */
+typedef struct IrCallWalk {
+	void (*call)(void *ctx, const Stmt *s, const Expr *call);
+	void (*scope)(void *ctx, const Stmt *s, bool enter);
+	void *ctx;
+} IrCallWalk;
+void ir_block_walk_calls(const IrCallWalk *w, const Block *b);
+
 /* A substitution: Vars to Vars (vars), Vars to expressions (exprs, for a
  * Var replaced by a value: a loop variable by its constant), and
  * optionally every node's type mapped through type().  Maps may be NULL. */

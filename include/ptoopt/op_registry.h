@@ -95,6 +95,10 @@ typedef struct OpDef {
 	OpsParam *params; int nparams;
 	OpsParam *kwargs; int nkwargs;
 	OpsResult result;
+	/* spelling: {name: N, when: KW}: a call with keyword KW true prints as N
+	 * without KW (the reference's private spelling of a compiler-only flag;
+	 * the sugar entry N, `set: KW`, parses it back) */
+	const char *spell_name, *spell_when;
 } OpDef;
 
 typedef struct SugarCase {
@@ -104,6 +108,7 @@ typedef struct SugarCase {
 	const char *kw;             /* the case applies only when the call has this keyword (NULL: any) */
 	const char **names;         /* positional: the op parameters the call's positional */
 	int nnames;                 /* arguments bind to, by name (the DSL's own order), or 0 */
+	const char *set_kw;         /* set: the case passes this keyword as True (NULL: none) */
 } SugarCase;
 
 typedef struct SugarDef {

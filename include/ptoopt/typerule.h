@@ -124,5 +124,20 @@ void tr_tile_layouts(const Type *t, const char *out[2]);
 /* Provable extent comparisons and min (tile.load's window reads). */
 bool tr_extent_le(const Expr *a, const Expr *b);
 Expr *tr_extent_min(SugarCtx *c, Expr *a, Expr *b);
+/* The valid extent of each dimension of a window `window` read at `offs`
+ * from tensor type src (the reference's InferWindowReadValidShape), given
+ * the requested extent `req`: the part of src's valid region under the
+ * window (all of the window where src is wholly valid and the read does not
+ * clamp), narrowed from the request only when provably smaller.  exact_min
+ * (pld.tile.remote_load): a symbolic wholly-valid source bound is kept, the
+ * result is min(request, available) (settled where provable), and req may be
+ * NULL (the available extent).  NULL when src has no valid region of its
+ * own (without clamp or exact_min) or the ranks differ (a reinterpreting
+ * read keeps its request), and NULL with the call failed (rc->failed) when
+ * constant extents break the read's bounds: a negative offset, a request
+ * wider than its window, or (unless clamp) a read past the source's end,
+ * reported as op's error with remedy. */
+Expr *tr_window_read_valid(RuleCtx *rc, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp,
+			   bool exact_min, const char *op, const char *remedy);
 
 #endif

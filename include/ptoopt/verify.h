@@ -26,6 +26,16 @@ bool verify_clusters_outlined(Program *p, Diag *d);
  * verifier): no InCore scope inside another. */
 bool verify_no_nested_incore(Program *p, Diag *d);
 
+/* After outline-incore (the reference's AivSplitValid, the checks that need
+ * no lane classification): boundary ops (aiv_shard / aic_gather) only inside
+ * pl.split_aiv regions, their operand and result memory spaces, no region
+ * authored inside an InCore function. */
+bool verify_aiv_split(Program *p, Diag *d, const char *after_pass);
+/* After outline-hierarchy (OrchestrationReferencesResolved): every call of
+ * an Orchestration function is of a builtin op (tile. / tensor. / system. /
+ * array., pld.system.get_comm_ctx) or of a function of the program. */
+bool verify_orch_references(Program *p, Diag *d, const char *after_pass);
+
 /* After derive-call-directions: every call of a program function carries one
  * arg_directions entry per argument, Scalar exactly for non-tensor
  * arguments, and each direction allowed by the callee's parameter. */

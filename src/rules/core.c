@@ -87,24 +87,56 @@ static Type *scalar_op(RuleCtx *rc)
 }
 
 /* The valid extent of each dimension of a window `window` read at `offs`
- * from tensor type src, given the requested extent `req`: the part of src's
- * valid region under the window (all of the window where src is wholly
- * valid and the read does not clamp), narrowed from the request only when
- * provably smaller.  NULL when src has no valid region of its own or the
- * ranks differ (a reinterpreting read keeps its request). */
-static Expr *window_read_valid(SugarCtx *c, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp)
+ * from tensor type src, given the requested extent `req` (typerule.h). */
+/* What a window read promises of each dimension, decided where the extents
+ * are constants: it starts inside the source, a request fits its window,
+ * and (unless it clamps) the extent it reads ends inside the source. */
+static bool window_read_bounds(RuleCtx *rc, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp,
+			       const char *op, const char *remedy)
 {
+	for (int i = 0; i < src->ndim; i++) {
+		Expr *off = offs->args[i], *win = window->args[i], *want = req ? req->args[i] : NULL;
+		if (off->kind == EX_INT && off->ival < 0) {
+			tr_error(rc, "%s offset %d is provably negative (%lld); a window must start inside its source", op, i,
+				 (long long)off->ival);
+			return false;
+		}
+		if (want && want->kind == EX_INT && win->kind == EX_INT && want->ival > win->ival) {
+			tr_error(rc, "%s valid_shape %d is %lld, which exceeds the window extent %lld; a valid region cannot be "
+				 "larger than the shape that holds it", op, i, (long long)want->ival, (long long)win->ival);
+			return false;
+		}
+		Expr *reach = want ? want : win, *end = src->shape[i];
+		if (!clamp && off->kind == EX_INT && reach->kind == EX_INT && end->kind == EX_INT &&
+		    off->ival + reach->ival > end->ival) {
+			tr_error(rc, "%s reads past the end of dimension %d: offset %lld + extent %lld exceeds the source extent "
+				 "%lld. %s", op, i, (long long)off->ival, (long long)reach->ival, (long long)end->ival, remedy);
+			return false;
+		}
+	}
+	return true;
+}
+
+Expr *tr_window_read_valid(RuleCtx *rc, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp,
+			   bool exact_min, const char *op, const char *remedy)
+{
+	SugarCtx *c = rc->c;
 	Expr *sv = tr_view_kw(src, "valid_shape");
 	if (sv && sv->kind != EX_TUPLE)
 		sv = NULL;
-	if ((!sv && !clamp) || offs->kind != EX_TUPLE || window->kind != EX_TUPLE || req->kind != EX_TUPLE ||
-	    window->nargs != src->ndim || offs->nargs != src->ndim || req->nargs != src->ndim || (sv && sv->nargs != src->ndim))
+	if (offs->kind != EX_TUPLE || window->kind != EX_TUPLE || (req && req->kind != EX_TUPLE) || (!req && !exact_min) ||
+	    window->nargs != src->ndim || offs->nargs != src->ndim || (req && req->nargs != src->ndim) ||
+	    (sv && sv->nargs != src->ndim))
 		return NULL;
-	Expr *out = tr_list(c, req->args, req->nargs, req->pos);
+	if (!window_read_bounds(rc, src, offs, window, req, clamp, op, remedy) || (!sv && !clamp && !exact_min))
+		return NULL;
+	Expr *out = tr_list(c, (req ? req : window)->args, src->ndim, (req ? req : window)->pos);
 	for (int i = 0; i < src->ndim; i++) {
 		Expr *valid = sv ? sv->args[i] : src->shape[i], *off = offs->args[i], *win = window->args[i];
 		Expr *avail = win;
-		if (clamp || !expr_equal(valid, src->shape[i])) {
+		/* a runtime intersection keeps a symbolic bound even where the
+		 * source is wholly valid */
+		if (clamp || !expr_equal(valid, src->shape[i]) || (exact_min && valid->kind != EX_INT)) {
 			Expr *rest = valid;
 			if (!(off->kind == EX_INT && off->ival == 0)) {
 				if (valid->kind == EX_INT && off->kind == EX_INT)
@@ -116,8 +148,17 @@ static Expr *window_read_valid(SugarCtx *c, const Type *src, Expr *offs, Expr *w
 			if (!(avail = tr_extent_min(c, rest, win)))
 				return NULL;
 		}
+		if (!req) {
+			out->args[i] = avail;
+			continue;
+		}
 		Expr *want = req->args[i];
-		out->args[i] = !expr_equal(avail, win) && tr_extent_le(avail, want) ? avail : want;
+		if (exact_min)
+			out->args[i] = tr_extent_min(c, want, avail);
+		else
+			out->args[i] = !expr_equal(avail, win) && tr_extent_le(avail, want) ? avail : want;
+		if (!out->args[i])
+			return NULL;
 	}
 	return out;
 }
@@ -172,7 +213,12 @@ static Type *tile_from_shape(RuleCtx *rc)
 		Expr *ck = tr_kwarg(rc, "clamp");
 		bool clamp = ck && ck->kind == EX_BOOL && ck->ival;
 		Expr *w = st && (st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR)
-			  ? window_read_valid(c, st, tr_arg(rc, r->window_offsets), shape, valid, clamp) : NULL;
+			  ? tr_window_read_valid(rc, st, tr_arg(rc, r->window_offsets), shape, valid, clamp, false, rc->op->name,
+						 "Pass clamp=True -- pl.load(x, offsets, shapes, clamp=True) -- to narrow the read "
+						 "to the source edge instead")
+			  : NULL;
+		if (rc->failed)
+			return NULL;
 		if (w)
 			valid = w;
 	}

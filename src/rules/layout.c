@@ -1599,7 +1599,8 @@ static Type *sliced(RuleCtx *rc)
  * tile-from-shape window read (shape, dtype, memory, valid shape) with the
  * reference's layouts: MX-layout scale tensors (row/row or, MX_B_NN,
  * col/col, fractal 32); Mat reads col/row, swapped from a DN source, and
- * row/none_box for a single row; a [.., 1] Vec read col_major */
+ * row/none_box for a single row; a read whose last dim is 1 col_major
+ * (printed where that is not the implicit layout: [1, 1]) */
 static Type *tile_load(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -1622,6 +1623,8 @@ static Type *tile_load(RuleCtx *rc)
 		lay[1] = dn ? "col_major" : "row_major";
 		if (t->ndim == 2 && ir_is_int_const(t->shape[dn ? 1 : 0], 1, DT_INDEX))
 			lay[0] = "row_major", lay[1] = "none_box";
+	} else if (t->ndim && t->shape[t->ndim - 1]->kind == EX_INT && t->shape[t->ndim - 1]->ival == 1) {
+		lay[0] = "col_major"; /* a column read, whatever its rows: [1, 1] too */
 	} else {
 		return t; /* the core's view already */
 	}

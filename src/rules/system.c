@@ -125,8 +125,11 @@ static Type *tpop(RuleCtx *rc)
 }
 
 /* pld.tile.remote_load(target, peer, offsets, shape[, valid_shape]) -> a
- * tile of target's dtype, no memory space; a valid shape other than the
- * shape becomes its view */
+ * tile of target's dtype, no memory space; its valid shape the request
+ * intersected with the target's valid region (exactly, as a runtime min),
+ * its block layout from the target's ND / DN view; with
+ * allow_physical_tail_padding an FP16 rank-2 target read as 15 elements
+ * wider and wholly valid */
 static Type *remote_load(RuleCtx *rc)
 {
 	const char *op = "pld.tile.remote_load";
@@ -156,18 +159,54 @@ static Type *remote_load(RuleCtx *rc)
 		return tr_error(rc, "%s requires at least one dimension on target", op);
 	Type *t = tr_shaped(rc->c, TY_TILE, shape, dt->dtype);
 	t->mem = MS_NONE;
-	if (valid) {
-		/* the requested valid extent, clamped to the window */
-		Expr *v = tr_list(rc->c, valid->args, valid->nargs, valid->pos);
-		for (int i = 0; i < v->nargs; i++)
-			if (!(v->args[i] = tr_extent_min(rc->c, valid->args[i], shape->args[i])))
-				return NULL;
-		valid = v;
+	Expr *pad = tr_kwarg(rc, "allow_physical_tail_padding");
+	const Type *src = dt;
+	if (pad && pad->kind == EX_BOOL && pad->ival) {
+		if (dt->dtype != DT_FP16)
+			return tr_error(rc, "%s allow_physical_tail_padding requires an FP16 target", op);
+		if (dt->ndim != 2)
+			return tr_error(rc, "%s allow_physical_tail_padding requires a flattened rank-2 target", op);
+		if (!valid)
+			return tr_error(rc, "%s allow_physical_tail_padding requires an explicit valid_shape", op);
+		/* a source 15 elements wider than its shape, wholly valid */
+		Type *wide = ir_type_new(rc->c->a, TY_DIST_TENSOR);
+		*wide = *dt;
+		wide->view = NULL;
+		wide->shape = arena_alloc(rc->c->a, 2 * sizeof *wide->shape);
+		wide->shape[0] = dt->shape[0];
+		Expr *w = dt->shape[1];
+		wide->shape[1] = w->kind == EX_INT ? tr_int(rc->c, w->ival + 15, DT_INDEX, w->pos)
+			: type_make_binary(rc->c->a, OP_ADD, w, tr_int(rc->c, 15, DT_INDEX, w->pos), w->pos, rc->c->d);
+		if (!wide->shape[1])
+			return NULL;
+		src = wide;
 	}
-	if (valid && !tr_same_dims(valid, t->shape, t->ndim)) {
-		const char *n = "valid_shape";
-		t->view = tr_view(rc->c, &n, &valid, 1);
-	}
+	/* the request intersected with the source's valid extent under the
+	 * window, a runtime min where nothing settles it */
+	Expr *v = tr_window_read_valid(rc, src, offs, shape, valid, false, true, op,
+				       "Pass a smaller valid_shape to describe a ragged remote-load tail");
+	if (!v)
+		return NULL;
+	/* block layout: the implicit one of the shape, or the target's ND / DN */
+	Expr *l = tr_view_kw(dt, "layout");
+	const char *blay = NULL;
+	if (l && l->kind == EX_SYMBOL && !strcmp(l->str, "pl.TensorLayout.ND"))
+		blay = "pl.TileLayout.row_major";
+	else if (l && l->kind == EX_SYMBOL && !strcmp(l->str, "pl.TensorLayout.DN"))
+		blay = "pl.TileLayout.col_major";
+	bool column = t->ndim == 2 && t->shape[0]->kind == EX_INT && t->shape[1]->kind == EX_INT &&
+		      t->shape[1]->ival == 1 && t->shape[0]->ival > 1;
+	if (blay && !strcmp(blay, column ? "pl.TileLayout.col_major" : "pl.TileLayout.row_major"))
+		blay = NULL;
+	const char *names[2];
+	Expr *vals[2];
+	int k = 0;
+	if (!tr_same_dims(v, t->shape, t->ndim))
+		names[k] = "valid_shape", vals[k++] = v;
+	if (blay)
+		names[k] = "blayout", vals[k++] = tr_symbol(rc->c, blay);
+	if (k)
+		t->view = tr_view(rc->c, names, vals, k);
 	return t;
 }
 
