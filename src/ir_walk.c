@@ -1,6 +1,7 @@
 /* ir_walk.c - the shared walks over the IR (see ir_walk.h). */
 #include "ptoopt/ir_walk.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ visiting Vars */
@@ -158,7 +159,7 @@ void ir_block_walk_calls(const IrCallWalk *w, const Block *b)
 
 Var *ir_var_subst(const IrSubst *sb, Var *v)
 {
-	Var *n = v && sb->vars ? pmap_get(sb->vars, v) : NULL;
+	Var *n = !v ? NULL : sb->vartab ? vtab_get(sb->vartab, v) : sb->vars ? pmap_get(sb->vars, v) : NULL;
 	return n ? n : v;
 }
 
@@ -417,4 +418,53 @@ Block ir_block_clone(Program *p, const Block *b, PtrMap *vars, const PtrMap *exp
 	Clone c = { .p = p, .vars = vars, .rename = rename, .ctx = ctx };
 	c.sb = (IrSubst){ .a = p->arena, .vars = vars, .exprs = exprs, .type = clone_type_cb, .ctx = &c };
 	return clone_block(&c, b);
+}
+
+/* ------------------------------------------------------------ VarTab */
+
+static void vtab_grow(VarTab *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	t->vals = xrealloc(t->vals, cap * sizeof *t->vals);
+	memset(t->vals + t->cap, 0, (cap - t->cap) * sizeof *t->vals);
+	t->cap = cap;
+}
+
+void vtab_reserve(VarTab *t, const Program *p)
+{
+	if (p->next_var_id > t->cap)
+		vtab_grow(t, p->next_var_id);
+}
+
+void vtab_put(VarTab *t, const Var *v, void *val)
+{
+	if (v->id >= t->cap) {
+		if (!val)
+			return;
+		vtab_grow(t, (size_t)v->id + 1);
+	}
+	if (!t->vals[v->id] && val) {
+		if (t->nids == t->cids) {
+			t->cids = t->cids ? 2 * t->cids : 256;
+			t->ids = xrealloc(t->ids, t->cids * sizeof *t->ids);
+		}
+		t->ids[t->nids++] = v->id;
+	}
+	t->vals[v->id] = val;
+}
+
+void vtab_clear(VarTab *t)
+{
+	for (size_t i = 0; i < t->nids; i++)
+		t->vals[t->ids[i]] = NULL;
+	t->nids = 0;
+}
+
+void vtab_release(VarTab *t)
+{
+	free(t->vals);
+	free(t->ids);
+	*t = (VarTab){ 0 };
 }

@@ -612,6 +612,24 @@ bool pipe_check_contracts(Program *p, const Pipeline *pl, Diag *d)
 
 /* ------------------------------------------------------------ running */
 
+/* verify_structural on the functions the last check did not accept as they
+ * are now (a function it accepted would be again: the checks look at one
+ * function at a time, the front-end passes change no parameter direction,
+ * and InOutUseValid only ever stops applying); all accepted after it. */
+static bool verify_structural_again(Program *p, Diag *d, const char *when, const char *pass, bool dirs_ours)
+{
+	int k = 0;
+	while (k < p->nfuncs && p->funcs[k]->verified)
+		k++;
+	if (k == p->nfuncs)
+		return true;
+	if (!verify_structural(p, d, when, pass, dirs_ours))
+		return false;
+	for (k = 0; k < p->nfuncs; k++)
+		p->funcs[k]->verified = true;
+	return true;
+}
+
 static int run_one(Program *p, const PipeStep *s, Diag *d)
 {
 	if (!s->pass->run_opts)
@@ -638,6 +656,8 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 	/* parameter directions set by a pass of this run (the outliners',
 	 * infer-directions'): ptoopt's, which InOutUseValid does not judge */
 	bool dirs_ours = false;
+	for (int i = 0; i < p->nfuncs; i++)
+		p->funcs[i]->verified = false;
 	for (int i = 0; i < pl->n; i++) {
 		const PassInfo *pi = pl->steps[i].pass;
 		if (!pi->run && !pi->run_opts) {
@@ -645,7 +665,7 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 			return 1;
 		}
 		/* after the first pass the previous pass's post-check saw this program */
-		if (i == 0 && !verify_structural(p, d, "before", pi->ref_name, dirs_ours))
+		if (i == 0 && !verify_structural_again(p, d, "before", pi->ref_name, dirs_ours))
 			return 1;
 		if (pi->verify_before && !pi->verify_before(p, d))
 			return 1;
@@ -663,8 +683,15 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		if (hooks->before_pass && hooks->before_pass(hooks->ctx, i, &pl->steps[i], p) != 0)
 			return 1;
 		double t0 = now_seconds();
+		p->unchanged = p->touch_marks = false;
+		for (int k = 0; k < p->nfuncs; k++)
+			p->funcs[k]->touched = false;
 		if (run_one(p, &pl->steps[i], d) != 0)
 			return 1;
+		/* what the pass may have changed is no longer verified */
+		for (int k = 0; k < p->nfuncs && !p->unchanged; k++)
+			if (!p->touch_marks || p->funcs[k]->touched)
+				p->funcs[k]->verified = false;
 		double dt = now_seconds() - t0;
 		if (pi->verify_after && !pi->verify_after(p, d))
 			return 1;
@@ -673,8 +700,9 @@ int pipe_run(Program *p, const Pipeline *pl, const PipeHooks *hooks, Diag *d)
 		 * statements (the reference checks after every pass; the
 		 * outliners and the direction passes keep these properties and
 		 * have their own checks after them: skipping the walk there saves
-		 * a third of a three-pass run) */
-		if (pi->structural_after && !verify_structural(p, d, "after", pi->ref_name, dirs_ours))
+		 * a third of a three-pass run); only on the functions changed since
+		 * the last check */
+		if (pi->structural_after && !verify_structural_again(p, d, "after", pi->ref_name, dirs_ours))
 			return 1;
 		held = (held & ~pi->invalidates) | pi->produces;
 		lost = (lost | pi->invalidates) & ~pi->produces;

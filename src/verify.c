@@ -19,8 +19,8 @@ typedef struct Verifier {
 	Diag *d;
 	const char *after;   /* pass name for messages */
 	Function *fn;
-	PtrMap defined;      /* every Var defined so far in the function */
-	PtrMap visible;      /* Var -> non-NULL while visible */
+	VarTab defined;      /* every Var defined so far in the function */
+	VarTab visible;      /* Var -> non-NULL while visible */
 	Var **log;           /* visible-set undo log */
 	size_t nlog, clog;
 	bool failed;
@@ -54,20 +54,20 @@ static void make_visible(Verifier *v, Var *x)
 		v->log = xrealloc(v->log, v->clog * sizeof *v->log);
 	}
 	v->log[v->nlog++] = x;
-	pmap_put(&v->visible, x, x);
+	vtab_put(&v->visible, x, x);
 }
 
 static void define(Verifier *v, Var *x, SrcPos pos)
 {
 	if (!x)
 		return;
-	if (pmap_get(&v->defined, x))
+	if (vtab_get(&v->defined, x))
 		fail(v, pos, "variable '%s' is defined more than once", x->name);
-	pmap_put(&v->defined, x, x);
+	vtab_put(&v->defined, x, x);
 	/* already visible from an enclosing binding (a parameter assigned in
 	 * a loop, under the reference's rules): it stays visible after this
 	 * scope, so the scope's undo log must not hide it */
-	if (pmap_get(&v->visible, x))
+	if (vtab_get(&v->visible, x))
 		return;
 	make_visible(v, x);
 }
@@ -84,7 +84,7 @@ static void bind(Verifier *v, Var *x, SrcPos pos)
 static void end_scope(Verifier *v, size_t mark)
 {
 	while (v->nlog > mark)
-		pmap_put(&v->visible, v->log[--v->nlog], NULL);
+		vtab_put(&v->visible, v->log[--v->nlog], NULL);
 }
 
 static void use_expr(Verifier *v, const Expr *e, SrcPos at)
@@ -93,9 +93,9 @@ static void use_expr(Verifier *v, const Expr *e, SrcPos at)
 		return;
 	if (e->kind == EX_VAR) {
 		Var *x = e->var;
-		if (x->kind == VK_DYN || pmap_get(&v->visible, x))
+		if (x->kind == VK_DYN || vtab_get(&v->visible, x))
 			return;
-		if (pmap_get(&v->defined, x))
+		if (vtab_get(&v->defined, x))
 			fail(v, at, "variable '%s' is used outside the scope that defines it", x->name);
 		else
 			fail(v, at, "variable '%s' is used before it is defined", x->name);
@@ -179,20 +179,22 @@ static bool check_ssa(Program *p, Diag *d, const char *after_pass, bool ref_rule
 	v.d = d;
 	v.after = after_pass;
 	v.ref_rules = ref_rules;
+	vtab_reserve(&v.defined, p);
+	vtab_reserve(&v.visible, p);
 	for (int i = 0; i < p->nfuncs && !v.failed; i++) {
 		Function *f = p->funcs[i];
 		if (f->role == RL_SUBWORKER && f->level >= LV_HOST)
 			continue;
 		v.fn = f;
-		pmap_release(&v.defined);
-		pmap_release(&v.visible);
+		vtab_clear(&v.defined);
+		vtab_clear(&v.visible);
 		v.nlog = 0;
 		for (int j = 0; j < f->nparams; j++)
 			bind(&v, f->params[j].var, f->pos);
 		check_block(&v, &f->body);
 	}
-	pmap_release(&v.defined);
-	pmap_release(&v.visible);
+	vtab_release(&v.defined);
+	vtab_release(&v.visible);
 	free(v.log);
 	return !v.failed;
 }

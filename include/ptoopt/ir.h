@@ -334,6 +334,9 @@ struct Function {
 	                          * source (lines joined by "\n", no indent); NULL
 	                          * for a parsed body */
 	bool strict_ssa;
+	/* pipe_run's: a pass changed it (set by passes that say so, see
+	 * Program.touch_marks), and the last structural check accepted it */
+	bool touched, verified;
 };
 
 struct Program {
@@ -347,6 +350,14 @@ struct Program {
 	PtrMap fn_index;      /* name -> Function, rebuilt when funcs change */
 	Function **indexed;   /* funcs array the index was built from */
 	int nindexed;
+	/* set by a pass that left the program exactly as it found it (pipe_run
+	 * clears it before each pass, and then need not verify the same IR
+	 * again); a pass that cannot tell leaves it false */
+	bool unchanged;
+	/* set by a pass that set Function.touched on every function it changed:
+	 * the others are as it found them (pipe_run clears both before each
+	 * pass, and verifies only the changed functions again) */
+	bool touch_marks;
 };
 
 /* ---------------------------------------------------------------- helpers */

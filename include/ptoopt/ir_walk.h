@@ -34,6 +34,26 @@ void ir_stmt_header_vars(const Stmt *s, IrVarFn fn, void *ctx);
  * again).  Not iter args, not a scope's tid or split_aiv variable. */
 void ir_block_defs(const Block *b, IrVarFn fn, void *ctx);
 
+/* A map from Var to a pointer, an array indexed by Var id (a program's
+ * Vars are numbered in creation order): a lookup is one load, and clear()
+ * costs what was set since the last one, so one table serves a whole pass
+ * function after function.  NULL is "absent".  ids[0..nids) are the slots
+ * set since the last clear, in no useful order (repeats possible, some
+ * NULL again): for order-independent scans only. */
+typedef struct VarTab {
+	void **vals;   /* by Var id */
+	size_t cap;
+	unsigned *ids; /* slots set since the last clear (repeats possible) */
+	size_t nids, cids;
+} VarTab;
+
+static inline void *vtab_get(const VarTab *t, const Var *v) { return v->id < t->cap ? t->vals[v->id] : NULL; }
+void vtab_put(VarTab *t, const Var *v, void *val);
+/* Room for the Vars of p without regrowth. */
+void vtab_reserve(VarTab *t, const Program *p);
+void vtab_clear(VarTab *t);
+void vtab_release(VarTab *t);
+
 /* A visit of every call (EX_OP_CALL, EX_FN_CALL, EX_SUBMIT) in a block, nested
  * calls and nested bodies included, in source order, each call before its
  * operands (a statement's header expressions before its bodies).  scope, when
@@ -53,6 +73,7 @@ void ir_block_walk_calls(const IrCallWalk *w, const Block *b);
 typedef struct IrSubst {
 	Arena *a;
 	const PtrMap *vars;   /* Var -> Var */
+	const VarTab *vartab; /* Var -> Var, used instead of vars when set */
 	const PtrMap *exprs;  /* Var -> Expr */
 	Type *(*type)(void *ctx, Type *t);
 	void *ctx;

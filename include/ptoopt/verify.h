@@ -57,7 +57,9 @@ bool verify_no_nested_calls(Program *p, Diag *d);
  * "Pre-verification failed before pass 'P': ..." (when = "before") or
  * "Post-verification failed after pass 'P': ..." (when = "after").
  * dirs_ours: a pass of the run has set parameter directions (an outliner,
- * infer-directions); then InOutUseValid, which judges them, is skipped. */
+ * infer-directions); then InOutUseValid, which judges them, is skipped.
+ * Functions marked verified (Function.verified, pipe_run's) are taken as
+ * passing and not walked. */
 bool verify_structural(Program *p, Diag *d, const char *when, const char *pass, bool dirs_ours);
 
 #endif

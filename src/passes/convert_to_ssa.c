@@ -31,10 +31,10 @@ typedef struct Ssa {
 	Function *fn;
 	Arena *a;
 	Diag *d;
-	PtrMap cur;        /* source Var -> current version */
+	VarTab cur;        /* source Var -> current version */
 	Undo *log;
 	size_t nlog, clog;
-	PtrMap ver;        /* source Var -> Seed */
+	VarTab ver;        /* source Var -> Seed */
 	PtrMap *future;    /* the reference's future_needs (a set: Var -> non-NULL) */
 	PtrMap empty;
 	PtrMap sets;       /* compound Stmt -> StmtSets, for the function being converted */
@@ -51,7 +51,7 @@ typedef struct Seed {
 
 static Seed *seed(Ssa *s, Var *k)
 {
-	Seed *sd = pmap_get(&s->ver, k);
+	Seed *sd = vtab_get(&s->ver, k);
 	if (sd)
 		return sd;
 	sd = arena_alloc(s->a, sizeof *sd);
@@ -65,7 +65,7 @@ static Seed *seed(Ssa *s, Var *k)
 	}
 	sd->blen = strlen(sd->base);
 	sd->qlen = strlen(sd->qual);
-	pmap_put(&s->ver, k, sd);
+	vtab_put(&s->ver, k, sd);
 	return sd;
 }
 
@@ -113,7 +113,7 @@ static Var *new_version(Ssa *s, Var *k, const char *role, Type *t, VarKind kind)
 
 /* ------------------------------------------------------------ the current map */
 
-static Var *cur_get(Ssa *s, Var *k) { return pmap_get(&s->cur, k); }
+static Var *cur_get(Ssa *s, Var *k) { return vtab_get(&s->cur, k); }
 
 static void cur_set(Ssa *s, Var *k, Var *v)
 {
@@ -122,14 +122,14 @@ static void cur_set(Ssa *s, Var *k, Var *v)
 		s->log = xrealloc(s->log, s->clog * sizeof *s->log);
 	}
 	s->log[s->nlog++] = (Undo){ k, cur_get(s, k) };
-	pmap_put(&s->cur, k, v);
+	vtab_put(&s->cur, k, v);
 }
 
 static void cur_undo(Ssa *s, size_t mark)
 {
 	while (s->nlog > mark) {
 		Undo u = s->log[--s->nlog];
-		pmap_put(&s->cur, u.key, u.prev);
+		vtab_put(&s->cur, u.key, u.prev);
 	}
 }
 
@@ -149,7 +149,7 @@ static Type *subst_type_cb(void *ctx, Type *t);
 
 static IrSubst ssa_subst(Ssa *s)
 {
-	return (IrSubst){ .a = s->a, .vars = &s->cur, .type = subst_type_cb, .ctx = s, .memref_pinned_only = true };
+	return (IrSubst){ .a = s->a, .vartab = &s->cur, .type = subst_type_cb, .ctx = s, .memref_pinned_only = true };
 }
 
 static Type *subst_type(Ssa *s, Type *t)
@@ -589,8 +589,8 @@ static Expr *find_init_value(Ssa *s, Var *k, Type *t)
 			return ir_var_ref(s->a, v);
 	}
 	Var *best = NULL;
-	for (size_t i = 0; i < s->cur.cap; i++) {
-		Var *v = s->cur.keys[i] ? s->cur.vals[i] : NULL;
+	for (size_t i = 0; i < s->cur.nids; i++) {
+		Var *v = s->cur.vals[s->cur.ids[i]];
 		if (v && type_equal(v->type, t) && (!best || v->id < best->id))
 			best = v;
 	}
@@ -1037,13 +1037,13 @@ int ssa_convert_program(Program *p, Diag *d)
 			rc = 1;
 			break;
 		}
-		pmap_release(&s->cur);
-		pmap_release(&s->ver);
+		vtab_clear(&s->cur);
+		vtab_clear(&s->ver);
 		s->nlog = 0;
 		convert_function(s, f);
 	}
-	pmap_release(&s->cur);
-	pmap_release(&s->ver);
+	vtab_release(&s->cur);
+	vtab_release(&s->ver);
 	pmap_release(&s->empty);
 	free(s->log);
 	free(s);

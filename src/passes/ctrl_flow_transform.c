@@ -80,6 +80,7 @@ typedef struct Cft {
 	PtrMap avail;        /* Var -> generation: assigned in the statements resolved against */
 	uintptr_t gen;
 	bool failed;
+	bool touched;        /* a loop was rewritten */
 } Cft;
 
 /* ------------------------------------------------------------ small builders */
@@ -635,6 +636,7 @@ static void xform_block(Cft *c, Block *b, int depth)
 			vec_push(&out, s);
 			continue;
 		}
+		c->touched = true;
 		if (!(f & HAS_BREAK)) {
 			lower_continue(c, s, depth + 1);
 			vec_push(&out, s);
@@ -661,9 +663,15 @@ int cft_run_program(Program *p, Diag *d)
 			continue;
 		c.fn = f;
 		c.counter = 0;
+		bool before = c.touched;
+		c.touched = false;
 		xform_block(&c, &f->body, 1);
+		f->touched = c.touched;
+		c.touched = c.touched || before;
 	}
 	pmap_release(&c.avail);
+	p->unchanged = !c.touched;
+	p->touch_marks = true;
 	return c.failed ? 1 : 0;
 }
 

@@ -233,6 +233,8 @@ int flatten_call_expr_program(Program *p, Diag *d)
 			continue;
 		Flat f = { .p = p, .a = p->arena };
 		flat_block(&f, &fn->body);
+		fn->touched = f.counter > 0; /* nothing changes without a temporary */
 	}
+	p->touch_marks = true;
 	return 0;
 }

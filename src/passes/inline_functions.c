@@ -743,8 +743,10 @@ int inline_functions_program(Program *p, Diag *d)
 			pmap_put(&c.inl, sorted[i]->name, sorted[i]);
 		}
 	int rc = 0;
-	if (!ninl)
+	if (!ninl) {
+		p->unchanged = true;
 		goto done;
+	}
 	size_t *order = hash_order(names, (size_t)ninl);
 	Function **inl_order = xmalloc((size_t)ninl * sizeof *inl_order);
 	for (int i = 0; i < ninl; i++)

@@ -58,10 +58,11 @@ typedef struct Simp {
 	Diag *d;
 	Analyzer *an;
 	Function *fn;
-	PtrMap remap; /* Var -> Expr */
+	VarTab remap; /* Var -> Expr */
 	RemapUndo *log;
 	size_t nlog, clog;
-	PtrMap seen, multi;
+	VarTab seen, multi;
+	VarTab live, defs, uses; /* the dead-code elimination's (Dce) */
 	Var **binds;
 	size_t nbinds, cbinds;
 	int depth;
@@ -91,15 +92,15 @@ static void check(Simp *s)
 static void remap_set(Simp *s, Var *k, Expr *v)
 {
 	GROW(s->log, s->nlog, s->clog);
-	s->log[s->nlog++] = (RemapUndo){ k, pmap_get(&s->remap, k) };
-	pmap_put(&s->remap, k, v);
+	s->log[s->nlog++] = (RemapUndo){ k, vtab_get(&s->remap, k) };
+	vtab_put(&s->remap, k, v);
 }
 
 static void remap_restore(Simp *s, size_t mark)
 {
 	while (s->nlog > mark) {
 		RemapUndo u = s->log[--s->nlog];
-		pmap_put(&s->remap, u.key, u.prev);
+		vtab_put(&s->remap, u.key, u.prev);
 	}
 }
 
@@ -112,7 +113,7 @@ static Change *remap_changes(Simp *s, size_t mark, size_t *n)
 	Change *c = xmalloc(*n * sizeof *c);
 	for (size_t i = 0; i < *n; i++) {
 		Var *k = s->log[mark + i].key;
-		c[i] = (Change){ k, pmap_get(&s->remap, k) };
+		c[i] = (Change){ k, vtab_get(&s->remap, k) };
 	}
 	return c;
 }
@@ -142,11 +143,26 @@ static void unbind_since(Simp *s, size_t mark)
 static Expr *vexpr(Simp *s, Expr *e);
 static Type *simp_type(Simp *s, Type *t);
 
+/* Leaves the analyzer returns as they are: literals, and Vars that are
+ * not scalars (it binds and rewrites scalars only). */
+static bool arith_leaf(const Expr *e)
+{
+	switch (e->kind) {
+	case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_STR: case EX_SYMBOL:
+		return true;
+	case EX_VAR:
+		return e->var->type && e->var->type->kind != TY_SCALAR;
+	default:
+		return false;
+	}
+}
+
 static Expr *simp_expr(Simp *s, Expr *e)
 {
 	if (!e)
 		return e;
-	return arith_simplify(s->an, vexpr(s, e));
+	Expr *v = vexpr(s, e);
+	return arith_leaf(v) ? v : arith_simplify(s->an, v);
 }
 
 static Expr **visit_list(Simp *s, Expr **xs, int n, bool *changed)
@@ -246,8 +262,10 @@ static Expr *vexpr(Simp *s, Expr *e)
 {
 	switch (e->kind) {
 	case EX_VAR: {
-		Expr *r = pmap_get(&s->remap, e->var);
-		return arith_simplify(s->an, r ? r : e);
+		Expr *r = vtab_get(&s->remap, e->var);
+		if (!r)
+			r = e;
+		return arith_leaf(r) ? r : arith_simplify(s->an, r);
 	}
 	case EX_BINARY: {
 		Expr *l = vexpr(s, e->lhs), *r = vexpr(s, e->rhs);
@@ -509,7 +527,7 @@ static void visit_assign(Simp *s, Stmt *st)
 	check(s);
 	if (s->failed)
 		return;
-	if (is_scalar_var(st->var) && !pmap_get(&s->multi, st->var)) {
+	if (is_scalar_var(st->var) && !vtab_get(&s->multi, st->var)) {
 		if (is_const_scalar(v) && s->depth == 0) {
 			arith_bind_value(s->an, st->var, v);
 			log_bind(s, st->var);
@@ -755,8 +773,8 @@ static void visit_stmt(Simp *s, Stmt *st, Out *o)
 
 typedef struct Dce {
 	Simp *s;
-	PtrMap live;   /* Var -> non-NULL */
-	PtrMap defs;   /* Var -> first assign index + 1 */
+	VarTab *live;  /* Var -> non-NULL */
+	VarTab *defs;  /* Var -> first assign index + 1 */
 	int *next;     /* next assign defining the same Var, index + 1 */
 	Stmt **assigns;
 	size_t nassigns, cassigns;
@@ -803,9 +821,9 @@ static bool removable(const Stmt *st)
 static void mark_live(void *ctx, Var *v)
 {
 	Dce *d = ctx;
-	if (pmap_get(&d->live, v))
+	if (vtab_get(d->live, v))
 		return;
-	pmap_put(&d->live, v, (void *)1);
+	vtab_put(d->live, v, (void *)1);
 	GROW(d->work, d->nwork, d->cwork);
 	d->work[d->nwork++] = v;
 }
@@ -892,7 +910,7 @@ static bool dce_filter(Dce *d, Block *b)
 	int k = 0;
 	for (int i = 0; i < b->n; i++) {
 		Stmt *st = b->stmts[i];
-		if (st->kind == ST_ASSIGN && removable(st) && !pmap_get(&d->live, st->var)) {
+		if (st->kind == ST_ASSIGN && removable(st) && !vtab_get(d->live, st->var)) {
 			changed = true;
 			continue;
 		}
@@ -908,28 +926,45 @@ static bool dce_filter(Dce *d, Block *b)
 	return changed;
 }
 
+/* What the eliminations can find in b: a removable assignment (*rem), an
+ * if with return vars (*phis).  Statements only, no expression walk. */
+static void dce_scan(const Block *b, bool *rem, bool *phis)
+{
+	for (int i = 0; i < b->n && !(*rem && *phis); i++) {
+		const Stmt *st = b->stmts[i];
+		if (st->kind == ST_ASSIGN && !*rem && removable(st))
+			*rem = true;
+		if (ir_stmt_is_simple(st->kind))
+			continue;
+		if (st->kind == ST_IF && st->nrets)
+			*phis = true;
+		dce_scan(&st->body, rem, phis);
+		if (st->kind == ST_IF && st->has_else)
+			dce_scan(&st->orelse, rem, phis);
+	}
+}
+
 static void dce_scalars(Simp *s, Block *body)
 {
-	Dce d = { 0 };
-	d.s = s;
+	Dce d = { .s = s, .live = &s->live, .defs = &s->defs };
 	dce_roots(&d, body);
 	d.next = d.nassigns ? xmalloc(d.nassigns * sizeof *d.next) : NULL;
 	for (size_t i = 0; i < d.nassigns; i++) {
 		Var *v = d.assigns[i]->var;
-		d.next[i] = (int)(uintptr_t)pmap_get(&d.defs, v);
-		pmap_put(&d.defs, v, (void *)(uintptr_t)(i + 1));
+		d.next[i] = (int)(uintptr_t)vtab_get(d.defs, v);
+		vtab_put(d.defs, v, (void *)(uintptr_t)(i + 1));
 	}
 	while (d.nwork) {
 		Var *v = d.work[--d.nwork];
-		for (int j = (int)(uintptr_t)pmap_get(&d.defs, v); j; j = d.next[j - 1]) {
+		for (int j = (int)(uintptr_t)vtab_get(d.defs, v); j; j = d.next[j - 1]) {
 			Stmt *as = d.assigns[j - 1];
 			ir_expr_vars(as->value, mark_live, &d);
 			type_vars(as->var->type, mark_live, &d);
 		}
 	}
 	dce_filter(&d, body);
-	pmap_release(&d.live);
-	pmap_release(&d.defs);
+	vtab_clear(d.live);
+	vtab_clear(d.defs);
 	free(d.next);
 	free(d.assigns);
 	free(d.work);
@@ -963,7 +998,7 @@ static void uses_block(const Block *b, IrVarFn fn, void *ctx)
 		uses_stmt(b->stmts[i], fn, ctx);
 }
 
-static void mark_use(void *ctx, Var *v) { pmap_put(ctx, v, (void *)1); }
+static void mark_use(void *ctx, Var *v) { vtab_put(ctx, v, (void *)1); }
 
 static void filter_yield(Simp *s, Block *b, const int *kept, int nkept)
 {
@@ -984,7 +1019,7 @@ static void filter_yield(Simp *s, Block *b, const int *kept, int nkept)
 	b->stmts[b->n - 1] = ny;
 }
 
-static bool prune_phis(Simp *s, Block *b, const PtrMap *uses)
+static bool prune_phis(Simp *s, Block *b, const VarTab *uses)
 {
 	bool changed = false;
 	for (int i = 0; i < b->n; i++) {
@@ -1000,7 +1035,7 @@ static bool prune_phis(Simp *s, Block *b, const PtrMap *uses)
 		int nk = 0;
 		int *kept = st->nrets ? xmalloc((size_t)st->nrets * sizeof *kept) : NULL;
 		for (int j = 0; j < st->nrets; j++)
-			if (pmap_get(uses, st->rets[j]))
+			if (vtab_get(uses, st->rets[j]))
 				kept[nk++] = j;
 		if (nk < st->nrets) {
 			filter_yield(s, &st->body, kept, nk);
@@ -1018,15 +1053,17 @@ static bool prune_phis(Simp *s, Block *b, const PtrMap *uses)
 	return changed;
 }
 
-static void dce_phis(Simp *s, Block *body)
+/* Whether a phi was dropped. */
+static bool dce_phis(Simp *s, Block *body)
 {
+	bool any = false;
 	for (;;) {
-		PtrMap uses = { 0 };
-		uses_block(body, mark_use, &uses);
-		bool ch = prune_phis(s, body, &uses);
-		pmap_release(&uses);
+		uses_block(body, mark_use, &s->uses);
+		bool ch = prune_phis(s, body, &s->uses);
+		vtab_clear(&s->uses);
 		if (!ch)
-			return;
+			return any;
+		any = true;
 	}
 }
 
@@ -1037,10 +1074,10 @@ static void collect_multi(Simp *s, const Block *b)
 	for (int i = 0; i < b->n; i++) {
 		Stmt *st = b->stmts[i];
 		if (st->kind == ST_ASSIGN) {
-			if (pmap_get(&s->seen, st->var))
-				pmap_put(&s->multi, st->var, (void *)1);
+			if (vtab_get(&s->seen, st->var))
+				vtab_put(&s->multi, st->var, (void *)1);
 			else
-				pmap_put(&s->seen, st->var, (void *)1);
+				vtab_put(&s->seen, st->var, (void *)1);
 		}
 		if (!ir_stmt_is_simple(st->kind)) {
 			collect_multi(s, &st->body);
@@ -1054,9 +1091,9 @@ static int simplify_function(Simp *s, Function *f)
 {
 	s->fn = f;
 	s->an = arith_new(s->a);
-	pmap_release(&s->seen);
-	pmap_release(&s->multi);
-	pmap_release(&s->remap);
+	vtab_clear(&s->seen);
+	vtab_clear(&s->multi);
+	vtab_clear(&s->remap);
 	s->nlog = 0;
 	s->nbinds = 0;
 	s->depth = 0;
@@ -1066,9 +1103,15 @@ static int simplify_function(Simp *s, Function *f)
 	s->an = NULL;
 	if (s->failed)
 		return 1;
-	dce_scalars(s, &body);
-	dce_phis(s, &body);
-	dce_scalars(s, &body);
+	/* each step only where it can find something: the first round leaves
+	 * only live scalars behind, so the second one only finds more when
+	 * phis went */
+	bool rem = false, phis = false;
+	dce_scan(&body, &rem, &phis);
+	if (rem)
+		dce_scalars(s, &body);
+	if (phis && dce_phis(s, &body) && rem)
+		dce_scalars(s, &body);
 	f->body = body;
 	return 0;
 }
@@ -1080,6 +1123,9 @@ int simplify_program(Program *p, Diag *d)
 	s->p = p;
 	s->a = p->arena;
 	s->d = d;
+	VarTab *tabs[] = { &s->remap, &s->seen, &s->multi, &s->live, &s->defs, &s->uses };
+	for (size_t i = 0; i < sizeof tabs / sizeof *tabs; i++)
+		vtab_reserve(tabs[i], p);
 	int rc = 0;
 	for (int i = 0; i < p->nfuncs && !rc; i++) {
 		Function *f = p->funcs[i];
@@ -1087,9 +1133,8 @@ int simplify_program(Program *p, Diag *d)
 			continue;
 		rc = simplify_function(s, f);
 	}
-	pmap_release(&s->remap);
-	pmap_release(&s->seen);
-	pmap_release(&s->multi);
+	for (size_t i = 0; i < sizeof tabs / sizeof *tabs; i++)
+		vtab_release(tabs[i]);
 	free(s->log);
 	free(s->binds);
 	free(s);

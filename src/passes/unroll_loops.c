@@ -229,13 +229,18 @@ static bool unroll_block(Unr *u, const Block *b, Block *out)
 int unroll_loops_program(Program *p, Diag *d)
 {
 	Unr u = { .p = p, .a = p->arena, .d = d };
+	bool changed = false;
 	for (int i = 0; i < p->nfuncs && !u.err; i++) {
 		Function *f = p->funcs[i];
 		if (f->abstract || f->inline_body)
 			continue;
 		Block nb;
-		if (unroll_block(&u, &f->body, &nb))
+		if (unroll_block(&u, &f->body, &nb)) {
 			f->body = nb;
+			f->touched = changed = true;
+		}
 	}
+	p->unchanged = !changed;
+	p->touch_marks = true;
 	return u.err;
 }
