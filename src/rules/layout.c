@@ -64,6 +64,16 @@ static bool cint(const Expr *e, int64_t *v)
 	return true;
 }
 
+/* A compile-time integer: a literal, or a negated one. */
+static bool cint_signed(const Expr *e, int64_t *v)
+{
+	if (e && e->kind == EX_UNARY && e->op == UOP_NEG && cint(e->lhs, v)) {
+		*v = -*v;
+		return true;
+	}
+	return cint(e, v);
+}
+
 static Expr **dims_copy(SugarCtx *c, Expr **d, int n)
 {
 	Expr **o = arena_alloc(c->a, (size_t)(n + 1) * sizeof *o);
@@ -1883,10 +1893,12 @@ static Type *sequence(RuleCtx *rc)
 	int64_t v;
 	if (cint(shape->args[n - 1], &v) && v == 1)
 		return tr_error(rc, "%s%s requires the innermost dimension (Cols) to be != 1, got 1", pf, op);
-	for (int i = 0; i + 1 < n; i++)
-		if (cint(shape->args[i], &v) && v != 1)
-			return tr_error(rc, "%s%s only populates the first row because pto.tci ignores valid rows; leading dimensions must be 1, but got %lld%s",
-					pf, op, (long long)v, tile ? "" : " at index");
+	for (int i = 0; i + 1 < n; i++) {
+		bool k = cint(shape->args[i], &v);
+		if ((k && v != 1) || (tile && !k))
+			return tr_error(rc, "%s%s only populates the first row because pto.tci ignores valid rows; leading dimensions must be 1, "
+					"but got %lld at index %d", pf, op, k ? (long long)v : -1LL, i);
+	}
 	if (tile)
 		return mk_tile(c, shape->args, n, (DType)dt, MS_VEC, NULL, NULL, NULL, NULL);
 	return mk_tensor(c, shape->args, n, (DType)dt);
@@ -2415,6 +2427,19 @@ static Type *random_rule(RuleCtx *rc)
 	if (!tile)
 		return mk_tensor(c, s->args, 2, (DType)dt);
 	Expr *v = tr_arg(rc, opt_arg(rc, "valid"));
+	if (v && v->kind == EX_TUPLE) {
+		if (v->nargs != 2)
+			return tr_error(rc, "%s%s valid_shape rank (%d) must match shape rank (2)", pf, op, v->nargs);
+		for (int i = 0; i < 2; i++) {
+			int64_t x, d = -1;
+			if (!cint(v->args[i], &x))
+				return tr_error(rc, "%s%s valid_shape element %d must be a compile-time constant (ConstInt)", pf, op, i);
+			bool sd = cint(s->args[i], &d);
+			if (x <= 0 || (sd && x > d))
+				return tr_error(rc, "%s%s valid_shape element %d (%lld) must be in (0, shape dim %lld]", pf, op, i, (long long)x,
+						sd ? (long long)d : -1LL);
+		}
+	}
 	return mk_tile(c, s->args, 2, (DType)dt, MS_VEC, v && v->kind == EX_TUPLE && v->nargs == 2 ? v->args : NULL, NULL, NULL, NULL);
 }
 
@@ -2429,6 +2454,15 @@ static Type *tile_create(RuleCtx *rc)
 	static const RuleKind *core;
 	if (!core)
 		core = typerule_find("tile-from-shape"); /* (found once: a search by name) */
+	Expr *se = tr_arg(rc, rc->r->shape);
+	for (int i = 0; se && se->kind == EX_TUPLE && i < se->nargs; i++) {
+		int64_t v;
+		if (!cint_signed(se->args[i], &v))
+			return tr_error(rc, "The operator %s shape element %d must be a compile-time constant (ConstInt), but got %s", op, i,
+					se->args[i]->kind == EX_VAR ? "Var" : "an expression");
+		if (v <= 0)
+			return tr_error(rc, "The operator %s shape element %d must be positive, got %lld", op, i, (long long)v);
+	}
 	Type *t = core && core->fn ? core->fn(rc) : NULL;
 	if (!t || t->kind != TY_TILE)
 		return t;
@@ -2451,16 +2485,6 @@ static Type *tile_create(RuleCtx *rc)
 }
 
 /* ------------------------------------------------------------ gather_row, scatter, tri */
-
-/* A compile-time integer: a literal, or a negated one. */
-static bool cint_signed(const Expr *e, int64_t *v)
-{
-	if (e && e->kind == EX_UNARY && e->op == UOP_NEG && cint(e->lhs, v)) {
-		*v = -*v;
-		return true;
-	}
-	return cint(e, v);
-}
 
 /* {rule: gather-row, args: [DST, SRC, SHAPES]}: tile / tensor.gather_row
  * (CheckGatherRowOperands): DST's type once DST and SRC share a dtype, the
