@@ -132,16 +132,22 @@ Expr *tr_extent_min(SugarCtx *c, Expr *a, Expr *b);
  * from tensor type src (the reference's InferWindowReadValidShape), given
  * the requested extent `req`: the part of src's valid region under the
  * window (all of the window where src is wholly valid and the read does not
- * clamp), narrowed from the request only when provably smaller.  exact_min
- * (pld.tile.remote_load): a symbolic wholly-valid source bound is kept, the
- * result is min(request, available) (settled where provable), and req may be
- * NULL (the available extent).  NULL when src has no valid region of its
- * own (without clamp or exact_min) or the ranks differ (a reinterpreting
+ * clamp), narrowed from the request only when provably smaller; without a
+ * request (req NULL) the available extent.  TR_WIN_RUNTIME_MIN
+ * (pld.tile.remote_load): a symbolic wholly-valid source bound is kept and
+ * the result is min(request, available) (settled where provable).  src may
+ * be a tensor or a tile.  NULL when src has no valid region of its own
+ * (without clamp or TR_WIN_RUNTIME_MIN) or the ranks differ (a reinterpreting
  * read keeps its request), and NULL with the call failed (rc->failed) when
  * constant extents break the read's bounds: a negative offset, a request
  * wider than its window, or (unless clamp) a read past the source's end,
  * reported as op's error with remedy. */
+typedef enum TrWindow {
+	TR_WIN_CLAMPED,     /* a read the hardware trims (tile.load): a request may overhang */
+	TR_WIN_EXACT,       /* an on-chip window (tile.slice): all of it must fit */
+	TR_WIN_RUNTIME_MIN, /* tile.load's kind, intersected exactly (remote_load) */
+} TrWindow;
 Expr *tr_window_read_valid(RuleCtx *rc, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp,
-			   bool exact_min, const char *op, const char *remedy);
+			   TrWindow mode, const char *op, const char *remedy);
 
 #endif

@@ -92,7 +92,7 @@ static Type *scalar_op(RuleCtx *rc)
  * are constants: it starts inside the source, a request fits its window,
  * and (unless it clamps) the extent it reads ends inside the source. */
 static bool window_read_bounds(RuleCtx *rc, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp,
-			       const char *op, const char *remedy)
+			       TrWindow mode, const char *op, const char *remedy)
 {
 	for (int i = 0; i < src->ndim; i++) {
 		Expr *off = offs->args[i], *win = window->args[i], *want = req ? req->args[i] : NULL;
@@ -106,7 +106,8 @@ static bool window_read_bounds(RuleCtx *rc, const Type *src, Expr *offs, Expr *w
 				 "larger than the shape that holds it", op, i, (long long)want->ival, (long long)win->ival);
 			return false;
 		}
-		Expr *reach = want ? want : win, *end = src->shape[i];
+		/* an exact window must fit whole; a trimmed one, what it reads */
+		Expr *reach = want && mode != TR_WIN_EXACT ? want : win, *end = src->shape[i];
 		if (!clamp && off->kind == EX_INT && reach->kind == EX_INT && end->kind == EX_INT &&
 		    off->ival + reach->ival > end->ival) {
 			tr_error(rc, "%s reads past the end of dimension %d: offset %lld + extent %lld exceeds the source extent "
@@ -118,17 +119,18 @@ static bool window_read_bounds(RuleCtx *rc, const Type *src, Expr *offs, Expr *w
 }
 
 Expr *tr_window_read_valid(RuleCtx *rc, const Type *src, Expr *offs, Expr *window, Expr *req, bool clamp,
-			   bool exact_min, const char *op, const char *remedy)
+			   TrWindow mode, const char *op, const char *remedy)
 {
 	SugarCtx *c = rc->c;
+	bool exact_min = mode == TR_WIN_RUNTIME_MIN;
 	Expr *sv = tr_view_kw(src, "valid_shape");
 	if (sv && sv->kind != EX_TUPLE)
 		sv = NULL;
-	if (offs->kind != EX_TUPLE || window->kind != EX_TUPLE || (req && req->kind != EX_TUPLE) || (!req && !exact_min) ||
+	if (offs->kind != EX_TUPLE || window->kind != EX_TUPLE || (req && req->kind != EX_TUPLE) ||
 	    window->nargs != src->ndim || offs->nargs != src->ndim || (req && req->nargs != src->ndim) ||
 	    (sv && sv->nargs != src->ndim))
 		return NULL;
-	if (!window_read_bounds(rc, src, offs, window, req, clamp, op, remedy) || (!sv && !clamp && !exact_min))
+	if (!window_read_bounds(rc, src, offs, window, req, clamp, mode, op, remedy) || (!sv && !clamp && !exact_min))
 		return NULL;
 	Expr *out = tr_list(c, (req ? req : window)->args, src->ndim, (req ? req : window)->pos);
 	for (int i = 0; i < src->ndim; i++) {
@@ -213,7 +215,7 @@ static Type *tile_from_shape(RuleCtx *rc)
 		Expr *ck = tr_kwarg(rc, "clamp");
 		bool clamp = ck && ck->kind == EX_BOOL && ck->ival;
 		Expr *w = st && (st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR)
-			  ? tr_window_read_valid(rc, st, tr_arg(rc, r->window_offsets), shape, valid, clamp, false, rc->op->name,
+			  ? tr_window_read_valid(rc, st, tr_arg(rc, r->window_offsets), shape, valid, clamp, TR_WIN_CLAMPED, rc->op->name,
 						 "Pass clamp=True -- pl.load(x, offsets, shapes, clamp=True) -- to narrow the read "
 						 "to the source edge instead")
 			  : NULL;

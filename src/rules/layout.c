@@ -1919,6 +1919,18 @@ static Type *sliced(RuleCtx *rc)
 	int n = s->nargs;
 	Expr *v = tr_arg(rc, rc->r->valid_shape);
 	Expr **valid = v && v->kind == EX_TUPLE && v->nargs == n ? v->args : s->args;
+	if (is_tile(t0) && rc->r->window_offsets >= 0) {
+		/* the part of the source tile's valid region under the window */
+		Expr *w = tr_window_read_valid(rc, t0, tr_arg(rc, rc->r->window_offsets), s,
+					       v && v->kind == EX_TUPLE && v->nargs ? v : NULL, false, TR_WIN_EXACT, op,
+					       "An on-chip window has no clamping mechanism, so it must fit: keep offset + shape "
+					       "inside the source tile, or clamp the read at the tensor boundary with "
+					       "pl.load(..., clamp=True) and slice the resulting tile in bounds");
+		if (rc->failed)
+			return NULL;
+		if (w && w->nargs == n)
+			valid = w->args;
+	}
 	Expr *dd = tr_arg(rc, opt_arg(rc, "drop"));
 	bool *drop = arena_alloc(c->a, (size_t)n + 1);
 	int nd = 0;
@@ -1954,12 +1966,19 @@ static Type *sliced(RuleCtx *rc)
 			s2[1] = shape[0], v2[1] = vd[0];
 			shape = s2, vd = v2, k = 2;
 		}
-		/* an explicit source view lends its layouts, else they follow the shape */
-		const char *lay[2] = { NULL, "none_box" };
+		/* an explicit source view lends its layouts, else they follow the
+		 * shape; a view that says no more than a memoryless tile's implicit
+		 * one is none, so the result takes its memory space's implicit
+		 * layouts (a Mat slice's col / row) */
+		const char *lay[2] = { NULL, "none_box" }, *imp[2];
+		implicit_layouts(shape, k, MS_VEC, imp);
 		if (t0->view)
 			layouts_of(t0, lay);
 		else
-			implicit_layouts(shape, k, MS_VEC, lay);
+			lay[0] = imp[0], lay[1] = imp[1];
+		bool pad_none = !pad || (pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"));
+		if (!strcmp(lay[0], imp[0]) && !strcmp(lay[1], imp[1]) && pad_none && dims_equal(vd, shape, k))
+			lay[0] = lay[1] = NULL;
 		return mk_tile(c, shape, k, t0->dtype, t0->mem, vd, lay[0], lay[1], pad);
 	}
 	Type *t = mk_tensor(c, shape, k, t0->dtype);

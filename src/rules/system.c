@@ -183,7 +183,7 @@ static Type *remote_load(RuleCtx *rc)
 	}
 	/* the request intersected with the source's valid extent under the
 	 * window, a runtime min where nothing settles it */
-	Expr *v = tr_window_read_valid(rc, src, offs, shape, valid, false, true, op,
+	Expr *v = tr_window_read_valid(rc, src, offs, shape, valid, false, TR_WIN_RUNTIME_MIN, op,
 				       "Pass a smaller valid_shape to describe a ragged remote-load tail");
 	if (!v)
 		return NULL;
