@@ -58,7 +58,7 @@ enum {
 	NM_COUNT,
 };
 
-enum { LOOP_NONE, LOOP_PLAIN, LOOP_SPLIT_AIV };
+enum { LOOP_NONE, LOOP_PLAIN, LOOP_PARALLEL, LOOP_UNROLL, LOOP_SPLIT_AIV };
 
 /* A table keyed by spans of the source text (open addressing, empty until
  * the first entry): the annotation and integer-list caches.  Each entry
@@ -131,7 +131,7 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
-	int loop_ctx;         /* innermost loop around the statement: LOOP_NONE / LOOP_PLAIN / LOOP_SPLIT_AIV */
+	int loop_ctx;         /* innermost loop around the statement (LOOP_*): where break / continue may go */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
 	int manual_depth;     /* with pl.manual_scope() bodies around the statement (they do not nest) */
 	SplitMode split_aiv_mode; /* the open one's mode (they do not nest) */

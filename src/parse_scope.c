@@ -219,9 +219,10 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	int saved_ctx = p->loop_ctx;
 	p->incore_depth += spmd;
 	p->split_aiv_depth += !spmd;
-	if (!spmd)
+	if (!spmd) {
 		p->split_aiv_mode = sc->split;
-	p->loop_ctx = spmd ? LOOP_PLAIN : LOOP_SPLIT_AIV;
+		p->loop_ctx = LOOP_SPLIT_AIV;
+	}
 	pp_block(p, &body, 0);
 	p->loop_ctx = saved_ctx;
 	p->split_aiv_depth -= !spmd;

@@ -256,11 +256,17 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 		return;
 	}
 	if (tok_is_name(t, "break") || tok_is_name(t, "continue")) {
-		/* a split_aiv body is the two AIV lanes, not an iteration to leave */
+		/* only sequential loops can be left: a split_aiv body is the two AIV
+		 * lanes, parallel and unrolled iterations have no order (a spmd
+		 * loop is none to the reference: its body sees the enclosing one) */
+		const char *kw = t->text[0] == 'b' ? "break" : "continue";
 		if (p->loop_ctx == LOOP_SPLIT_AIV)
-			PERR_AT(p, t, "'%s' not supported inside a 'for ... in pl.split_aiv(...)' body", t->text[0] == 'b' ? "break" : "continue");
+			PERR_AT(p, t, "'%s' not supported inside a 'for ... in pl.split_aiv(...)' body", kw);
+		if (p->loop_ctx == LOOP_PARALLEL || p->loop_ctx == LOOP_UNROLL)
+			PERR_AT(p, t, "'%s' not supported in %s loops (only in sequential pl.range or while loops)", kw,
+				p->loop_ctx == LOOP_PARALLEL ? "parallel" : "unrolled");
 		if (p->loop_ctx == LOOP_NONE)
-			PERR_AT(p, t, "'%s' outside a loop", t->text[0] == 'b' ? "break" : "continue");
+			PERR_AT(p, t, "'%s' outside loop", kw);
 		skip(p);
 		s = ir_stmt_new(p->a, first.text[0] == 'b' ? ST_BREAK : ST_CONTINUE, pos_of(&first));
 	} else if (tok_is_name(t, "return")) {
@@ -720,7 +726,7 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	}
 	vec_release(&targets);
 	int saved_ctx = p->loop_ctx;
-	p->loop_ctx = LOOP_PLAIN;
+	p->loop_ctx = fk == FOR_PARALLEL ? LOOP_PARALLEL : fk == FOR_UNROLL ? LOOP_UNROLL : LOOP_PLAIN;
 	pp_block(p, &s->body, 0);
 	p->loop_ctx = saved_ctx;
 	if (ninit > 0)

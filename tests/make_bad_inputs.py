@@ -209,7 +209,7 @@ case('split_aiv_without_mode', body('for v in pl.split_aiv(2):', '    pass'), "e
 case('split_aiv_nested', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    for w in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '        pass'), "nested 'for ... in pl.split_aiv(...)' is not allowed", at='8:13')
 case('break_in_split_aiv', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    break'), "'break' not supported inside a 'for ... in pl.split_aiv(...)' body", at='8:13')
 case('continue_in_if_of_split_aiv', body('for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):', '    if n > 0:', '        continue'), "'continue' not supported inside", at='9:17')
-case('break_outside_loop', body('if n > 0:', '    break'), "'break' outside a loop", at='8:13')
+case('break_outside_loop', body('if n > 0:', '    break'), "'break' outside loop", at='8:13')
 case('unknown_scope', body('with pl.foo():', '    pass'), 'pl.foo')
 case('with_not_pl', body('with open(x):', '    pass'), 'scope')
 case('unknown_loop_iterator', body('for i in pl.foreach(4):', '    pass'), 'foreach')

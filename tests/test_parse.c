@@ -1230,7 +1230,7 @@ START_TEST(loop_rules_reject)
 			     "            pass\n"
 			     "        continue\n"
 			     "        return x\n",
-		    "t.pto:9:9: error:", "'continue' outside a loop", NULL);
+		    "t.pto:9:9: error:", "'continue' outside loop", NULL);
 	parse_fails(HDR MAIN "        for i, (a,) in pl.unroll(2, init_values=(x,)):\n"
 			     "            with pl.at(level=pl.Level.CORE_GROUP):\n"
 			     "                pl.yield_(a)\n"
