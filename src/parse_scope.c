@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "parse_int.h"
+#include "ptoopt/ir_walk.h"
 
 /* Var-name list `[a, b]` for deps= / no_dep_args= / dumps=. */
 static Var **parse_var_list(Parser *p, int *n)
@@ -263,6 +264,51 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	vec_push(out, s);
 }
 
+static void count_dispatch(void *ctx, const Stmt *s, const Expr *e)
+{
+	(void)s;
+	*(int *)ctx += e->kind == EX_FN_CALL;
+}
+
+static bool scope_has_optimization(const Scope *sc)
+{
+	return sc->split != SPLIT_NONE || sc->slot_num;
+}
+
+/* The reference parser's rules for a `with pl.spmd(...)` body.  A lone
+ * `with pl.at(CORE_GROUP)` is the InCore carrier itself (optimizations=
+ * then belong on it, not on the pl.spmd line).  Any other body must either
+ * read the per-block index (then a carrier is synthesised, as it is for an
+ * optimizations= entry) or dispatch exactly one kernel. */
+static bool spmd_with_needs_carrier(Parser *p, const Stmt *s, const Token *wt, bool split_written)
+{
+	const Scope *sc = s->scope;
+	bool opt = split_written || scope_has_optimization(sc);
+	const Stmt *only = s->body.n == 1 ? s->body.stmts[0] : NULL;
+	if (only && only->kind == ST_SCOPE && only->scope->kind == SC_INCORE) {
+		if (opt)
+			PERR_AT(p, wt, "`optimizations=` %s `pl.at(level=pl.Level.CORE_GROUP, ...)`; keep `optimizations=[...]` "
+				"on the inner `pl.at(...)` carrier only",
+				scope_has_optimization(only->scope)
+					? "is specified twice: on `pl.spmd(...)` and on the inner"
+					: "belongs on the InCore scope, but the body already provides one as the inner");
+		return false;
+	}
+	/* pl.get_block_idx() is tensor.get_block_idx; the reference matches the name */
+	if (ir_block_calls(&s->body, "tile.get_block_idx") || ir_block_calls(&s->body, "tensor.get_block_idx"))
+		return true;
+	int dispatches = 0;
+	ir_block_walk_calls(&(IrCallWalk){ .call = count_dispatch, .ctx = &dispatches }, &s->body);
+	if (!dispatches)
+		PERR_AT(p, wt, "`with pl.spmd(...)` body neither reads the per-block index via `pl.tile.get_block_idx()` "
+			"nor dispatches a `self.<kernel>(...)` call, so every block would run identical work "
+			"(add `i = pl.tile.get_block_idx()` inside the scope, or use `for i in pl.spmd(n):`)");
+	if (dispatches > 1)
+		PERR_AT(p, wt, "`with pl.spmd(...)` dispatch body launches %d kernels; only one kernel dispatch per SPMD "
+			"scope is supported (use one `pl.spmd(...)` scope per kernel)", dispatches);
+	return opt;
+}
+
 void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token wt = next(p);
@@ -297,7 +343,9 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 		parse_scope_kwargs(p, s->scope, false, NULL);
 	} else if (!strcmp(d, "spmd")) {
 		s = scope_stmt(p, SC_SPMD, &wt);
+		p->split_written = false;
 		spmd_args(p, s->scope, &wt, NULL);
+		split_written = p->split_written;
 	} else if (!strcmp(d, "scope") || !strcmp(d, "manual_scope")) {
 		s = scope_stmt(p, SC_RUNTIME, &wt);
 		if (d[0] == 'm') {
@@ -358,11 +406,9 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 	if (split_written && s->scope->kind == SC_INCORE && ir_find_scope(&s->body, SC_SPLIT_AIV))
 		PERR_AT(p, &ct, "optimizations=[pl.split(...)] and pl.split_aiv regions are mutually exclusive AIV-split "
 			"mechanisms; remove one of them (pl.cross_core_slot(slot_num=N) pins a slot count without splitting)");
-	if (s->scope->kind == SC_SPMD) {
-		/* with-form: the parser synthesises an InCore carrier only for a
-		 * body that reads the per-block index or carries optimizations= */
+	if (s->scope->kind == SC_SPMD && spmd_with_needs_carrier(p, s, &wt, split_written)) {
 		Scope *sc = s->scope;
-		if (ir_block_calls(&s->body, "tile.get_block_idx") || sc->split != SPLIT_NONE || sc->slot_num) {
+		{
 			Stmt *inner = spmd_carrier(p, sc, &wt);
 			inner->body = s->body;
 			s->body.n = 1;

@@ -418,7 +418,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		const char *kn = call->kw[k].name;
 		int j = keyword_slot(inf, kn);
 		if (j < 0)
-			FAIL("%s%s has no parameter '%s' (signature: %s)", inf->prefix, inf->name, kn, signature(c, inf));
+			FAIL("%s%s() got an unexpected keyword argument '%s' (signature: %s)", inf->prefix, inf->name, kn, signature(c, inf));
 		if (given[j])
 			FAIL("%s%s got multiple values for argument '%s'", inf->prefix, inf->name, kn);
 		given[j] = true;

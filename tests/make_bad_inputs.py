@@ -444,7 +444,7 @@ case('defer_wait_under_cluster_scope',
      'defer_wait must be in a task-level', '9:13', OUTLINE)
 case('defer_wait_directly_in_spmd_scope',
      waiter('with pl.spmd(2):', '    ' + wait('0')),
-     'must be the body of a CORE_GROUP / InCore task', '8:9', '--passes=convert-to-ssa,outline-incore,outline-cluster')
+     'so every block would run identical work', '8:9', '--passes=convert-to-ssa,outline-incore,outline-cluster')
 case('defer_wait_followed_by_other_op',
      waiter(AT, '    ' + wait('0'), '    pl.system.cacheinvalid()'),
      "the operation 'system.cacheinvalid' is not allowed", '10:13', OUTLINE)
