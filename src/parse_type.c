@@ -178,6 +178,26 @@ static ViewSpec *parse_view(Parser *p, const char *const *allowed)
 	return vs;
 }
 
+/* A TileView's valid_shape equal to the tile's shape says nothing: the
+ * reference stores the view without it (and prints none). */
+static void drop_full_valid_shape(Type *t)
+{
+	ViewSpec *v = t->view;
+	for (int i = 0; i < v->nkw; i++) {
+		const Expr *x = v->kw[i].value;
+		if (strcmp(v->kw[i].name, "valid_shape") || x->kind != EX_TUPLE || x->nargs != t->ndim)
+			continue;
+		bool same = true;
+		for (int k = 0; k < t->ndim && same; k++)
+			same = expr_equal(x->args[k], t->shape[k]);
+		if (!same)
+			return;
+		memmove(&v->kw[i], &v->kw[i + 1], (size_t)(v->nkw - i - 1) * sizeof *v->kw);
+		v->nkw--;
+		return;
+	}
+}
+
 static const char *const tensor_view_fields[] = { "valid_shape", "stride", "layout", "pad", NULL };
 static const char *const tile_view_fields[] = {
 	"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", NULL,
@@ -694,6 +714,7 @@ static Type *parse_type_raw(Parser *p)
 				if (t->view)
 					PERR_AT(p, &et, "Tile annotation can contain at most one pl.TileView(...)");
 				t->view = parse_view(p, tile_view_fields);
+				drop_full_valid_shape(t);
 				if (!t->view->nkw)
 					t->view = NULL; /* all defaults: the implicit view, which the IR stores as none */
 			} else if (ms >= 0) {
