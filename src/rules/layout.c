@@ -2397,6 +2397,35 @@ static Type *tile_reshape(RuleCtx *rc, const Type *t0, Expr *s)
 	return tr_view_kw(t0, "compact") ? with_compact(c, t) : t;
 }
 
+/* tensor.reshape (DeduceTensorReshapeType) without an explicit valid
+ * shape: the source's valid region mapped through the reshape, in flat
+ * row-major order when the source is ND with packed row-major strides;
+ * the result has a fresh ND view of that region (none when all valid). */
+static Type *tensor_reshape(RuleCtx *rc, const Type *t0, Expr *s)
+{
+	SugarCtx *c = rc->c;
+	Expr *lay = tr_view_kw(t0, "layout"), *st = tr_view_kw(t0, "stride");
+	bool rm = !lay || (lay->kind == EX_SYMBOL && !strcmp(lay->str, "pl.TensorLayout.ND"));
+	if (rm && st && st->kind == EX_TUPLE && st->nargs) {
+		/* packed row-major: stride[i] = product of shape[i+1..] */
+		int64_t acc = 1, v, d;
+		rm = st->nargs == t0->ndim;
+		for (int i = t0->ndim - 1; i >= 0 && rm; i--) {
+			rm = cint(st->args[i], &v) && v == acc;
+			if (rm && i)
+				rm = cint(t0->shape[i], &d) && (acc *= d, true);
+		}
+	}
+	bool err;
+	Expr **valid = reshape_valid(rc, t0, s->args, s->nargs, rm, &err);
+	if (err)
+		return NULL;
+	Type *t = mk_tensor(c, s->args, s->nargs, t0->dtype);
+	set_tensor_view(c, t, valid ? tr_list(c, valid, s->nargs, nopos) : NULL, NULL, "pl.TensorLayout.ND",
+			tr_view_kw(t0, "pad"));
+	return t;
+}
+
 static Type *reshape(RuleCtx *rc)
 {
 	Type *t0 = targ(rc, rc->r->arg);
@@ -2409,6 +2438,8 @@ static Type *reshape(RuleCtx *rc)
 					(long long)b);
 		if (is_tile(t0) && s->nargs > 0)
 			return tile_reshape(rc, t0, s);
+		if (t0->kind == TY_TENSOR && s->nargs > 0 && !tr_arg(rc, 2) && t0->view && tr_view_kw(t0, "valid_shape"))
+			return tensor_reshape(rc, t0, s);
 	}
 	static const RuleKind *core;
 	if (!core)
