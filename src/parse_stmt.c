@@ -526,6 +526,21 @@ static void check_unroll_header(Parser *p, const Stmt *s, bool has_init, const T
 	}
 }
 
+/* The names of `(a, b, ...)` after its '(' up to and past its ')': a loop's
+ * carried variables, as Token * in `out`. */
+static void carried_names(Parser *p, PtrVec *out)
+{
+	while (!at_op(p, ")")) {
+		Token n = expect_name(p, "a loop-carried variable name");
+		Token *c = arena_alloc(p->a, sizeof *c);
+		*c = n;
+		vec_push(out, c);
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+}
+
 static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 {
 	Token ft = next(p); /* for */
@@ -537,29 +552,13 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 	if (tok_is_op(t, "(")) {
 		paren_targets = true;
 		skip(p);
-		while (!at_op(p, ")")) {
-			Token n = expect_name(p, "a loop-carried variable name");
-			Token *c = arena_alloc(p->a, sizeof *c);
-			*c = n;
-			vec_push(&targets, c);
-			if (!accept_op(p, ","))
-				break;
-		}
-		expect_op(p, ")");
+		carried_names(p, &targets);
 	} else {
 		loopvar = expect_name(p, "a loop variable");
 		has_loopvar = true;
 		if (accept_op(p, ",")) {
 			if (accept_op(p, "(")) {
-				while (!at_op(p, ")")) {
-					Token n = expect_name(p, "a loop-carried variable name");
-					Token *c = arena_alloc(p->a, sizeof *c);
-					*c = n;
-					vec_push(&targets, c);
-					if (!accept_op(p, ","))
-						break;
-				}
-				expect_op(p, ")");
+				carried_names(p, &targets);
 			} else {
 				/* `for a, b in pl.while_(...)`: all names are iter args */
 				Token *c = arena_alloc(p->a, sizeof *c);

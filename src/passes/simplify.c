@@ -545,9 +545,9 @@ static void visit_assign(Simp *s, Stmt *st)
 	st->value = v;
 }
 
-static void visit_for(Simp *s, Stmt *st, Out *o)
+/* A loop's initial values simplify; its iter args stay the loop's own. */
+static void fold_inits(Simp *s, Stmt *st)
 {
-	Expr *start = simp_expr(s, st->start), *stop = simp_expr(s, st->stop), *step = simp_expr(s, st->step);
 	for (int i = 0; i < st->niter; i++) {
 		Var *ia = st->iter_args[i];
 		rebuild_var(s, ia);
@@ -556,6 +556,12 @@ static void visit_for(Simp *s, Stmt *st, Out *o)
 		ia->init = init;
 	}
 	check(s);
+}
+
+static void visit_for(Simp *s, Stmt *st, Out *o)
+{
+	Expr *start = simp_expr(s, st->start), *stop = simp_expr(s, st->stop), *step = simp_expr(s, st->step);
+	fold_inits(s, st);
 	if (s->failed)
 		return;
 	bool pure = (!st->attrs || st->attrs->nkw == 0) && st->for_kind == FOR_RANGE;
@@ -700,14 +706,7 @@ static void visit_if(Simp *s, Stmt *st, Out *o)
  * its iter args stay the loop's own. */
 static void visit_while(Simp *s, Stmt *st, Out *o)
 {
-	for (int i = 0; i < st->niter; i++) {
-		Var *ia = st->iter_args[i];
-		rebuild_var(s, ia);
-		Expr *init = simp_expr(s, st->inits[i]);
-		st->inits[i] = init;
-		ia->init = init;
-	}
-	check(s);
+	fold_inits(s, st);
 	if (s->failed)
 		return;
 	st->value = simp_expr(s, st->value);
