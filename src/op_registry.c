@@ -525,6 +525,12 @@ static void load_op(Loader *L, yaml_node_t *n)
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
 	load_result(L, v, op, &op->result);
+	op->reads_only = true;
+	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
+		const OpsParam *pm = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (pm->effect != EFF_READ || pm->effect_kwarg)
+			op->reads_only = false;
+	}
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };
 		check_keys(L, v, "a spelling", skeys);
@@ -617,6 +623,9 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 /* ops_load_text for text that starts line_shift lines into the file. */
 static bool load_text_at(OpRegistry *r, const char *file, const char *text, size_t len, int line_shift, Diag *d)
 {
+	/* entries may be overridden: forget the cached hits */
+	memset(r->hit_ops, 0, sizeof r->hit_ops);
+	memset(r->hit_sugar, 0, sizeof r->hit_sugar);
 	Loader L = { .r = r, .d = d, .file = intern_cstr(&r->arena, file), .line_shift = line_shift };
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
@@ -788,14 +797,36 @@ static void *find_lazily(OpRegistry *r, PtrMap *loaded, PtrMap *lazy, const char
 	return pmap_get(loaded, k);
 }
 
+/* The passes and the printer look up the same few op names by the ten
+ * thousand, each time with a name interned in the program's arena: a
+ * direct-mapped cache keyed by that pointer skips the interning.  A hit is
+ * confirmed against the entry's own name, because once an arena is freed
+ * its addresses may hold other strings; misses are not cached. */
+static size_t hit_slot(const char *name)
+{
+	return ((uintptr_t)name >> 3 ^ (uintptr_t)name >> 9) & 63;
+}
+
 const OpDef *ops_find(OpRegistry *r, const char *name)
 {
-	return find_lazily(r, &r->ops, &r->lazy_ops, name);
+	struct OpsHit *h = &r->hit_ops[hit_slot(name)];
+	if (h->key == name && !strcmp(((const OpDef *)h->def)->name, name))
+		return h->def;
+	const OpDef *op = find_lazily(r, &r->ops, &r->lazy_ops, name);
+	if (op)
+		*h = (struct OpsHit){ name, op };
+	return op;
 }
 
 const SugarDef *ops_find_sugar(OpRegistry *r, const char *name)
 {
-	return find_lazily(r, &r->sugar, &r->lazy_sugar, name);
+	struct OpsHit *h = &r->hit_sugar[hit_slot(name)];
+	if (h->key == name && !strcmp(((const SugarDef *)h->def)->name, name))
+		return h->def;
+	const SugarDef *sd = find_lazily(r, &r->sugar, &r->lazy_sugar, name);
+	if (sd)
+		*h = (struct OpsHit){ name, sd };
+	return sd;
 }
 
 OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value)

@@ -99,6 +99,9 @@ typedef struct OpDef {
 	 * without KW (the reference's private spelling of a compiler-only flag;
 	 * the sugar entry N, `set: KW`, parses it back) */
 	const char *spell_name, *spell_when;
+	/* no argument has an effect other than Read, nor one a kwarg can switch
+	 * on (set at load: the passes ask it of every call) */
+	bool reads_only;
 } OpDef;
 
 typedef struct SugarCase {
@@ -138,6 +141,9 @@ typedef struct OpRegistry {
 	 * error */
 	bool allow_unregistered;
 	PtrMap warned;
+	/* ops_find / ops_find_sugar: the last hit per slot, keyed by the
+	 * caller's string pointer (see find_cached) */
+	struct OpsHit { const char *key; const void *def; } hit_ops[64], hit_sugar[64];
 } OpRegistry;
 
 /* The process-wide registry: the compiled-in data/ops.yaml, each entry

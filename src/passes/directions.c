@@ -166,15 +166,7 @@ static void scan_expr(Dir *s, const Expr *e)
  * an access lookup per argument.  An unknown op (NULL) reads. */
 static bool op_reads_only(const OpDef *op)
 {
-	if (!op)
-		return true;
-	for (int i = 0; i < op->nparams; i++)
-		if (op->params[i].effect != EFF_READ || op->params[i].effect_kwarg)
-			return false;
-	for (int i = 0; i < op->nkwargs; i++)
-		if (op->kwargs[i].effect != EFF_READ || op->kwargs[i].effect_kwarg)
-			return false;
-	return true;
+	return !op || op->reads_only;
 }
 
 static void scan_op(Dir *s, const Expr *e, const OpDef *op)
