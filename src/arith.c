@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ptoopt/typerule.h"
+#include "ptoopt/types.h"
 
 /* ------------------------------------------------------------ the analyzer */
 
@@ -538,39 +539,7 @@ static Expr *fold2(Analyzer *an, BinOp op, Expr *l, Expr *r)
 
 /* ------------------------------------------------------------ equality */
 
-bool arith_expr_equal(const Expr *a, const Expr *b)
-{
-	if (a == b)
-		return true;
-	if (!a || !b || a->kind != b->kind)
-		return false;
-	switch (a->kind) {
-	case EX_VAR: return a->var == b->var;
-	case EX_INT: case EX_BOOL: return a->ival == b->ival && a->dtype == b->dtype;
-	case EX_FLOAT: return a->fval == b->fval && a->dtype == b->dtype;
-	case EX_STR: case EX_SYMBOL: return strcmp(a->str, b->str) == 0;
-	case EX_BINARY:
-		return a->op == b->op && arith_expr_equal(a->lhs, b->lhs) && arith_expr_equal(a->rhs, b->rhs);
-	case EX_UNARY: return a->op == b->op && arith_expr_equal(a->lhs, b->lhs);
-	case EX_CAST: return a->dtype == b->dtype && arith_expr_equal(a->lhs, b->lhs);
-	case EX_GETITEM: return a->ival == b->ival && arith_expr_equal(a->lhs, b->lhs);
-	case EX_TUPLE: case EX_OP_CALL: case EX_FN_CALL: case EX_SUBMIT: case EX_DICT:
-		if (a->nargs != b->nargs || a->nkw != b->nkw || a->spmd != b->spmd)
-			return false;
-		if ((a->str || b->str) && (!a->str || !b->str || strcmp(a->str, b->str)))
-			return false;
-		for (int i = 0; i < a->nargs; i++)
-			if (!arith_expr_equal(a->args[i], b->args[i]))
-				return false;
-		for (int i = 0; i < a->nkw; i++)
-			if (strcmp(a->kw[i].name, b->kw[i].name) || !arith_expr_equal(a->kw[i].value, b->kw[i].value))
-				return false;
-		if ((a->attrs != NULL) != (b->attrs != NULL))
-			return false;
-		return !a->attrs || arith_expr_equal(a->attrs, b->attrs);
-	}
-	return false;
-}
+bool arith_expr_equal(const Expr *a, const Expr *b) { return expr_equal_deep(a, b); }
 
 /* ------------------------------------------------------------ constant-integer bounds */
 

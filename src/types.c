@@ -8,7 +8,10 @@
 #include "ptoopt/strbuf.h"
 #include "ptoopt/typerule.h"
 
-bool expr_equal(const Expr *a, const Expr *b)
+/* deep: calls, dicts and tuples compared in full (op name, arguments,
+ * keywords, attrs), as the arith analyzer matches patterns; else as dims,
+ * where a call or dict is never equal to anything but itself. */
+static bool equal(const Expr *a, const Expr *b, bool deep)
 {
 	if (a == b)
 		return true;
@@ -19,21 +22,36 @@ bool expr_equal(const Expr *a, const Expr *b)
 	case EX_INT: case EX_BOOL: return a->ival == b->ival && a->dtype == b->dtype;
 	case EX_FLOAT: return a->fval == b->fval && a->dtype == b->dtype;
 	case EX_STR: case EX_SYMBOL: return strcmp(a->str, b->str) == 0;
-	case EX_BINARY: return a->op == b->op && expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs);
-	case EX_UNARY: return a->op == b->op && expr_equal(a->lhs, b->lhs);
-	case EX_CAST: return a->dtype == b->dtype && expr_equal(a->lhs, b->lhs);
-	case EX_GETITEM: return a->ival == b->ival && expr_equal(a->lhs, b->lhs);
-	case EX_TUPLE:
-		if (a->nargs != b->nargs)
-			return false;
-		for (int i = 0; i < a->nargs; i++)
-			if (!expr_equal(a->args[i], b->args[i]))
-				return false;
-		return true;
+	case EX_BINARY: return a->op == b->op && equal(a->lhs, b->lhs, deep) && equal(a->rhs, b->rhs, deep);
+	case EX_UNARY: return a->op == b->op && equal(a->lhs, b->lhs, deep);
+	case EX_CAST: return a->dtype == b->dtype && equal(a->lhs, b->lhs, deep);
+	case EX_GETITEM: return a->ival == b->ival && equal(a->lhs, b->lhs, deep);
 	default:
-		return false; /* calls and dicts are never equal as dims */
+		break;
 	}
+	if (!deep && a->kind != EX_TUPLE)
+		return false;
+	if (a->nargs != b->nargs)
+		return false;
+	for (int i = 0; i < a->nargs; i++)
+		if (!equal(a->args[i], b->args[i], deep))
+			return false;
+	if (!deep)
+		return true;
+	if (a->nkw != b->nkw || a->spmd != b->spmd)
+		return false;
+	if ((a->str || b->str) && (!a->str || !b->str || strcmp(a->str, b->str)))
+		return false;
+	for (int i = 0; i < a->nkw; i++)
+		if (strcmp(a->kw[i].name, b->kw[i].name) || !equal(a->kw[i].value, b->kw[i].value, deep))
+			return false;
+	if ((a->attrs != NULL) != (b->attrs != NULL))
+		return false;
+	return !a->attrs || equal(a->attrs, b->attrs, deep);
 }
+
+bool expr_equal(const Expr *a, const Expr *b) { return equal(a, b, false); }
+bool expr_equal_deep(const Expr *a, const Expr *b) { return equal(a, b, true); }
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {

@@ -11,6 +11,9 @@
 /* Structural equality (dims compared as expressions, vars by identity). */
 bool type_equal(const Type *a, const Type *b);
 bool expr_equal(const Expr *a, const Expr *b);
+/* Calls, dicts and tuples compared in full as well (expr_equal: never equal
+ * unless the same node, as dims). */
+bool expr_equal_deep(const Expr *a, const Expr *b);
 /* Structural hashes consistent with type_equal / expr_equal. */
 uint64_t type_hash(const Type *t);
 uint64_t expr_hash(const Expr *e);

@@ -322,9 +322,13 @@ static BodyRes escape_if(Cft *c, const Stmt *ifs, bool escape_in_then, PtrVec ac
 
 /* ------------------------------------------------------------ continue */
 
-static BodyRes cont_body(Cft *c, const Loop *lp, Seg stmts, Vals orig, int depth);
+typedef BodyRes (*BodyFn)(Cft *c, const Loop *lp, Seg stmts, Vals orig, int depth);
 
-static BodyRes cont_branch(Cft *c, const Loop *lp, const Block *b, bool has, Seg pre, Vals orig, int depth)
+/* One branch of an if holding an escape: its statements as they are when
+ * the escape is not in it (has false), else processed by body (cont_body or
+ * break_body) as a body of its own. */
+static BodyRes branch_body(Cft *c, BodyFn body, const Loop *lp, const Block *b, bool has, Seg pre, Vals orig,
+			   int depth)
 {
 	Decomposed dc = decompose(b);
 	Vals vals = dc.had_yield ? dc.vals : orig;
@@ -333,7 +337,7 @@ static BodyRes cont_branch(Cft *c, const Loop *lp, const Block *b, bool has, Seg
 		push_seg(&r.stmts, dc.stmts);
 		return r;
 	}
-	return cont_body(c, lp, dc.stmts, vals, depth);
+	return body(c, lp, dc.stmts, vals, depth);
 }
 
 /* The reference's ProcessBodyForContinue on stmts (at block depth depth). */
@@ -379,10 +383,10 @@ static BodyRes cont_body(Cft *c, const Loop *lp, Seg stmts, Vals orig, int depth
 			/* the continue is nested deeper in a branch */
 			if (!deeper(c, depth + 1, s->pos))
 				return (BodyRes){ acc, orig };
-			BodyRes tr = cont_branch(c, lp, &s->body, th, pre, orig, depth + 1);
+			BodyRes tr = branch_body(c, cont_body, lp, &s->body, th, pre, orig, depth + 1);
 			BodyRes er;
 			if (s->has_else)
-				er = cont_branch(c, lp, &s->orelse, eh, pre, orig, depth + 1);
+				er = branch_body(c, cont_body, lp, &s->orelse, eh, pre, orig, depth + 1);
 			else
 				er = (BodyRes){ ARENA_VEC(c->a), resolve1(c, lp, orig, pre) };
 			push_seg(&acc, pre);
@@ -413,19 +417,6 @@ static BodyRes cont_body(Cft *c, const Loop *lp, Seg stmts, Vals orig, int depth
 
 /* ------------------------------------------------------------ break */
 
-static BodyRes break_body(Cft *c, const Loop *lp, Seg stmts, Vals orig, int depth);
-
-static BodyRes break_branch(Cft *c, const Loop *lp, const Block *b, bool has, Seg pre, Vals orig, int depth)
-{
-	Decomposed dc = decompose(b);
-	Vals vals = dc.had_yield ? dc.vals : orig;
-	if (!has) {
-		BodyRes r = { ARENA_VEC(c->a), resolve1(c, lp, vals, pre) };
-		push_seg(&r.stmts, dc.stmts);
-		return r;
-	}
-	return break_body(c, lp, dc.stmts, vals, depth);
-}
 
 static Stmt *set_flag(Cft *c, const Loop *lp) { return mk_assign(c, lp->brk, mk_bool(c, true, lp->pos), lp->pos); }
 
@@ -465,10 +456,10 @@ static BodyRes break_body(Cft *c, const Loop *lp, Seg stmts, Vals orig, int dept
 			return escape_if(c, s, esc_then, acc, set_flag(c, lp), bv, nr);
 		}
 		/* the break is nested deeper in a branch */
-		BodyRes tr = break_branch(c, lp, &s->body, th, pre, orig, depth + 1);
+		BodyRes tr = branch_body(c, break_body, lp, &s->body, th, pre, orig, depth + 1);
 		BodyRes er;
 		if (s->has_else)
-			er = break_branch(c, lp, &s->orelse, eh, pre, orig, depth + 1);
+			er = branch_body(c, break_body, lp, &s->orelse, eh, pre, orig, depth + 1);
 		else
 			er = (BodyRes){ ARENA_VEC(c->a), resolve1(c, lp, orig, pre) };
 		Vals refs;
