@@ -853,21 +853,65 @@ static inline void scan_at(Lexer *lx, const char *q, Token *t)
 	scan_by_class[(unsigned char)lex_classes[(unsigned char)*q]](lx, q, t);
 }
 
-/* lx->slow: at the start of a line indented by spaces as deep as the one
- * before (no INDENT / DEDENT) with a common token first, scan_at takes
- * it; anything else is scan()'s. */
+/* An INDENT or DEDENT token at q, the first token of the current line
+ * (scan_slow's fast path: scan() makes the same one). */
+static void indent_token(Lexer *lx, Token *t, TokKind kind, const char *q)
+{
+	put_token(lx, t, kind, 0, q, NULL, 0);
+	lx->p = q;
+}
+
+/* lx->slow: at the start of a line indented by spaces only, in the middle
+ * of the input, with a common token first: as deep as the line before
+ * (scan_at takes the token), one level deeper (INDENT) or as deep as an
+ * enclosing level (DEDENTs); the DEDENTs pending after the first one.
+ * Anything else (tabs, comment and blank lines, errors, the end of the
+ * input) is scan()'s.  Nothing changes before the way is certain. */
 static __attribute__((noinline)) void scan_slow(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
+	if (lx->pending_dedents > 0 && !lx->at_line_start && lx->guarded) {
+		lx->pending_dedents--;
+		lx->slow = lx->pending_dedents != 0;
+		indent_token(lx, t, TK_DEDENT, q);
+		return;
+	}
 	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
 		q = skip_spaces(q, lx->end);
 		int width = (int)(q - lx->p), top = lx->nindents - 1;
-		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
-		    lex_class((unsigned char)*q) != LC_OTHER) {
+		if (lex_class((unsigned char)*q) == LC_OTHER || lx->indents[top] != lx->alt_indents[top]) {
+			scan_full(lx, t);
+			return;
+		}
+		if (width == lx->indents[top]) {
 			lx->at_line_start = lx->slow = false;
 			scan_at(lx, q, t);
 			return;
 		}
+		if (width > lx->indents[top]) {
+			if (lx->nindents > LEX_MAX_INDENT) {
+				scan_full(lx, t); /* the error */
+				return;
+			}
+			lx->indents[lx->nindents] = lx->alt_indents[lx->nindents] = width;
+			lx->nindents++;
+			lx->at_line_start = lx->slow = false;
+			indent_token(lx, t, TK_INDENT, q);
+			return;
+		}
+		int j = top;
+		while (j > 0 && lx->indents[j] > width)
+			j--;
+		if (lx->indents[j] != width || lx->alt_indents[j] != width) {
+			scan_full(lx, t); /* the error */
+			return;
+		}
+		lx->pending_dedents = top - j - 1;
+		lx->nindents = j + 1;
+		lx->at_line_start = false;
+		lx->slow = lx->pending_dedents != 0;
+		indent_token(lx, t, TK_DEDENT, q);
+		return;
 	}
 	scan_full(lx, t);
 }

@@ -251,6 +251,33 @@ START_TEST(indent_dedent)
 }
 END_TEST
 
+/* Several DEDENTs on one line: each at the line's first token; a line
+ * between two levels is an error, however many levels it closes. */
+START_TEST(dedent_several)
+{
+	LEX_OK("if a:\n    if b:\n        if c:\n            d\ne\n",
+	       "NAME:if NAME:a OP:: NL IN NAME:if NAME:b OP:: NL IN NAME:if NAME:c OP:: NL IN NAME:d NL DE DE DE NAME:e NL EOF");
+	for (int i = NTOKS - 6; i < NTOKS - 3; i++) {
+		ck_assert_int_eq(TOKS[i].kind, TK_DEDENT);
+		ck_assert_int_eq(TOKS[i].line, 5);
+		ck_assert_int_eq(TOKS[i].col, 1);
+	}
+	lx_close();
+	LEX_OK("if a:\n    if b:\n        c\n    d\n",
+	       "NAME:if NAME:a OP:: NL IN NAME:if NAME:b OP:: NL IN NAME:c NL DE NAME:d NL DE EOF");
+	ck_assert_int_eq(TOKS[NTOKS - 5].col, 5);
+	lx_close();
+	LEX_FAILS("if a:\n    if b:\n        c\n  d\n", 30, "t.pto:4:3: error:", "unindent does not match any outer indentation level");
+	lx_close();
+	/* tab-indented levels, then spaces as deep with 8-column tabs */
+	LEX_OK("if a:\n\tb\n\tif c:\n\t\td\n\te\nf\n",
+	       "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:if NAME:c OP:: NL IN NAME:d NL DE NAME:e NL DE NAME:f NL EOF");
+	lx_close();
+	LEX_FAILS("if a:\n\tb\n        c\n", 19, "t.pto:3:9: error:", "inconsistent use of tabs and spaces");
+	lx_close();
+}
+END_TEST
+
 START_TEST(eof_without_newline)
 {
 	/* a final NEWLINE and the pending DEDENTs are produced at end of file */
@@ -620,6 +647,7 @@ static Suite *lex_suite(void)
 	tcase_add_test(tc, invalid_utf8);
 	tcase_add_test(tc, unexpected_characters);
 	tcase_add_test(tc, unindent_mismatch);
+	tcase_add_test(tc, dedent_several);
 	tcase_add_test(tc, too_deep_indentation);
 	tcase_add_test(tc, deep_brackets);
 	tcase_add_test(tc, eof_in_brackets);
