@@ -603,6 +603,14 @@ static inline uint64_t first_bytes(uint64_t w, size_t n)
 #endif
 }
 
+/* The unaligned 8 bytes at s. */
+static inline uint64_t load_word(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, sizeof w);
+	return w;
+}
+
 /* lex_intern: a name of up to 16 bytes is looked up in lx->names by its
  * bytes as two words, compared whole (no NUL in a name, so the words also
  * fix its length); a hit costs no call and no byte loop.  Longer names,
@@ -651,6 +659,17 @@ static const char *lex_intern(Lexer *lx, const char *s, size_t n)
 	return name ? name : intern_name(lx, s, n);
 }
 
+/* The bytes that may follow a dotted name dotted_end takes (the name ends
+ * there and the next token starts right at it) as 1: ASCII but NUL, name
+ * bytes, '.', ' ', '\t', '\f', '\r', '\n', '\\' and '#'. */
+static const char dotted_end_bytes[257] =
+	"01111111100100111111111111111111"
+	"01101111111111010000000000111111"
+	"10000000000000000000000000010110"
+	"10000000000000000000000000011111"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline bool ends_dotted(unsigned char c) { return dotted_end_bytes[c] == '1'; }
+
 /* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
  * would read exactly those tokens and the next token starts right after
  * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
@@ -682,10 +701,65 @@ static const char *dotted_end(const Lexer *lx, const char *s)
 			break;
 		q++;
 	}
-after:;
-	unsigned char c = (unsigned char)*q;
-	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
+after:
+	return ends_dotted((unsigned char)*q) ? q : NULL;
+}
+
+
+/* The set of lx->dotted for a dotted name whose first 8 bytes (or what
+ * follows a shorter one) are w0. */
+static inline struct LexDotted *dotted_set(Lexer *lx, uint64_t w0)
+{
+	return lx->dotted[((w0 * 0x9E3779B97F4A7C15ull) >> 58) & (LEX_DOTTED_SETS - 1)];
+}
+
+/* A dotted name at s remembered in lx->dotted: its end (*d its interned
+ * spelling), or NULL.  Its bytes are those of one dotted_end took whole and
+ * the byte after them ends it, so dotted_end would end there too. */
+static inline const char *dotted_cached(Lexer *lx, const char *s, const char **d)
+{
+	if (lx->end - s <= LEX_DOTTED_BYTES)
 		return NULL;
+	uint64_t w0 = load_word(s), w1 = load_word(s + 8), w2 = load_word(s + 16);
+	struct LexDotted *set = dotted_set(lx, w0);
+	for (int i = 0; i < LEX_DOTTED_WAYS; i++) {
+		const struct LexDotted *e = &set[i];
+		if (e->name && !(((w0 ^ e->w[0]) & e->mask[0]) | ((w1 ^ e->w[1]) & e->mask[1]) | ((w2 ^ e->w[2]) & e->mask[2])) &&
+		    ends_dotted((unsigned char)s[e->len])) {
+			*d = e->name;
+			return s + e->len;
+		}
+	}
+	return NULL;
+}
+
+/* Remember the dotted name s[0..n) (dotted_end's), interned as d. */
+static void dotted_remember(Lexer *lx, const char *s, size_t n, const char *d)
+{
+	if (n > LEX_DOTTED_BYTES || lx->end - s <= LEX_DOTTED_BYTES)
+		return;
+	uint64_t w0 = load_word(s);
+	size_t k = (size_t)(dotted_set(lx, w0) - lx->dotted[0]) / LEX_DOTTED_WAYS;
+	struct LexDotted *e = &lx->dotted[k][lx->dotted_victim[k]];
+	lx->dotted_victim[k] = (uint8_t)((lx->dotted_victim[k] + 1) % LEX_DOTTED_WAYS);
+	for (size_t i = 0; i < 3; i++) {
+		size_t have = n > 8 * i ? n - 8 * i : 0;
+		e->mask[i] = first_bytes(~0ull, have);
+		e->w[i] = load_word(s + 8 * i) & e->mask[i];
+	}
+	e->len = (uint32_t)n;
+	e->name = d;
+}
+
+/* dotted_cached's miss: the end of the dotted name at s by dotted_end (*d
+ * its interned spelling, remembered), or NULL. */
+static __attribute__((noinline)) const char *dotted_scan(Lexer *lx, const char *s, const char **d)
+{
+	const char *q = dotted_end(lx, s);
+	if (!q || q - s >= LEX_MAX_DOTTED)
+		return NULL;
+	*d = lex_intern(lx, s, (size_t)(q - s));
+	dotted_remember(lx, s, (size_t)(q - s), *d);
 	return q;
 }
 
@@ -696,10 +770,10 @@ const char *lex_take_dotted(Lexer *lx)
 	if (s >= lx->end || *s != '.')
 		return NULL;
 	s++;
-	const char *q = dotted_end(lx, s);
-	if (!q || q - s >= LEX_MAX_DOTTED)
+	const char *d;
+	const char *q = dotted_cached(lx, s, &d);
+	if (!q && !(q = dotted_scan(lx, s, &d)))
 		return NULL;
-	const char *d = lex_intern(lx, s, (size_t)(q - s));
 	/* usually the name is all that was scanned: nothing to drop but it,
 	 * no bracket to count (lex_skip_to's general case) */
 	if (lx->nla == 1) {

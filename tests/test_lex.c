@@ -378,6 +378,48 @@ START_TEST(lookahead)
 }
 END_TEST
 
+/* lex_take_dotted after each `pl` of src: the dotted names it takes (or
+ * "-" where it takes none and the tokens are lexed one by one), joined by
+ * spaces.  Repeated names come from its memo of recent ones: the same
+ * answers as the first time, and look-alikes are not taken for them. */
+static void take_all_dotted(const char *src, char *out, size_t n)
+{
+	lx_open(src, strlen(src));
+	if (setjmp(JB))
+		ck_abort_msg("lex error: %s", ERR);
+	out[0] = 0;
+	for (;;) {
+		const Token *t = lex_peek(&LX, 0);
+		if (t->kind == TK_EOF)
+			break;
+		if (t->kind == TK_NAME && !strcmp(t->text, "pl")) {
+			const char *d = lex_take_dotted(&LX);
+			size_t l = strlen(out);
+			snprintf(out + l, n - l, "%s%s", l ? " " : "", d ? d : "-");
+			if (d) {
+				ck_assert_ptr_eq(d, intern_cstr(&A, d));
+				continue;
+			}
+		}
+		lex_next(&LX);
+	}
+	lx_close();
+}
+
+START_TEST(dotted_names)
+{
+	char out[512];
+	take_all_dotted("x = pl.tile.add(a) + pl.tile.adds(a) + pl.tile.add(b) + pl.tile.add.x(c) + pl.tile.add (d)"
+			" + pl.tile.add(e)[pl.FP32, pl.FP32] + pl.tile.add#\n"
+			"y = pl.Mem.Vec, pl.Mem.Vec2, pl.Mem.Vec]\n"
+			"z = pl.tile.row_expand_sub(a), pl.tile.row_expand_sub(a), pl.tile.row_expand_sub_x(a)\n",
+			out, sizeof out);
+	ck_assert_str_eq(out, "tile.add tile.adds tile.add tile.add.x - tile.add FP32 FP32 - "
+			      "Mem.Vec Mem.Vec2 Mem.Vec "
+			      "tile.row_expand_sub tile.row_expand_sub tile.row_expand_sub_x");
+}
+END_TEST
+
 /* ------------------------------------------------------------ comments */
 
 START_TEST(comment_queue)
@@ -624,6 +666,7 @@ static Suite *lex_suite(void)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, unterminated_strings);
 	tcase_add_test(tc, lookahead);
+	tcase_add_test(tc, dotted_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("layout");
 	tcase_add_test(tc, indent_dedent);
