@@ -441,6 +441,8 @@ static bool plain_decimal(Lexer *lx, const char *q, const char *dot, uint64_t m,
 #endif
 }
 
+static double strtod_memo(Lexer *lx, const char *buf, size_t n);
+
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
@@ -513,7 +515,7 @@ static void read_number(Lexer *lx, Token *t)
 	if (is_float) {
 		t->kind = TK_FLOAT;
 		if (!decimal_exact(buf, &t->fval))
-			t->fval = strtod(buf, NULL);
+			t->fval = strtod_memo(lx, buf, n);
 		if (isinf(t->fval))
 			lex_error(lx, t->line, t->col, "float literal out of range");
 	} else {
@@ -609,6 +611,27 @@ static inline uint64_t load_word(const char *s)
 	uint64_t w;
 	memcpy(&w, s, sizeof w);
 	return w;
+}
+
+/* strtod(buf) of read_number's spelling buf[0..n) (NUL-terminated, a
+ * buffer of more than LEX_FLOAT_BYTES bytes), through lx->floats for one of
+ * at most LEX_FLOAT_BYTES bytes: a long literal (0.088388347648318447)
+ * that decimal_exact cannot read is often repeated. */
+static double strtod_memo(Lexer *lx, const char *buf, size_t n)
+{
+	if (n > LEX_FLOAT_BYTES)
+		return strtod(buf, NULL);
+	uint64_t w[3];
+	for (size_t i = 0; i < 3; i++)
+		w[i] = first_bytes(load_word(buf + 8 * i), n > 8 * i ? n - 8 * i : 0);
+	uint64_t h = (w[0] ^ w[1] * 0x9E3779B97F4A7C15ull ^ w[2] * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull;
+	struct LexFloat *e = &lx->floats[(h >> 50) & (LEX_FLOAT_MEMO - 1)];
+	if (e->n != n || e->w[0] != w[0] || e->w[1] != w[1] || e->w[2] != w[2]) {
+		e->n = (uint32_t)n; /* an empty entry has n == 0: no spelling */
+		memcpy(e->w, w, sizeof w);
+		e->value = strtod(buf, NULL);
+	}
+	return e->value;
 }
 
 /* lex_intern: a name of up to 16 bytes is looked up in lx->names by its

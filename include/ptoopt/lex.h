@@ -56,6 +56,8 @@ typedef struct Comment {
 #define LEX_DOTTED_SETS 64 /* a power of two */
 #define LEX_DOTTED_WAYS 4
 #define LEX_DOTTED_BYTES 24 /* the longest one remembered (three words) */
+#define LEX_FLOAT_MEMO 64 /* a power of two */
+#define LEX_FLOAT_BYTES 24 /* the longest spelling remembered (three words) */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -92,6 +94,9 @@ typedef struct Lexer {
 		uint32_t len;
 	} dotted[LEX_DOTTED_SETS][LEX_DOTTED_WAYS];
 	uint8_t dotted_victim[LEX_DOTTED_SETS]; /* the way a new one takes next */
+	/* float literals read by strtod lately, by their spelling (lex.c:
+	 * strtod_memo) */
+	struct LexFloat { uint64_t w[3]; uint32_t n; double value; } floats[LEX_FLOAT_MEMO];
 } Lexer;
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
