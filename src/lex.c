@@ -441,6 +441,8 @@ static bool plain_decimal(Lexer *lx, const char *q, const char *dot, uint64_t m,
 #endif
 }
 
+static double strtod_memo(Lexer *lx, const char *buf, size_t n);
+
 static void read_number(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
@@ -513,7 +515,7 @@ static void read_number(Lexer *lx, Token *t)
 	if (is_float) {
 		t->kind = TK_FLOAT;
 		if (!decimal_exact(buf, &t->fval))
-			t->fval = strtod(buf, NULL);
+			t->fval = strtod_memo(lx, buf, n);
 		if (isinf(t->fval))
 			lex_error(lx, t->line, t->col, "float literal out of range");
 	} else {
@@ -603,6 +605,35 @@ static inline uint64_t first_bytes(uint64_t w, size_t n)
 #endif
 }
 
+/* The unaligned 8 bytes at s. */
+static inline uint64_t load_word(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, sizeof w);
+	return w;
+}
+
+/* strtod(buf) of read_number's spelling buf[0..n) (NUL-terminated, a
+ * buffer of more than LEX_FLOAT_BYTES bytes), through lx->floats for one of
+ * at most LEX_FLOAT_BYTES bytes: a long literal (0.088388347648318447)
+ * that decimal_exact cannot read is often repeated. */
+static double strtod_memo(Lexer *lx, const char *buf, size_t n)
+{
+	if (n > LEX_FLOAT_BYTES)
+		return strtod(buf, NULL);
+	uint64_t w[3];
+	for (size_t i = 0; i < 3; i++)
+		w[i] = first_bytes(load_word(buf + 8 * i), n > 8 * i ? n - 8 * i : 0);
+	uint64_t h = (w[0] ^ w[1] * 0x9E3779B97F4A7C15ull ^ w[2] * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull;
+	struct LexFloat *e = &lx->floats[(h >> 50) & (LEX_FLOAT_MEMO - 1)];
+	if (e->n != n || e->w[0] != w[0] || e->w[1] != w[1] || e->w[2] != w[2]) {
+		e->n = (uint32_t)n; /* an empty entry has n == 0: no spelling */
+		memcpy(e->w, w, sizeof w);
+		e->value = strtod(buf, NULL);
+	}
+	return e->value;
+}
+
 /* lex_intern: a name of up to 16 bytes is looked up in lx->names by its
  * bytes as two words, compared whole (no NUL in a name, so the words also
  * fix its length); a hit costs no call and no byte loop.  Longer names,
@@ -651,6 +682,17 @@ static const char *lex_intern(Lexer *lx, const char *s, size_t n)
 	return name ? name : intern_name(lx, s, n);
 }
 
+/* The bytes that may follow a dotted name dotted_end takes (the name ends
+ * there and the next token starts right at it) as 1: ASCII but NUL, name
+ * bytes, '.', ' ', '\t', '\f', '\r', '\n', '\\' and '#'. */
+static const char dotted_end_bytes[257] =
+	"01111111100100111111111111111111"
+	"01101111111111010000000000111111"
+	"10000000000000000000000000010110"
+	"10000000000000000000000000011111"
+	LC_ROW0 LC_ROW0 LC_ROW0 LC_ROW0;
+static inline bool ends_dotted(unsigned char c) { return dotted_end_bytes[c] == '1'; }
+
 /* The end of `NAME(.NAME)*` written without spaces at s, when the lexer
  * would read exactly those tokens and the next token starts right after
  * (not a `.`); NULL when unsure (spaces, line ends, comments, `.5`, ...). */
@@ -682,10 +724,65 @@ static const char *dotted_end(const Lexer *lx, const char *s)
 			break;
 		q++;
 	}
-after:;
-	unsigned char c = (unsigned char)*q;
-	if (c == ' ' || c == '\t' || c == '\f' || c == '\\' || c == '\r' || c == '\n' || c == '#' || c >= 0x80 || c == 0)
+after:
+	return ends_dotted((unsigned char)*q) ? q : NULL;
+}
+
+
+/* The set of lx->dotted for a dotted name whose first 8 bytes (or what
+ * follows a shorter one) are w0. */
+static inline struct LexDotted *dotted_set(Lexer *lx, uint64_t w0)
+{
+	return lx->dotted[((w0 * 0x9E3779B97F4A7C15ull) >> 58) & (LEX_DOTTED_SETS - 1)];
+}
+
+/* A dotted name at s remembered in lx->dotted: its end (*d its interned
+ * spelling), or NULL.  Its bytes are those of one dotted_end took whole and
+ * the byte after them ends it, so dotted_end would end there too. */
+static inline const char *dotted_cached(Lexer *lx, const char *s, const char **d)
+{
+	if (lx->end - s <= LEX_DOTTED_BYTES)
 		return NULL;
+	uint64_t w0 = load_word(s), w1 = load_word(s + 8), w2 = load_word(s + 16);
+	struct LexDotted *set = dotted_set(lx, w0);
+	for (int i = 0; i < LEX_DOTTED_WAYS; i++) {
+		const struct LexDotted *e = &set[i];
+		if (e->name && !(((w0 ^ e->w[0]) & e->mask[0]) | ((w1 ^ e->w[1]) & e->mask[1]) | ((w2 ^ e->w[2]) & e->mask[2])) &&
+		    ends_dotted((unsigned char)s[e->len])) {
+			*d = e->name;
+			return s + e->len;
+		}
+	}
+	return NULL;
+}
+
+/* Remember the dotted name s[0..n) (dotted_end's), interned as d. */
+static void dotted_remember(Lexer *lx, const char *s, size_t n, const char *d)
+{
+	if (n > LEX_DOTTED_BYTES || lx->end - s <= LEX_DOTTED_BYTES)
+		return;
+	uint64_t w0 = load_word(s);
+	size_t k = (size_t)(dotted_set(lx, w0) - lx->dotted[0]) / LEX_DOTTED_WAYS;
+	struct LexDotted *e = &lx->dotted[k][lx->dotted_victim[k]];
+	lx->dotted_victim[k] = (uint8_t)((lx->dotted_victim[k] + 1) % LEX_DOTTED_WAYS);
+	for (size_t i = 0; i < 3; i++) {
+		size_t have = n > 8 * i ? n - 8 * i : 0;
+		e->mask[i] = first_bytes(~0ull, have);
+		e->w[i] = load_word(s + 8 * i) & e->mask[i];
+	}
+	e->len = (uint32_t)n;
+	e->name = d;
+}
+
+/* dotted_cached's miss: the end of the dotted name at s by dotted_end (*d
+ * its interned spelling, remembered), or NULL. */
+static __attribute__((noinline)) const char *dotted_scan(Lexer *lx, const char *s, const char **d)
+{
+	const char *q = dotted_end(lx, s);
+	if (!q || q - s >= LEX_MAX_DOTTED)
+		return NULL;
+	*d = lex_intern(lx, s, (size_t)(q - s));
+	dotted_remember(lx, s, (size_t)(q - s), *d);
 	return q;
 }
 
@@ -696,10 +793,10 @@ const char *lex_take_dotted(Lexer *lx)
 	if (s >= lx->end || *s != '.')
 		return NULL;
 	s++;
-	const char *q = dotted_end(lx, s);
-	if (!q || q - s >= LEX_MAX_DOTTED)
+	const char *d;
+	const char *q = dotted_cached(lx, s, &d);
+	if (!q && !(q = dotted_scan(lx, s, &d)))
 		return NULL;
-	const char *d = lex_intern(lx, s, (size_t)(q - s));
 	/* usually the name is all that was scanned: nothing to drop but it,
 	 * no bracket to count (lex_skip_to's general case) */
 	if (lx->nla == 1) {
@@ -853,21 +950,65 @@ static inline void scan_at(Lexer *lx, const char *q, Token *t)
 	scan_by_class[(unsigned char)lex_classes[(unsigned char)*q]](lx, q, t);
 }
 
-/* lx->slow: at the start of a line indented by spaces as deep as the one
- * before (no INDENT / DEDENT) with a common token first, scan_at takes
- * it; anything else is scan()'s. */
+/* An INDENT or DEDENT token at q, the first token of the current line
+ * (scan_slow's fast path: scan() makes the same one). */
+static void indent_token(Lexer *lx, Token *t, TokKind kind, const char *q)
+{
+	put_token(lx, t, kind, 0, q, NULL, 0);
+	lx->p = q;
+}
+
+/* lx->slow: at the start of a line indented by spaces only, in the middle
+ * of the input, with a common token first: as deep as the line before
+ * (scan_at takes the token), one level deeper (INDENT) or as deep as an
+ * enclosing level (DEDENTs); the DEDENTs pending after the first one.
+ * Anything else (tabs, comment and blank lines, errors, the end of the
+ * input) is scan()'s.  Nothing changes before the way is certain. */
 static __attribute__((noinline)) void scan_slow(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
+	if (lx->pending_dedents > 0 && !lx->at_line_start && lx->guarded) {
+		lx->pending_dedents--;
+		lx->slow = lx->pending_dedents != 0;
+		indent_token(lx, t, TK_DEDENT, q);
+		return;
+	}
 	if (lx->at_line_start && lx->pending_dedents == 0 && lx->guarded && lx->depth == 0 && q < lx->end) {
 		q = skip_spaces(q, lx->end);
 		int width = (int)(q - lx->p), top = lx->nindents - 1;
-		if (width == lx->indents[top] && width == lx->alt_indents[top] &&
-		    lex_class((unsigned char)*q) != LC_OTHER) {
+		if (lex_class((unsigned char)*q) == LC_OTHER || lx->indents[top] != lx->alt_indents[top]) {
+			scan_full(lx, t);
+			return;
+		}
+		if (width == lx->indents[top]) {
 			lx->at_line_start = lx->slow = false;
 			scan_at(lx, q, t);
 			return;
 		}
+		if (width > lx->indents[top]) {
+			if (lx->nindents > LEX_MAX_INDENT) {
+				scan_full(lx, t); /* the error */
+				return;
+			}
+			lx->indents[lx->nindents] = lx->alt_indents[lx->nindents] = width;
+			lx->nindents++;
+			lx->at_line_start = lx->slow = false;
+			indent_token(lx, t, TK_INDENT, q);
+			return;
+		}
+		int j = top;
+		while (j > 0 && lx->indents[j] > width)
+			j--;
+		if (lx->indents[j] != width || lx->alt_indents[j] != width) {
+			scan_full(lx, t); /* the error */
+			return;
+		}
+		lx->pending_dedents = top - j - 1;
+		lx->nindents = j + 1;
+		lx->at_line_start = false;
+		lx->slow = lx->pending_dedents != 0;
+		indent_token(lx, t, TK_DEDENT, q);
+		return;
 	}
 	scan_full(lx, t);
 }

@@ -26,7 +26,7 @@ static const char *const nm_spellings[NM_COUNT] = {
 	"for", "if", "while", "with", "elif", "else",
 	"def", "class", "import", "lambda", "try", "del", "global", "assert",
 	"raise", "yield", "async", "from",
-	"const", "cast", "min", "max", "submit", "spmd_submit", "not",
+	"const", "cast", "submit", "spmd_submit", "not",
 };
 
 void pp_error(Parser *p, int line, int col, const char *fmt, ...)

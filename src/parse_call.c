@@ -410,6 +410,56 @@ static void check_enum_symbol(Parser *p, SrcPos at, const char *d)
 		pp_error(p, at.line, at.col, "unknown data type pl.%s%s", d, pp_enum_did_you_mean(p, d, ir_dtype_parse, "pl."));
 }
 
+/* The forms of `pl.NAME(...)` that are not plain op calls (pp_pl), by the
+ * dotted name alone; PF_OP for every other name. */
+enum {
+	PF_OP, PF_GET_BYTE, PF_MIN_MAX, PF_DYNAMIC, PF_TASK_DUMMY,
+	PF_KEEP,        /* pl.cond, pl.set_cache_policy: kept as calls */
+	PF_NO_DEP,      /* pl.no_dep: kept as a call inside call arguments */
+	PF_IDENTITY,    /* pl.tensor.no_dep, pl.tensor.dump_tag */
+	PF_READ_WRITE,  /* read / write and their tensor. / tile. spellings */
+	PF_SPLIT,       /* aiv_shard / aic_gather (split_transfer) */
+};
+
+static int pl_form_classify(const char *d)
+{
+	size_t n = strlen(d);
+	if (n > 9 && !strcmp(d + n - 9, ".get_byte"))
+		return PF_GET_BYTE;
+	if (!strcmp(d, "min") || !strcmp(d, "max") || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))
+		return PF_MIN_MAX;
+	if (!strcmp(d, "dynamic"))
+		return PF_DYNAMIC;
+	if (!strcmp(d, "system.task_dummy"))
+		return PF_TASK_DUMMY;
+	if (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy"))
+		return PF_KEEP;
+	if (!strcmp(d, "no_dep"))
+		return PF_NO_DEP;
+	if (!strcmp(d, "tensor.no_dep") || !strcmp(d, "tensor.dump_tag"))
+		return PF_IDENTITY;
+	if (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
+	    !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))
+		return PF_READ_WRITE;
+	const char *op = strchr(d, '.') ? strchr(d, '.') + 1 : d;
+	if ((d[0] == 'a' || d[0] == 't') && (!strcmp(op, "aiv_shard") || !strcmp(op, "aic_gather")) &&
+	    (op == d || !strncmp(d, "tile.", 5) || !strncmp(d, "tensor.", 7)))
+		return PF_SPLIT;
+	return PF_OP;
+}
+
+/* pl_form_classify(d) through p->pl_forms (d is interned: its pointer is
+ * the key). */
+static inline int pl_form(Parser *p, const char *d)
+{
+	PlFormMemo *m = &p->pl_forms[((uintptr_t)d >> 3) & (PL_FORM_MEMO - 1)];
+	if (m->d != d) {
+		m->d = d;
+		m->form = pl_form_classify(d);
+	}
+	return m->form;
+}
+
 /* pl.<...> in expression position: special forms, enum symbols, op calls.
  * The current token is the name `prefix` ("pl" or "pld"), a '.' after it. */
 static bool split_transfer(Parser *p, const Expr *e, const char *d, SrcPos at);
@@ -446,6 +496,7 @@ Expr *pp_pl(Parser *p, const char *prefix)
 	}
 	if (!call)
 		skip(p); /* ( */
+	int form = pld ? PF_OP : pl_form(p, d);
 	if (!pld && (d == p->nm[NM_CONST] || d == p->nm[NM_CAST])) {
 		bool is_const = d[1] == 'o';
 		Expr *v = pp_expr(p);
@@ -494,7 +545,7 @@ Expr *pp_pl(Parser *p, const char *prefix)
 	/* pl.<DataType>.get_byte(): the size in bytes, ceil(bits / 8), as an
 	 * INDEX constant (folded by the reference's parser too; a call, so not
 	 * itself folded into the arithmetic around it) */
-	if (!pld && strlen(d) > 9 && !strcmp(d + strlen(d) - 9, ".get_byte")) {
+	if (form == PF_GET_BYTE) {
 		char dt[32];
 		snprintf(dt, sizeof dt, "%.*s", (int)(strlen(d) - 9 < 31 ? strlen(d) - 9 : 31), d);
 		int t = ir_dtype_parse(dt);
@@ -504,7 +555,7 @@ Expr *pp_pl(Parser *p, const char *prefix)
 		return pp_int(p, (ir_dtype_bits((DType)t) + 7) / 8, DT_INDEX, at);
 	}
 	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */
-	if (!pld && (d == p->nm[NM_MIN] || d == p->nm[NM_MAX] || !strcmp(d, "tile.min") || !strcmp(d, "tile.max"))) {
+	if (form == PF_MIN_MAX) {
 		Expr *a = pp_expr(p);
 		expect_op(p, ",");
 		Expr *b = pp_expr(p);
@@ -538,7 +589,7 @@ Expr *pp_pl(Parser *p, const char *prefix)
 		vec_push(&p->fn_calls, e);
 		return e;
 	}
-	if (!pld && d[0] == 'd' && !strcmp(d, "dynamic")) {
+	if (form == PF_DYNAMIC) {
 		/* pl.dynamic("N") written in a type: the dynamic dimension N, one
 		 * Var per name (the header pre-scan finds the same one) */
 		const char *s = pp_string_kw(p);
@@ -554,33 +605,30 @@ Expr *pp_pl(Parser *p, const char *prefix)
 	}
 	Expr *e = ir_expr_new(p->a, EX_OP_CALL, at);
 	e->str = pld ? intern_cstr(p->a, arena_printf(p->a, "pld.%s", d)) : d; /* d is interned */
-	if (!pld && d[0] == 's' && !strcmp(d, "system.task_dummy"))
+	if (form == PF_TASK_DUMMY)
 		p->deps_of = "pl.system.task_dummy";
 	pp_call_tail(p, e);
 	/* DSL forms that are not ops: kept as calls for the construct that
 	 * consumes them (a while loop's pl.cond, a scope's
 	 * pl.set_cache_policy declaration, a call argument's pl.no_dep) */
-	if (!pld && (d[0] == 'c' || d[0] == 's' || d[0] == 'n') &&
-	    (!strcmp(d, "cond") || !strcmp(d, "set_cache_policy") || (!strcmp(d, "no_dep") && p->fn_args)))
+	if (form == PF_KEEP || (form == PF_NO_DEP && p->fn_args))
 		return e;
 	/* pl.tensor.no_dep / dump_tag are what their DSL functions are: the
 	 * identity (tensor_ops returns the argument); the pl.no_dep and
 	 * pl.dump_tag markers outside their constructs are unknown ops, as
 	 * in the reference */
-	if (!pld && d[0] == 't' && (!strcmp(d, "tensor.no_dep") || !strcmp(d, "tensor.dump_tag"))) {
+	if (form == PF_IDENTITY) {
 		if (e->nargs != 1 || e->nkw)
 			pp_error(p, at.line, at.col, "pl.%s takes exactly one argument, a tensor", d);
 		return e->args[0];
 	}
-	if (!pld && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE && (d[0] == 'r' || d[0] == 'w' || d[0] == 't') &&
-	    (!strcmp(d, "read") || !strcmp(d, "write") || !strcmp(d, "tensor.read") || !strcmp(d, "tensor.write") ||
-	     !strcmp(d, "tile.read") || !strcmp(d, "tile.write"))) {
+	if (form == PF_READ_WRITE && e->nargs >= 2 && e->args[1]->kind != EX_TUPLE) {
 		/* the DSL wrappers take a bare index as a flat 1-D one: [i] */
 		Type *it = ir_expr_type(e->args[1]);
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = pp_list(p, &e->args[1], 1, e->args[1]->pos);
 	}
-	if (!pld && (d[0] == 'a' || d[0] == 't') && split_transfer(p, e, d, at)) {
+	if (form == PF_SPLIT && split_transfer(p, e, d, at)) {
 		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
 		if (p->split_aiv_depth) {
 			/* the op carries the region's mode as its split (printed

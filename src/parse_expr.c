@@ -448,9 +448,9 @@ static Expr *parse_atom(Parser *p)
 	PERR_AT(p, t, "expected an expression, found %s", pp_describe(t));
 }
 
-static Expr *parse_postfix(Parser *p)
+/* Subscripts after the atom e (parse_postfix). */
+static Expr *postfix_rest(Parser *p, Expr *e)
 {
-	Expr *e = parse_atom(p);
 	int chain = 0;
 	while (at_op(p, "[")) {
 		Token open = next(p); /* [ */
@@ -504,6 +504,10 @@ static Expr *parse_postfix(Parser *p)
 	return e;
 }
 
+static Expr *parse_postfix(Parser *p) { return postfix_rest(p, parse_atom(p)); }
+
+static Expr *pow_rest(Parser *p, Expr *e);
+
 static Expr *parse_unary(Parser *p)
 {
 	const Token *t = peek(p);
@@ -524,7 +528,12 @@ static Expr *parse_unary(Parser *p)
 		p->lit = false;
 		return mk_unary(p, op.text[0] == '-' ? UOP_NEG : UOP_BITNOT, x, pos_of(&op));
 	}
-	Expr *e = parse_postfix(p);
+	return pow_rest(p, parse_postfix(p));
+}
+
+/* A `**` after the operand e of parse_unary (which is not a unary operator). */
+static Expr *pow_rest(Parser *p, Expr *e)
+{
 	if (at_op(p, "**")) {
 		/* only folded: the IR has no power operator (right associative,
 		 * binds tighter than a unary minus on its left) */
@@ -665,7 +674,16 @@ Expr *pp_expr(Parser *p)
 			p->depth--;
 			return l;
 		}
-		l = parse_unary(p);
+		if (t->kind == TK_NAME && t->text == p->lx.name_pl && dot_name_follows(p, t)) {
+			/* `pl.NAME...` (an op call, a symbol): parse_atom's case,
+			 * without the operator levels' checks on its first token */
+			l = pp_pl(p, "pl");
+			p->lit = false;
+			if (!ends_expr(peek(p)))
+				l = pow_rest(p, postfix_rest(p, l));
+		} else {
+			l = parse_unary(p);
+		}
 		if (ends_expr(peek(p))) {
 			p->depth--;
 			return l;

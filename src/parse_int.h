@@ -54,7 +54,7 @@ enum {
 	NM_DEF, NM_CLASS, NM_IMPORT, NM_LAMBDA, NM_TRY, NM_DEL, NM_GLOBAL, NM_ASSERT,
 	NM_RAISE, NM_YIELD, NM_ASYNC, NM_FROM,
 	NM_STMT_KEYWORDS, /* the ones above start statements */
-	NM_CONST = NM_STMT_KEYWORDS, NM_CAST, NM_MIN, NM_MAX, NM_SUBMIT, NM_SPMD_SUBMIT, NM_NOT,
+	NM_CONST = NM_STMT_KEYWORDS, NM_CAST, NM_SUBMIT, NM_SPMD_SUBMIT, NM_NOT,
 	NM_COUNT,
 };
 
@@ -98,6 +98,16 @@ typedef struct ListMemo {
 
 #define LIST_MEMO_SETS 64 /* a power of two */
 #define LIST_MEMO_WAYS 4
+
+/* What a `pl.NAME(` call is (parse_call.c: pl_form), by its interned
+ * dotted name: worked out once per spelling, not by string compares on
+ * every call. */
+typedef struct PlFormMemo {
+	const char *d;        /* interned dotted name; NULL = empty */
+	int form;             /* PF_* (parse_call.c) */
+} PlFormMemo;
+
+#define PL_FORM_MEMO 256 /* a power of two */
 
 typedef struct Parser {
 	Lexer lx;
@@ -150,6 +160,7 @@ typedef struct Parser {
 	 * enclosing init_values loop's (reject_bare_yield skips them) */
 	PtrMap for_scopes;
 	PtrMap symbols;       /* interned "Mem.Vec" -> shared pl.Mem.Vec symbol (pp_pl) */
+	PlFormMemo pl_forms[PL_FORM_MEMO]; /* recent pl.* call spellings (pp_pl) */
 	HashTab leaves;       /* hash-consed constants and symbols (shared_leaf) */
 	LeafMemo leaf_memo[LEAF_MEMO]; /* recent numeric leaves, in front of leaves */
 	PtrVec fn_calls;      /* EX_FN_CALL / EX_SUBMIT exprs to resolve at the end */

@@ -173,6 +173,10 @@ START_TEST(floats_like_strtod)
 		"123.456e-5", "1.0000000000000000000000001", "0.000000000000000000000000001",
 		"4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "0e5000", "1e-400",
 		"3.14159265358979", "1_0.2_5e1_0",
+		/* long ones again and look-alikes (strtod_memo) */
+		"0.088388347648318447", "0.088388347648318447", "0.088388347648318448", "0.08838834764831844",
+		"0.30000000000000004", "0.300000000000000044", "0.30000000000000004e1", "123456789.12345678901234567",
+		"123456789.12345678901234567", "1.7976931348623157e308",
 	};
 	size_t n = sizeof lits / sizeof *lits;
 	char src[1024] = "";
@@ -247,6 +251,33 @@ START_TEST(indent_dedent)
 	/* any consistent indentation width */
 	LEX_OK("if a:\n  b\n  if c:\n   d\n  e\n",
 	       "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:if NAME:c OP:: NL IN NAME:d NL DE NAME:e NL DE EOF");
+	lx_close();
+}
+END_TEST
+
+/* Several DEDENTs on one line: each at the line's first token; a line
+ * between two levels is an error, however many levels it closes. */
+START_TEST(dedent_several)
+{
+	LEX_OK("if a:\n    if b:\n        if c:\n            d\ne\n",
+	       "NAME:if NAME:a OP:: NL IN NAME:if NAME:b OP:: NL IN NAME:if NAME:c OP:: NL IN NAME:d NL DE DE DE NAME:e NL EOF");
+	for (int i = NTOKS - 6; i < NTOKS - 3; i++) {
+		ck_assert_int_eq(TOKS[i].kind, TK_DEDENT);
+		ck_assert_int_eq(TOKS[i].line, 5);
+		ck_assert_int_eq(TOKS[i].col, 1);
+	}
+	lx_close();
+	LEX_OK("if a:\n    if b:\n        c\n    d\n",
+	       "NAME:if NAME:a OP:: NL IN NAME:if NAME:b OP:: NL IN NAME:c NL DE NAME:d NL DE EOF");
+	ck_assert_int_eq(TOKS[NTOKS - 5].col, 5);
+	lx_close();
+	LEX_FAILS("if a:\n    if b:\n        c\n  d\n", 30, "t.pto:4:3: error:", "unindent does not match any outer indentation level");
+	lx_close();
+	/* tab-indented levels, then spaces as deep with 8-column tabs */
+	LEX_OK("if a:\n\tb\n\tif c:\n\t\td\n\te\nf\n",
+	       "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:if NAME:c OP:: NL IN NAME:d NL DE NAME:e NL DE NAME:f NL EOF");
+	lx_close();
+	LEX_FAILS("if a:\n\tb\n        c\n", 19, "t.pto:3:9: error:", "inconsistent use of tabs and spaces");
 	lx_close();
 }
 END_TEST
@@ -348,6 +379,48 @@ START_TEST(lookahead)
 	ck_assert_int_eq(lex_peek(&LX, 2)->kind, TK_EOF);
 	ck_assert_str_eq(lex_next(&LX).text, "e");
 	lx_close();
+}
+END_TEST
+
+/* lex_take_dotted after each `pl` of src: the dotted names it takes (or
+ * "-" where it takes none and the tokens are lexed one by one), joined by
+ * spaces.  Repeated names come from its memo of recent ones: the same
+ * answers as the first time, and look-alikes are not taken for them. */
+static void take_all_dotted(const char *src, char *out, size_t n)
+{
+	lx_open(src, strlen(src));
+	if (setjmp(JB))
+		ck_abort_msg("lex error: %s", ERR);
+	out[0] = 0;
+	for (;;) {
+		const Token *t = lex_peek(&LX, 0);
+		if (t->kind == TK_EOF)
+			break;
+		if (t->kind == TK_NAME && !strcmp(t->text, "pl")) {
+			const char *d = lex_take_dotted(&LX);
+			size_t l = strlen(out);
+			snprintf(out + l, n - l, "%s%s", l ? " " : "", d ? d : "-");
+			if (d) {
+				ck_assert_ptr_eq(d, intern_cstr(&A, d));
+				continue;
+			}
+		}
+		lex_next(&LX);
+	}
+	lx_close();
+}
+
+START_TEST(dotted_names)
+{
+	char out[512];
+	take_all_dotted("x = pl.tile.add(a) + pl.tile.adds(a) + pl.tile.add(b) + pl.tile.add.x(c) + pl.tile.add (d)"
+			" + pl.tile.add(e)[pl.FP32, pl.FP32] + pl.tile.add#\n"
+			"y = pl.Mem.Vec, pl.Mem.Vec2, pl.Mem.Vec]\n"
+			"z = pl.tile.row_expand_sub(a), pl.tile.row_expand_sub(a), pl.tile.row_expand_sub_x(a)\n",
+			out, sizeof out);
+	ck_assert_str_eq(out, "tile.add tile.adds tile.add tile.add.x - tile.add FP32 FP32 - "
+			      "Mem.Vec Mem.Vec2 Mem.Vec "
+			      "tile.row_expand_sub tile.row_expand_sub tile.row_expand_sub_x");
 }
 END_TEST
 
@@ -597,6 +670,7 @@ static Suite *lex_suite(void)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, unterminated_strings);
 	tcase_add_test(tc, lookahead);
+	tcase_add_test(tc, dotted_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("layout");
 	tcase_add_test(tc, indent_dedent);
@@ -620,6 +694,7 @@ static Suite *lex_suite(void)
 	tcase_add_test(tc, invalid_utf8);
 	tcase_add_test(tc, unexpected_characters);
 	tcase_add_test(tc, unindent_mismatch);
+	tcase_add_test(tc, dedent_several);
 	tcase_add_test(tc, too_deep_indentation);
 	tcase_add_test(tc, deep_brackets);
 	tcase_add_test(tc, eof_in_brackets);

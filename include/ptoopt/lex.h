@@ -53,6 +53,11 @@ typedef struct Comment {
 #define LEX_MAX_INDENT 100  /* Python's own limit on indentation levels */
 #define LEX_NAME_CACHE 2048 /* a power of two */
 #define LEX_MAX_DOTTED 200 /* the longest dotted name lex_take_dotted takes whole */
+#define LEX_DOTTED_SETS 64 /* a power of two */
+#define LEX_DOTTED_WAYS 4
+#define LEX_DOTTED_BYTES 24 /* the longest one remembered (three words) */
+#define LEX_FLOAT_MEMO 64 /* a power of two */
+#define LEX_FLOAT_BYTES 24 /* the longest spelling remembered (three words) */
 
 typedef struct Lexer {
 	Arena *arena;
@@ -80,6 +85,18 @@ typedef struct Lexer {
 	size_t ncomments, ccomments, comment_head;
 	/* names interned lately, keyed by their bytes (lex.c: name_slot) */
 	struct LexName { uint64_t w0, w1; const char *name; } names[LEX_NAME_CACHE];
+	/* dotted names lex_take_dotted took lately, by the 8 bytes they start
+	 * with (and what follows a shorter one): their bytes as words and
+	 * masks, so that a repeated one is found without scanning it */
+	struct LexDotted {
+		uint64_t w[3], mask[3];
+		const char *name;     /* interned; NULL = empty */
+		uint32_t len;
+	} dotted[LEX_DOTTED_SETS][LEX_DOTTED_WAYS];
+	uint8_t dotted_victim[LEX_DOTTED_SETS]; /* the way a new one takes next */
+	/* float literals read by strtod lately, by their spelling (lex.c:
+	 * strtod_memo) */
+	struct LexFloat { uint64_t w[3]; uint32_t n; double value; } floats[LEX_FLOAT_MEMO];
 } Lexer;
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
