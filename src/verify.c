@@ -971,14 +971,14 @@ static bool fn_attr_true(const Function *f, const char *name)
 bool verify_aiv_split(Program *p, Diag *d, const char *after_pass)
 {
 	VarTab defs = { 0 };
-	bool ok = true;
-	for (int i = 0; i < p->nfuncs && ok; i++) {
+	AivCheck c = { .reg = ops_default(), .defs = &defs };
+	for (int i = 0; i < p->nfuncs && !c.failed; i++) {
 		const Function *f = p->funcs[i];
 		if (f->inline_body)
 			continue;
-		AivCheck c = { .reg = ops_default(), .defs = &defs,
-			       .incore_authored = f->type == FT_INCORE && !fn_attr_true(f, "split_aiv"),
-			       .manual = ir_find_scope(&f->body, SC_SPLIT_AIV) != NULL };
+		c.incore_authored = f->type == FT_INCORE && !fn_attr_true(f, "split_aiv");
+		c.manual = ir_find_scope(&f->body, SC_SPLIT_AIV) != NULL;
+		c.regions.len = 0;
 		if (c.manual) {
 			if (!defs.cap)
 				vtab_reserve(&defs, p);
@@ -987,15 +987,13 @@ bool verify_aiv_split(Program *p, Diag *d, const char *after_pass)
 		}
 		IrCallWalk w = { .call = aiv_call, .scope = aiv_scope, .ctx = &c };
 		ir_block_walk_calls(&w, &f->body);
-		vec_release(&c.regions);
-		if (c.failed) {
-			diag_error(d, c.pos.line, c.pos.col, "Post-verification failed after pass '%s': AivSplitValid: %s",
-				   after_pass, c.msg);
-			ok = false;
-		}
 	}
+	if (c.failed)
+		diag_error(d, c.pos.line, c.pos.col, "Post-verification failed after pass '%s': AivSplitValid: %s", after_pass,
+			   c.msg);
+	vec_release(&c.regions);
 	vtab_release(&defs);
-	return ok;
+	return !c.failed;
 }
 
 /* ------------------------------------------------------------ orchestration callees */
