@@ -502,9 +502,35 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 	}
 }
 
+/* core: vector | cube | shared (a stated lane), a memory space (the
+ * result's) or a kwarg naming it; absent: the result rule's mem */
+static void load_core(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	static const char *const lanes[] = { "vector", "cube", "shared" };
+	op->core = (OpsCore){ LANE_INFER, op->result.mem, op->result.mem_kw };
+	if (!v)
+		return;
+	const char *s = scalar(L, v, "core");
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, lanes[i])) {
+			op->core.lane = (OpsLane)(LANE_VECTOR + i);
+			return;
+		}
+	op->core.mem = ir_mem_parse(s);
+	op->core.mem_kw = NULL;
+	if (op->core.mem >= 0)
+		return;
+	for (int i = 0; i < op->nkwargs; i++)
+		if (!strcmp(op->kwargs[i].name, s))
+			op->core.mem_kw = op->kwargs[i].name;
+	if (!op->core.mem_kw)
+		lerr(L, v, "field 'core': '%s' is neither a lane (vector, cube, shared), a memory space (Vec, Acc, "
+		     "...) nor a kwarg of %s", s, op->name);
+}
+
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -531,6 +557,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 		if (pm->effect != EFF_READ || pm->effect_kwarg)
 			op->reads_only = false;
 	}
+	load_core(L, get(L, n, "core"), op);
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };
 		check_keys(L, v, "a spelling", skeys);

@@ -9,6 +9,7 @@
  */
 #include "ptoopt/verify.h"
 #include "ptoopt/ir_walk.h"
+#include "ptoopt/op_registry.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -632,23 +633,45 @@ bool verify_no_nested_calls(Program *p, Diag *d)
 /* ------------------------------------------------------------ split_aiv regions */
 
 /* AivSplitValid, the reference's structural check of pl.split_aiv regions
- * (established by outline-incore): the checks that need no lane
- * classification of ops.
+ * (established by outline-incore).  It classifies calls by the core lane
+ * they run on, as the reference's core-affinity utilities do: the lane an
+ * op states (data/ops.yaml `core:`, and a system.syncall / sync_set /
+ * sync_wait's core_type); mixed for the boundary ops and a tile.move across
+ * the cube / vector divide; else the lane of the result's memory space or,
+ * without one, of the first tile operand's (cube: any but Vec and DDR);
+ * shared without either.  A call placed on the AIV lane (attribute
+ * core_placement "aiv") runs there unless its lane is stated, mixed or
+ * cube.  A function that opens a region is in manual mode: its regions
+ * place its vector work, and values crossing their edge say so.
+ *   (a) no cube op inside a region;
+ *   (b) in a data-parallel region (UP_DOWN, LEFT_RIGHT) no row / column
+ *       reduction collapsing the split axis;
  *   (c) an AIV-split boundary op (tile / tensor aiv_shard, aic_gather) only
  *       inside a region;
  *   (d) inside one, a tile boundary op's operand on the producing lane (Acc
  *       for aiv_shard, Vec for aic_gather) and its result on the consuming one
  *       (Vec, Mat), each side checked once its memory space is known;
+ *   (e) manual mode: no vector op outside every region, but tile.load /
+ *       tile.store (the compiler hoists them there) and ops with a stated
+ *       lane;
+ *   (f) manual mode: a value assigned in a region and read on the cube lane
+ *       outside every region is an aic_gather's;
+ *   (g) manual mode: a cube op's result assigned outside every region and
+ *       read on the vector lane inside one goes through an aiv_shard;
  *   (h) a region inside an InCore function only when an outliner made that
  *       function from a scope holding it (its split_aiv attribute).
- * Not here: the checks that classify ops by core lane (cube ops inside a
- * region, split-axis reductions, vector ops outside every region, implicit
- * crossings of a region's edge). */
+ * Tile.load / tile.store are no crossing in (f) / (g), neither as the
+ * reader nor as the value's definition.  The first violation in walk order
+ * is reported. */
+
+typedef enum Lane { LN_SHARED, LN_VECTOR, LN_CUBE, LN_MIXED } Lane;
 
 typedef struct AivCheck {
-	const Function *fn;
+	OpRegistry *reg;
 	bool incore_authored; /* an InCore function no outliner made */
-	int depth;            /* split_aiv regions around the walk */
+	bool manual;          /* the function opens a region */
+	PtrVec regions;       /* the split_aiv scopes around the walk, innermost last */
+	VarTab *defs;         /* manual mode: Var -> its assignment, bit 0 set when in a region */
 	char msg[900];
 	SrcPos pos;
 	bool failed;
@@ -668,47 +691,184 @@ static void aiv_fail(AivCheck *c, SrcPos pos, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void aiv_scope(void *ctx, const Stmt *s, bool enter)
+static const Expr *call_kwarg(const Expr *e, const char *name)
 {
-	AivCheck *c = ctx;
-	if (s->scope->kind != SC_SPLIT_AIV)
-		return;
-	if (!enter) {
-		c->depth--;
-		return;
-	}
-	c->depth++;
-	if (c->incore_authored)
-		aiv_fail(c, s->pos, "'pl.split_aiv' opens a CORE_GROUP-level region, so it cannot be authored inside a "
-			 "function declared 'pl.FunctionType.InCore' — that function is already a core function. A "
-			 "region reaches an InCore function only when OutlineIncoreScopes lifted the enclosing "
-			 "CORE_GROUP scope into it, and that pass processes only Opaque / Orchestration functions. "
-			 "Declare the enclosing function with plain @pl.function / @pl.jit (Opaque), or open the region "
-			 "inside a 'with pl.at(level=pl.Level.CORE_GROUP):' scope in such a function, and let pass 8 "
-			 "outline it.");
+	for (int i = 0; i < e->nkw; i++)
+		if (!strcmp(e->kw[i].name, name))
+			return e->kw[i].value;
+	return NULL;
+}
+
+static bool str_kwarg_is(const Expr *e, const char *name, const char *value)
+{
+	const Expr *v = call_kwarg(e, name);
+	return v && v->kind == EX_STR && !strcmp(v->str, value);
+}
+
+static MemSpace mem_named(const char *sym)
+{
+	int m = sym && !strncmp(sym, "pl.Mem.", 7) ? ir_mem_parse(sym + 7) : -1;
+	return m < 0 ? MS_NONE : (MemSpace)m;
 }
 
 static MemSpace tile_mem(const Type *t) { return t && t->kind == TY_TILE ? t->mem : MS_NONE; }
 
-static void aiv_call(void *ctx, const Stmt *s, const Expr *e)
+/* the memory space of the first operand that is a tile variable: MS_NONE
+ * without one, or while it is not known */
+static MemSpace first_tile_mem(const Expr *e)
 {
-	(void)s;
-	AivCheck *c = ctx;
+	for (int i = 0; i < e->nargs; i++) {
+		const Type *t = e->args[i]->kind == EX_VAR ? ir_expr_type(e->args[i]) : NULL;
+		if (t && t->kind == TY_TILE)
+			return t->mem;
+	}
+	return MS_NONE;
+}
+
+static Lane mem_lane(MemSpace m) { return m == MS_NONE ? LN_SHARED : m == MS_DDR || m == MS_VEC ? LN_VECTOR : LN_CUBE; }
+
+static bool op_is(const Expr *e, const char *name) { return e->kind == EX_OP_CALL && !strcmp(e->str, name); }
+
+static bool is_boundary(const Expr *e)
+{
 	if (e->kind != EX_OP_CALL)
+		return false;
+	const char *base = !strncmp(e->str, "tile.", 5) ? e->str + 5 : !strncmp(e->str, "tensor.", 7) ? e->str + 7 : "";
+	return !strcmp(base, "aiv_shard") || !strcmp(base, "aic_gather");
+}
+
+/* the memory ops the compiler materializes outside a region */
+static bool is_hoisted(const Expr *e) { return op_is(e, "tile.load") || op_is(e, "tile.store"); }
+
+/* the lane a tile.move moves its tile to when that crosses the cube /
+ * vector divide, else LN_SHARED */
+static Lane move_crossing(const Expr *e)
+{
+	if (!op_is(e, "tile.move"))
+		return LN_SHARED;
+	const Expr *to = call_kwarg(e, "target_memory");
+	Lane from = mem_lane(first_tile_mem(e)), dest = mem_lane(mem_named(to && to->kind == EX_SYMBOL ? to->str : NULL));
+	return from == LN_SHARED || dest == LN_SHARED || from == dest ? LN_SHARED : dest;
+}
+
+static bool stated_lane(AivCheck *c, const Expr *e)
+{
+	if (e->kind != EX_OP_CALL)
+		return false;
+	const OpDef *op = ops_find(c->reg, e->str);
+	return (op && op->core.lane != LANE_INFER) || op_is(e, "system.syncall") || op_is(e, "system.sync_set") ||
+	       op_is(e, "system.sync_wait");
+}
+
+/* the lane a call runs on by what it is (before any placement) */
+static Lane intrinsic_lane(AivCheck *c, const Expr *e)
+{
+	const OpDef *op = e->kind == EX_OP_CALL ? ops_find(c->reg, e->str) : NULL;
+	if (!op)
+		return LN_SHARED;
+	static const Lane stated[] = { [LANE_VECTOR] = LN_VECTOR, [LANE_CUBE] = LN_CUBE, [LANE_SHARED] = LN_SHARED };
+	if (op->core.lane != LANE_INFER)
+		return stated[op->core.lane];
+	if (op_is(e, "tile.move"))
+		return move_crossing(e) != LN_SHARED ? LN_MIXED : mem_lane(first_tile_mem(e)) == LN_CUBE ? LN_CUBE : LN_VECTOR;
+	if (op_is(e, "system.syncall"))
+		return str_kwarg_is(e, "core_type", "aic_only") ? LN_CUBE
+		       : str_kwarg_is(e, "core_type", "aiv_only") ? LN_VECTOR : LN_SHARED;
+	if (op_is(e, "system.sync_set") || op_is(e, "system.sync_wait"))
+		return str_kwarg_is(e, "core_type", "aic") ? LN_CUBE : str_kwarg_is(e, "core_type", "aiv") ? LN_VECTOR : LN_SHARED;
+	if (is_boundary(e))
+		return LN_MIXED;
+	MemSpace out = (MemSpace)op->core.mem;
+	if (op->core.mem_kw) {
+		const Expr *k = call_kwarg(e, op->core.mem_kw);
+		const char *sym = k && k->kind == EX_SYMBOL ? k->str : NULL;
+		for (int i = 0; !k && i < op->nkwargs; i++)
+			if (op->kwargs[i].name == op->core.mem_kw && op->kwargs[i].def.kind == OC_SYMBOL)
+				sym = op->kwargs[i].def.s;
+		out = mem_named(sym);
+	}
+	return mem_lane(out != MS_NONE ? out : first_tile_mem(e));
+}
+
+static bool aiv_placed(const Expr *e)
+{
+	for (int i = 0; e->attrs && i < e->attrs->nkw; i++)
+		if (!strcmp(e->attrs->kw[i].name, "core_placement"))
+			return e->attrs->kw[i].value->kind == EX_STR && !strcmp(e->attrs->kw[i].value->str, "aiv");
+	return false;
+}
+
+/* the lane a call runs on: a call placed on the AIV lane runs there unless
+ * its lane is stated, cube or mixed */
+static Lane call_lane(AivCheck *c, const Expr *e)
+{
+	Lane l = intrinsic_lane(c, e);
+	if (l == LN_CUBE || l == LN_MIXED || !aiv_placed(e) || stated_lane(c, e))
+		return l;
+	return LN_VECTOR;
+}
+
+/* the lane a call reads its operands on: a crossing tile.move's destination */
+static Lane consumer_lane(AivCheck *c, const Expr *e)
+{
+	Lane to = move_crossing(e);
+	return to != LN_SHARED ? to : call_lane(c, e);
+}
+
+/* the axis a tile.row_* / tile.col_* reduction collapses, -1 for any other call */
+static int reduced_axis(const Expr *e)
+{
+	static const char *const kinds[] = { "sum", "max", "min", "prod", "argmax", "argmin" };
+	if (e->kind != EX_OP_CALL || strncmp(e->str, "tile.", 5) || (strncmp(e->str + 5, "row_", 4) && strncmp(e->str + 5, "col_", 4)))
+		return -1;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(e->str + 9, kinds[i])) {
+			if (e->str[5] == 'c')
+				return 0;
+			const Type *t = e->nargs ? ir_expr_type(e->args[0]) : NULL;
+			return t && t->kind == TY_TILE ? t->ndim - 1 : 1;
+		}
+	return -1;
+}
+
+/* (f) and (g): the operands of a call that cross a region's edge unsaid */
+static void aiv_crossing(AivCheck *c, const Expr *e, bool in_region)
+{
+	if (is_boundary(e) || is_hoisted(e) || consumer_lane(c, e) != (in_region ? LN_VECTOR : LN_CUBE))
+		return;
+	for (int i = 0; i < e->nargs && !c->failed; i++) {
+		const Expr *a = e->args[i];
+		uintptr_t d = a->kind == EX_VAR ? (uintptr_t)vtab_get(c->defs, a->var) : 0;
+		if (!d)
+			continue;
+		const Stmt *s = (const Stmt *)(d & ~(uintptr_t)1);
+		bool def_in_region = d & 1;
+		const Expr *def = s->value && (s->value->kind == EX_OP_CALL || s->value->kind == EX_FN_CALL) ? s->value : NULL;
+		if (def && is_hoisted(def))
+			continue;
+		const char *x = a->var->name;
+		if (!in_region && def_in_region && !(def && (op_is(def, "tile.aic_gather") || op_is(def, "tensor.aic_gather"))))
+			aiv_fail(c, e->pos, "'%s' is defined inside a pl.split_aiv region but '%s' reads it on the CUBE lane "
+				 "outside that region, so the value crosses the AIV -> AIC boundary implicitly. In manual mode "
+				 "(this function opens a region) the crossing must be written down: wrap it in "
+				 "pl.aic_gather(...) inside the region — '%s = pl.aic_gather(%s)' — and read the gathered value "
+				 "here.", x, e->str, x, x);
+		else if (in_region && !def_in_region && def && call_lane(c, def) == LN_CUBE)
+			aiv_fail(c, e->pos, "'%s' is produced on the CUBE lane by '%s' outside every pl.split_aiv region, but "
+				 "'%s' reads it on the VECTOR lane inside one, so the value crosses the AIC -> AIV boundary "
+				 "implicitly. In manual mode (this function opens a region) the crossing must be written down: "
+				 "bring it in with pl.aiv_shard(...) at the top of the region — '%s = pl.aiv_shard(%s)' — and "
+				 "read the sharded value here.", x, def->str, e->str, x, x);
+	}
+}
+
+/* (d): the producing and consuming lanes' memory spaces of a tile boundary op */
+static void aiv_boundary_memory(AivCheck *c, const Expr *e)
+{
+	bool shard = !strcmp(e->str, "tile.aiv_shard");
+	if (!shard && strcmp(e->str, "tile.aic_gather"))
 		return;
 	const char *op = e->str;
-	bool tile = !strncmp(op, "tile.", 5), tensor = !strncmp(op, "tensor.", 7);
-	const char *base = tile ? op + 5 : tensor ? op + 7 : NULL;
-	bool shard = base && !strcmp(base, "aiv_shard"), gather = base && !strcmp(base, "aic_gather");
-	if (!shard && !gather)
-		return;
-	if (!c->depth) {
-		aiv_fail(c, e->pos, "'%s' must appear inside a pl.split_aiv region (it marks the AIV-split boundary and "
-			 "is only meaningful there).", op);
-		return;
-	}
-	if (!tile)
-		return;
 	MemSpace want_in = shard ? MS_ACC : MS_VEC, want_out = shard ? MS_VEC : MS_MAT;
 	MemSpace in = e->nargs ? tile_mem(ir_expr_type(e->args[0])) : MS_NONE;
 	if (in != MS_NONE && in != want_in)
@@ -728,6 +888,78 @@ static void aiv_call(void *ctx, const Stmt *s, const Expr *e)
 			 shard ? "half to the vector" : "full tile to the cube", ir_mem_name(want_out));
 }
 
+static void aiv_scope(void *ctx, const Stmt *s, bool enter)
+{
+	AivCheck *c = ctx;
+	if (s->scope->kind != SC_SPLIT_AIV)
+		return;
+	if (!enter) {
+		c->regions.len--;
+		return;
+	}
+	vec_push(&c->regions, (void *)s);
+	if (c->incore_authored)
+		aiv_fail(c, s->pos, "'pl.split_aiv' opens a CORE_GROUP-level region, so it cannot be authored inside a "
+			 "function declared 'pl.FunctionType.InCore' — that function is already a core function. A "
+			 "region reaches an InCore function only when OutlineIncoreScopes lifted the enclosing "
+			 "CORE_GROUP scope into it, and that pass processes only Opaque / Orchestration functions. "
+			 "Declare the enclosing function with plain @pl.function / @pl.jit (Opaque), or open the region "
+			 "inside a 'with pl.at(level=pl.Level.CORE_GROUP):' scope in such a function, and let pass 8 "
+			 "outline it.");
+}
+
+static void aiv_call(void *ctx, const Stmt *s, const Expr *e)
+{
+	(void)s;
+	AivCheck *c = ctx;
+	if (e->kind == EX_SUBMIT || c->failed)
+		return;
+	bool in_region = c->regions.len > 0;
+	if (c->manual)
+		aiv_crossing(c, e, in_region);
+	if (!in_region) {
+		if (is_boundary(e))
+			aiv_fail(c, e->pos, "'%s' must appear inside a pl.split_aiv region (it marks the AIV-split boundary "
+				 "and is only meaningful there).", e->str);
+		else if (c->manual && !is_hoisted(e) && !stated_lane(c, e) && call_lane(c, e) == LN_VECTOR)
+			aiv_fail(c, e->pos, "vector op '%s' sits outside every pl.split_aiv region, but this function already "
+				 "opens one, so the regions are authoritative for where vector work runs and this op has no "
+				 "lane to run on. Wrap this phase in its own region — 'for _ in pl.split_aiv(2, "
+				 "mode=pl.SplitMode.NONE):' runs the full body on both AIV lanes and is the task-parallel form "
+				 "for full-width compute — or move the op into an existing region.", e->str);
+		return;
+	}
+	SplitMode mode = ((const Stmt *)c->regions.items[c->regions.len - 1])->scope->split;
+	bool data_parallel = mode != SPLIT_NONE;
+	if (!is_boundary(e) && call_lane(c, e) == LN_CUBE)
+		aiv_fail(c, e->pos, "cube op '%s' inside a pl.split_aiv region: the region body is AIV work, so cube ops "
+			 "do not belong in it%s; move it outside the region%s", e->str,
+			 data_parallel ? ", and each AIV lane holds only half the tile so it cannot be vector-split either" : "",
+			 data_parallel ? ", or gather the lanes back to a full tile (tile.aic_gather) first." : ".");
+	int dim = mode == SPLIT_UP_DOWN ? 0 : 1;
+	if (data_parallel && reduced_axis(e) == dim)
+		aiv_fail(c, e->pos, "reduce op '%s' reduces over the split axis (dim %d) inside a pl.split_aiv region, "
+			 "producing a partial reduction; reduce the non-split axis, or gather the lanes back "
+			 "(tile.aic_gather) before reducing.", e->str, dim);
+	if (e->kind == EX_OP_CALL)
+		aiv_boundary_memory(c, e);
+}
+
+/* manual mode's definitions: every assignment of b, tagged when in a region */
+static void aiv_defs(AivCheck *c, const Block *b, bool in_region)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == ST_ASSIGN && s->var)
+			vtab_put(c->defs, s->var, (void *)((uintptr_t)s | in_region));
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		bool in = in_region || (s->kind == ST_SCOPE && s->scope->kind == SC_SPLIT_AIV);
+		aiv_defs(c, &s->body, in);
+		aiv_defs(c, &s->orelse, in);
+	}
+}
+
 static bool fn_attr_true(const Function *f, const char *name)
 {
 	for (int i = 0; i < f->nattrs; i++)
@@ -738,20 +970,30 @@ static bool fn_attr_true(const Function *f, const char *name)
 
 bool verify_aiv_split(Program *p, Diag *d, const char *after_pass)
 {
-	for (int i = 0; i < p->nfuncs; i++) {
+	VarTab defs = { 0 };
+	AivCheck c = { .reg = ops_default(), .defs = &defs };
+	for (int i = 0; i < p->nfuncs && !c.failed; i++) {
 		const Function *f = p->funcs[i];
 		if (f->inline_body)
 			continue;
-		AivCheck c = { .fn = f, .incore_authored = f->type == FT_INCORE && !fn_attr_true(f, "split_aiv") };
+		c.incore_authored = f->type == FT_INCORE && !fn_attr_true(f, "split_aiv");
+		c.manual = ir_find_scope(&f->body, SC_SPLIT_AIV) != NULL;
+		c.regions.len = 0;
+		if (c.manual) {
+			if (!defs.cap)
+				vtab_reserve(&defs, p);
+			vtab_clear(&defs);
+			aiv_defs(&c, &f->body, false);
+		}
 		IrCallWalk w = { .call = aiv_call, .scope = aiv_scope, .ctx = &c };
 		ir_block_walk_calls(&w, &f->body);
-		if (c.failed) {
-			diag_error(d, c.pos.line, c.pos.col, "Post-verification failed after pass '%s': AivSplitValid: %s",
-				   after_pass, c.msg);
-			return false;
-		}
 	}
-	return true;
+	if (c.failed)
+		diag_error(d, c.pos.line, c.pos.col, "Post-verification failed after pass '%s': AivSplitValid: %s", after_pass,
+			   c.msg);
+	vec_release(&c.regions);
+	vtab_release(&defs);
+	return !c.failed;
 }
 
 /* ------------------------------------------------------------ orchestration callees */

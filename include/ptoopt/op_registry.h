@@ -89,6 +89,18 @@ typedef struct OpsResult {
 	OpsOpt *opts; int nopts; /* the kind's own settings */
 } OpsResult;
 
+/* `core:` - where the reference places a call of the op on the AIC / AIV
+ * cores (its set_core_affinity and set_output_memory; what AivSplitValid's
+ * checks classify calls by): a lane the op states, or that of its result's
+ * memory space, fixed or a kwarg's.  Absent: the result rule's mem when it
+ * has one, else the lane of the first tile operand. */
+typedef enum OpsLane { LANE_INFER, LANE_VECTOR, LANE_CUBE, LANE_SHARED } OpsLane;
+typedef struct OpsCore {
+	OpsLane lane;        /* the stated lane, LANE_INFER when none */
+	int mem;             /* the result's fixed memory space (MemSpace), -1 */
+	const char *mem_kw;  /* ... or that of this kwarg (its default when not given), NULL */
+} OpsCore;
+
 typedef struct OpDef {
 	const char *name;       /* canonical: "tensor.adds", "pld.system.notify" */
 	const char *file; int line, col; /* where it was declared */
@@ -102,6 +114,7 @@ typedef struct OpDef {
 	/* no argument has an effect other than Read, nor one a kwarg can switch
 	 * on (set at load: the passes ask it of every call) */
 	bool reads_only;
+	OpsCore core;
 } OpDef;
 
 typedef struct SugarCase {
