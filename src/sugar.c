@@ -532,7 +532,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		if (given[i]) {
 			/* a bound value needs work for a value map, literal
 			 * coercion or a kind check (positional parameters only) */
-			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list)
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list || p->int_elems)
 				step = STEP_CHECK;
 			else if (i < np && p->kind != OPK_ANY)
 				step = STEP_KIND;
@@ -593,27 +593,36 @@ static CallPlan *call_plan(SugarCtx *c, OpInfo *inf, const Expr *call, bool *tem
 	return pl;
 }
 
-/* A kind error's text (an op's `expect:`, data/ops.yaml): {type} the given
- * value's type class (TileType), {dsl} its DSL class (Tile), {value} its
- * printed type (t). */
-static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t)
+/* fmt with each {KEY} of keys[] replaced by its vals[] entry (the
+ * registry's message templates: expect:, int-elems:). */
+static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, const char *const *vals, int n)
 {
-	const char *tn = v->kind == EX_TUPLE ? "TupleType" : tr_type_name(ir_expr_type(v));
 	for (const char *q = fmt; *q; q++) {
-		if (*q == '{' && !strncmp(q, "{type}", 6)) {
-			sb_puts(b, tn);
-			q += 5;
-		} else if (*q == '{' && !strncmp(q, "{dsl}", 5)) {
-			/* TileType -> Tile, DistributedTensorType -> DistributedTensor */
-			sb_printf(b, "%.*s", (int)(strlen(tn) > 4 && !strcmp(tn + strlen(tn) - 4, "Type") ? strlen(tn) - 4 : strlen(tn)), tn);
-			q += 4;
-		} else if (*q == '{' && !strncmp(q, "{value}", 7)) {
-			sb_puts(b, t);
-			q += 6;
+		int k = n;
+		if (*q == '{')
+			for (k = 0; k < n; k++)
+				if (!strncmp(q + 1, keys[k], strlen(keys[k])) && q[1 + strlen(keys[k])] == '}')
+					break;
+		if (k < n) {
+			sb_puts(b, vals[k]);
+			q += strlen(keys[k]) + 1;
 		} else {
 			sb_putc(b, *q);
 		}
 	}
+}
+
+/* A kind error's text (an op's `expect:`): {type} the given value's type
+ * class (TileType), {dsl} its DSL class (Tile), {value} its printed type. */
+static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t)
+{
+	const char *tn = v->kind == EX_TUPLE ? "TupleType" : tr_type_name(ir_expr_type(v));
+	char dsl[64]; /* TileType -> Tile, DistributedTensorType -> DistributedTensor */
+	size_t n = strlen(tn);
+	snprintf(dsl, sizeof dsl, "%.*s", (int)(n > 4 && !strcmp(tn + n - 4, "Type") ? n - 4 : n), tn);
+	static const char *const keys[] = { "type", "dsl", "value" };
+	const char *vals[] = { tn, dsl, t };
+	fill_template(b, fmt, keys, vals, 3);
 }
 
 /* Map, coerce and check the bound value of slot i; false after reporting
@@ -685,6 +694,20 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 			goto fail;
 		}
 		FAIL("%s%s: argument '%s' must be %s, got %s", pf, name, p->name, kind_name(p->kind), t);
+	}
+	for (int k = 0; p->int_elems && v->kind == EX_TUPLE && k < v->nargs; k++) {
+		int dt = tr_elem_dtype(v->args[k]);
+		if (dt < 0 || ir_dtype_is_int((DType)dt))
+			continue;
+		StrBuf b = { 0 };
+		char idx[16];
+		snprintf(idx, sizeof idx, "%d", k);
+		static const char *const keys[] = { "i", "dtype" };
+		const char *vals[] = { idx, tr_dtype_str((DType)dt) };
+		fill_template(&b, p->int_elems, keys, vals, 2);
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+		sb_release(&b);
+		goto fail;
 	}
 	return true;
 fail:

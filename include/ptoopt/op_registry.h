@@ -63,6 +63,10 @@ typedef struct OpsParam {
 	 * TileType, but got"); NULL: "The operator OP requires <ordinal> argument
 	 * to be a <Kind>Type, but got" */
 	const char *expect;
+	/* int-elems: a list whose elements must be integers, the reference's words
+	 * for one that is not ("tensor.slice offset tuple element {i} must have
+	 * integer dtype, but got {dtype}"); NULL: unchecked */
+	const char *int_elems;
 } OpsParam;
 
 /* One parameter of the DSL function's Python signature (op field `dsl:`). */
