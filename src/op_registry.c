@@ -229,7 +229,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", NULL };
+					    "effect_if", "values", "attr", "expect", "int-elems", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = -1;
@@ -246,6 +246,10 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 	}
 	if ((v = get(L, n, "kind")))
 		p->kind = to_kind(L, v, "kind");
+	if ((v = get(L, n, "expect")))
+		p->expect = istr(L, scalar(L, v, "expect"));
+	if ((v = get(L, n, "int-elems")))
+		p->int_elems = istr(L, scalar(L, v, "int-elems"));
 	if ((v = get(L, n, "default")))
 		p->def = to_const(L, v, "default");
 	if ((v = get(L, n, "omit"))) {
@@ -528,9 +532,87 @@ static void load_core(Loader *L, yaml_node_t *v, OpDef *op)
 		     "...) nor a kwarg of %s", s, op->name);
 }
 
+/* The op's DSL signature: `dsl: "a, b=, *, c"` (names, `=` for one with a
+ * default, `*` or `*args` before the keyword-only ones, `**kwargs` ignored),
+ * each name an op parameter or kwarg (by name or alias) or one the IR has no
+ * slot for; without the field, the params then the kwargs. */
+static int slot_named(const OpDef *op, const char *name)
+{
+	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
+		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (!strcmp(p->name, name))
+			return i;
+		for (int a = 0; a < p->nalias; a++)
+			if (!strcmp(p->alias[a], name))
+				return i;
+	}
+	return -1;
+}
+
+static void load_dsl(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	int n = op->nparams + op->nkwargs;
+	if (!v) {
+		op->dsl = arena_alloc(&L->r->arena, (size_t)(n + 1) * sizeof *op->dsl);
+		for (int i = 0; i < n; i++) {
+			const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+			op->dsl[i] = (OpsDslArg){ p->name, i, p->def.kind != OC_NONE || p->omit != OMIT_NEVER };
+		}
+		op->dsl_npos = op->dsl_inorder = n;
+		return;
+	}
+	const char *s = scalar(L, v, "dsl");
+	int cap = 1;
+	for (const char *q = s; *q; q++)
+		cap += *q == ',';
+	op->dsl = arena_alloc(&L->r->arena, (size_t)cap * sizeof *op->dsl);
+	bool kwonly = false;
+	int cnt = 0;
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		size_t len = strcspn(s, ",");
+		char item[64];
+		if (len == 0 || len >= sizeof item)
+			lerr(L, v, "field 'dsl': expected comma-separated names");
+		memcpy(item, s, len);
+		while (len && item[len - 1] == ' ')
+			len--;
+		item[len] = 0;
+		s += strcspn(s, ",");
+		if (*s == ',')
+			s++;
+		if (item[0] == '*') {
+			if (item[1] == '*')
+				continue; /* **kwargs */
+			if (kwonly)
+				lerr(L, v, "field 'dsl': '*' given twice");
+			kwonly = true;
+			op->dsl_varargs = item[1] != 0;
+			continue;
+		}
+		bool opt = len && item[len - 1] == '=';
+		if (opt)
+			item[--len] = 0;
+		op->dsl[cnt] = (OpsDslArg){ istr(L, item), slot_named(op, item), opt };
+		if (op->dsl[cnt].slot < 0 && !opt)
+			lerr(L, v, "field 'dsl': '%s' is no parameter or kwarg of %s (only an optional one may be)", item, op->name);
+		cnt++;
+		if (kwonly)
+			op->dsl_nkwo++;
+		else
+			op->dsl_npos++;
+	}
+	op->dsl_inorder = 0;
+	while (op->dsl_inorder < op->dsl_npos && op->dsl[op->dsl_inorder].slot == op->dsl_inorder)
+		op->dsl_inorder++;
+	if (op->dsl_varargs)
+		op->dsl_inorder = n; /* *args: bound in order */
+}
+
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -547,6 +629,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 	if ((v = get(L, n, "kwargs")))
 		op->kwargs = load_params(L, v, "kwargs", &op->nkwargs);
 	check_op(L, n, op);
+	load_dsl(L, get(L, n, "dsl"), op);
 	v = get(L, n, "result");
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);

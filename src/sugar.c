@@ -389,6 +389,102 @@ static int keyword_slot(const OpInfo *inf, const char *kn)
 	return -1;
 }
 
+/* The reference's DSL function for the op: its last name component, as
+ * Python's arity errors name it ("load() missing ..."). */
+static const char *py_name(const OpInfo *inf)
+{
+	const char *d = strrchr(inf->name, '.');
+	return d ? d + 1 : inf->name;
+}
+
+/* Where the reference's parser says an op's DSL call failed:
+ * "pl.tile operation 'load'", "pld.system operation 'notify'". */
+static const char *op_where(SugarCtx *c, const OpInfo *inf)
+{
+	const char *d = strrchr(inf->name, '.');
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s%.*s operation '%s'", inf->prefix, d ? (int)(d - inf->name) : 0, inf->name, py_name(inf));
+	return intern_cstr(c->a, buf);
+}
+
+/* Python's TypeError for required arguments the call lacks, positional ones
+ * first ("load() missing 1 required positional argument: 'shapes'"), the
+ * names as Python lists them ('a' / 'a' and 'b' / 'a', 'b', and 'c');
+ * false after reporting it. */
+static bool dsl_missing(SugarCtx *c, const OpInfo *inf, const Expr *call, const bool *given)
+{
+	const OpDef *op = inf->op;
+	for (int part = 0; part < 2; part++) {
+		int from = part ? op->dsl_npos : 0, to = part ? op->dsl_npos + op->dsl_nkwo : op->dsl_npos, cnt = 0;
+		for (int i = from; i < to; i++)
+			cnt += !op->dsl[i].optional && op->dsl[i].slot >= 0 && !given[op->dsl[i].slot];
+		if (!cnt)
+			continue;
+		StrBuf b = { 0 };
+		for (int i = from, k = 0; i < to; i++) {
+			if (op->dsl[i].optional || op->dsl[i].slot < 0 || given[op->dsl[i].slot])
+				continue;
+			k++;
+			sb_printf(&b, "%s'%s'", k == 1 ? "" : k == cnt ? (cnt > 2 ? ", and " : " and ") : ", ", op->dsl[i].name);
+		}
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s() missing %d required %s argument%s: %s (signature: %s)",
+			   op_where(c, inf), py_name(inf), cnt, part ? "keyword-only" : "positional", cnt == 1 ? "" : "s",
+			   b.data, signature(c, inf));
+		sb_release(&b);
+		return false;
+	}
+	return true;
+}
+
+/* Positional arguments by the DSL signature: more than it takes is Python's
+ * TypeError ("add() takes 2 positional arguments but 3 were given"); those
+ * past the leading ones that bind to their own index become keyword
+ * arguments of the parameters they bind (the DSL's order differs from the
+ * op's).  False after reporting an error. */
+static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
+{
+	const OpDef *op = inf->op;
+	int given = call->nargs, from = op->dsl_inorder;
+	if (given <= from)
+		return true;
+	if (op->dsl_varargs)
+		return true;
+	if (given > op->dsl_npos) {
+		int ndef = 0, kwonly = 0;
+		for (int i = 0; i < op->dsl_npos; i++)
+			ndef += op->dsl[i].optional;
+		for (int k = 0; k < call->nkw; k++)
+			for (int i = op->dsl_npos; i < op->dsl_npos + op->dsl_nkwo; i++)
+				kwonly += !strcmp(call->kw[k].name, op->dsl[i].name);
+		char sig[32], extra[96] = "";
+		if (ndef)
+			snprintf(sig, sizeof sig, "from %d to %d", op->dsl_npos - ndef, op->dsl_npos);
+		else
+			snprintf(sig, sizeof sig, "%d", op->dsl_npos);
+		if (kwonly)
+			snprintf(extra, sizeof extra, " positional argument%s (and %d keyword-only argument%s)", given != 1 ? "s" : "",
+				 kwonly, kwonly != 1 ? "s" : "");
+		FAIL("%s: %s() takes %s positional argument%s but %d%s %s given (signature: %s)", op_where(c, inf), py_name(inf), sig, ndef || op->dsl_npos != 1 ? "s" : "", given, extra, given == 1 && !kwonly ? "was" : "were",
+		     signature(c, inf));
+	}
+	Kwarg *kw = arena_alloc(c->a, (size_t)(given - from + call->nkw + 1) * sizeof *kw);
+	for (int i = from; i < given; i++) {
+		int j = op->dsl[i].slot;
+		if (j < 0)
+			FAIL("%s%s: argument '%s' has no place in the IR call", inf->prefix, inf->name, op->dsl[i].name);
+		if (inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
+			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+		kw[i - from] = (Kwarg){ inf->pname[j], call->args[i] };
+	}
+	memcpy(kw + (given - from), call->kw, (size_t)call->nkw * sizeof *kw);
+	call->nkw += given - from;
+	call->kw = kw;
+	call->nargs = from;
+	return true;
+fail:
+	return false;
+}
+
 /* The plan of calls written like `call` (its positional count and keyword
  * names), made when new: reports an unknown or repeated keyword and
  * returns NULL then.  The caller has checked the positional count. */
@@ -418,13 +514,16 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		const char *kn = call->kw[k].name;
 		int j = keyword_slot(inf, kn);
 		if (j < 0)
-			FAIL("%s%s() got an unexpected keyword argument '%s' (signature: %s)", inf->prefix, inf->name, kn, signature(c, inf));
+			FAIL("%s: %s() got an unexpected keyword argument '%s' (signature: %s)", op_where(c, inf), py_name(inf), kn,
+			     signature(c, inf));
 		if (given[j])
-			FAIL("%s%s got multiple values for argument '%s'", inf->prefix, inf->name, kn);
+			FAIL("%s: %s() got multiple values for argument '%s'", op_where(c, inf), py_name(inf), kn);
 		given[j] = true;
 		pl->kw[k] = kn;
 		pl->kwslot[k] = j;
 	}
+	if (!dsl_missing(c, inf, call, given))
+		goto fail;
 	pl->last = -1;
 	bool missing = false;
 	for (int i = 0; i < n; i++) {
@@ -433,7 +532,7 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		if (given[i]) {
 			/* a bound value needs work for a value map, literal
 			 * coercion or a kind check (positional parameters only) */
-			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list)
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list || p->int_elems)
 				step = STEP_CHECK;
 			else if (i < np && p->kind != OPK_ANY)
 				step = STEP_KIND;
@@ -494,6 +593,38 @@ static CallPlan *call_plan(SugarCtx *c, OpInfo *inf, const Expr *call, bool *tem
 	return pl;
 }
 
+/* fmt with each {KEY} of keys[] replaced by its vals[] entry (the
+ * registry's message templates: expect:, int-elems:). */
+static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, const char *const *vals, int n)
+{
+	for (const char *q = fmt; *q; q++) {
+		int k = n;
+		if (*q == '{')
+			for (k = 0; k < n; k++)
+				if (!strncmp(q + 1, keys[k], strlen(keys[k])) && q[1 + strlen(keys[k])] == '}')
+					break;
+		if (k < n) {
+			sb_puts(b, vals[k]);
+			q += strlen(keys[k]) + 1;
+		} else {
+			sb_putc(b, *q);
+		}
+	}
+}
+
+/* A kind error's text (an op's `expect:`): {type} the given value's type
+ * class (TileType), {dsl} its DSL class (Tile), {value} its printed type. */
+static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t)
+{
+	const char *tn = v->kind == EX_TUPLE ? "TupleType" : tr_type_name(ir_expr_type(v));
+	char dsl[64]; /* TileType -> Tile, DistributedTensorType -> DistributedTensor */
+	size_t n = strlen(tn);
+	snprintf(dsl, sizeof dsl, "%.*s", (int)(n > 4 && !strcmp(tn + n - 4, "Type") ? n - 4 : n), tn);
+	static const char *const keys[] = { "type", "dsl", "value" };
+	const char *vals[] = { tn, dsl, t };
+	fill_template(b, fmt, keys, vals, 3);
+}
+
 /* Map, coerce and check the bound value of slot i; false after reporting
  * an error. */
 static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr *call)
@@ -546,7 +677,37 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 	if (i < inf->op->nparams && !arg_ok(p->kind, v)) {
 		char t[256];
 		describe(v, t, sizeof t);
+		if (p->kind == OPK_TENSOR || p->kind == OPK_TILE || p->kind == OPK_SCALAR) {
+			/* the reference's deducer's words: "The operator tile.adds requires
+			 * second argument to be a ScalarType, but got TileType" */
+			static const char *const ord[] = { "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth" };
+			char want[200];
+			size_t nl = strlen(name);
+			if (!p->expect) /* tensor.and_: the reference's tensor.and */
+				snprintf(want, sizeof want, "The operator %.*s requires %s argument to be a %s, but got {type}",
+					 (int)(nl && name[nl - 1] == '_' ? nl - 1 : nl), name, i < 8 ? ord[i] : "an",
+					 p->kind == OPK_TENSOR ? "TensorType" : p->kind == OPK_TILE ? "TileType" : "ScalarType");
+			StrBuf b = { 0 };
+			expect_text(&b, p->expect ? p->expect : want, v, t);
+			diag_error(c->d, call->pos.line, call->pos.col, "%s: %s (argument '%s': %s)", op_where(c, inf), b.data, p->name, t);
+			sb_release(&b);
+			goto fail;
+		}
 		FAIL("%s%s: argument '%s' must be %s, got %s", pf, name, p->name, kind_name(p->kind), t);
+	}
+	for (int k = 0; p->int_elems && v->kind == EX_TUPLE && k < v->nargs; k++) {
+		int dt = tr_elem_dtype(v->args[k]);
+		if (dt < 0 || ir_dtype_is_int((DType)dt))
+			continue;
+		StrBuf b = { 0 };
+		char idx[16];
+		snprintf(idx, sizeof idx, "%d", k);
+		static const char *const keys[] = { "i", "dtype" };
+		const char *vals[] = { idx, tr_dtype_str((DType)dt) };
+		fill_template(&b, p->int_elems, keys, vals, 2);
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+		sb_release(&b);
+		goto fail;
 	}
 	return true;
 fail:
@@ -738,6 +899,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 	if (!inf->op)
 		return unregistered(c, inf, call);
 	int n = inf->n;
+	if (!dsl_positional(c, inf, call))
+		return NULL;
 	if (call->nargs > n)
 		FAIL("%s%s takes at most %d argument%s (%d given; signature: %s)", inf->prefix, inf->name, n, n == 1 ? "" : "s",
 		     call->nargs, signature(c, inf));

@@ -351,7 +351,7 @@ case('undefined_self_callee_in_expression', body('y: pl.Tensor[[64], pl.FP32] = 
 case('annotation_scalar_for_tensor', body('y: pl.Scalar[pl.INDEX] = x'), "Type annotation for 'y' is Scalar but expression has type Tensor", '7:9')
 case('annotation_wrong_shape', body('y: pl.Tensor[[32], pl.FP32] = x'), "Type annotation for 'y' has shape dimension 0 = 32 but expression has shape dimension 0 = 64", '7:9')
 case('annotation_wrong_dtype', body('y: pl.Tensor[[64], pl.FP16] = x'), "Type annotation for 'y' has dtype fp16 but expression has dtype fp32", '7:9')
-case('op_scalar_for_tensor_param', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(n, 1.0)'), "argument 'lhs' must be a Tensor")
+case('op_scalar_for_tensor_param', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(n, 1.0)'), "The operator tensor.adds requires first argument to be a TensorType or DistributedTensorType, but got ScalarType")
 case('reassign_tensor_with_scalar', body('y: pl.Tensor[[64], pl.FP32] = x', 'y = n + 1', ret='        return y\n'), "Cannot reassign 'y' with a different type")
 
 # ---- cyclic calls (accepted as such; these cycles are also ill-typed)

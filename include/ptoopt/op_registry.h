@@ -58,7 +58,24 @@ typedef struct OpsParam {
 	OpsConst effect_equals;   /* else condition: kwarg == this */
 	OpsEffect effect_then;
 	OpsValueMap *values; int nvalues;
+	/* expect: the reference's words for an argument of the wrong kind, up to
+	 * the type it got ("tile.transpose: first argument (input) must be
+	 * TileType, but got"); NULL: "The operator OP requires <ordinal> argument
+	 * to be a <Kind>Type, but got" */
+	const char *expect;
+	/* int-elems: a list whose elements must be integers, the reference's words
+	 * for one that is not ("tensor.slice offset tuple element {i} must have
+	 * integer dtype, but got {dtype}"); NULL: unchecked */
+	const char *int_elems;
 } OpsParam;
+
+/* One parameter of the DSL function's Python signature (op field `dsl:`). */
+typedef struct OpsDslArg {
+	const char *name;
+	int slot;      /* the op's parameter (then kwarg) it binds, -1 for one the IR
+			* has no slot for (the builders' span) */
+	bool optional; /* it has a default */
+} OpsDslArg;
 
 struct RuleKind;
 
@@ -115,6 +132,13 @@ typedef struct OpDef {
 	 * on (set at load: the passes ask it of every call) */
 	bool reads_only;
 	OpsCore core;
+	/* the reference's DSL function's Python signature: what its arity errors
+	 * count and how positional arguments bind (`dsl:`; by default the params
+	 * then the kwargs, each optional when it has a default or may be absent):
+	 * dsl[0, dsl_npos) positional-or-keyword, then dsl_nkwo keyword-only */
+	OpsDslArg *dsl; int dsl_npos, dsl_nkwo;
+	bool dsl_varargs; /* *args: any number of positional arguments, bound in order */
+	int dsl_inorder;  /* positional arguments up to this count bind to their own index */
 } OpDef;
 
 typedef struct SugarCase {

@@ -1918,6 +1918,12 @@ static Type *sliced(RuleCtx *rc)
 		return NULL;
 	int n = s->nargs;
 	Expr *v = tr_arg(rc, rc->r->valid_shape);
+	if (v && v->kind == EX_TUPLE && v->nargs && v->nargs != n) {
+		char vs[256];
+		fmt_shape(vs, sizeof vs, v->args, v->nargs);
+		return tr_error(rc, "%s requires valid_shape to have the same rank as the window, but got valid_shape rank %d %s "
+			    "and window rank %d", op, v->nargs, vs, n);
+	}
 	Expr **valid = v && v->kind == EX_TUPLE && v->nargs == n ? v->args : s->args;
 	if (is_tile(t0) && rc->r->window_offsets >= 0) {
 		/* the part of the source tile's valid region under the window */
@@ -1935,15 +1941,20 @@ static Type *sliced(RuleCtx *rc)
 	bool *drop = arena_alloc(c->a, (size_t)n + 1);
 	int nd = 0;
 	for (int i = 0; dd && dd->kind == EX_TUPLE && i < dd->nargs; i++) {
-		int64_t a;
-		if (!cint(dd->args[i], &a))
-			return tr_error(rc, "%s drop_dims entries must be constant integers", op);
-		if (a < 0)
-			a += n;
+		int64_t a, dim;
+		if (!cint_signed(dd->args[i], &a))
+			return tr_error(rc, "%s drop_dims element %d must be a compile-time int constant", op, i);
 		if (a < 0 || a >= n)
-			return tr_error(rc, "%s drop_dims axis %lld is out of range for rank %d", op, (long long)dd->args[i]->ival, n);
-		if (!ir_is_int_const(s->args[a], 1, DT_INDEX))
-			return tr_error(rc, "%s drop_dims axis %lld must be a static unit dim of shape", op, (long long)a);
+			return tr_error(rc, "%s drop_dims index %lld out of range for rank %d", op, (long long)a, n);
+		if (drop[a])
+			return tr_error(rc, "%s drop_dims index %lld is repeated", op, (long long)a);
+		if (!cint(s->args[a], &dim) || dim != 1) {
+			char d[32] = "dynamic";
+			if (cint(s->args[a], &dim))
+				snprintf(d, sizeof d, "%lld", (long long)dim);
+			return tr_error(rc, "%s drop_dims index %lld must select a static unit dimension (rank reduction only erases "
+				    "size-1 dims), but dim %lld is %s", op, (long long)a, (long long)a, d);
+		}
 		nd += !drop[a];
 		drop[a] = true;
 	}
@@ -2108,6 +2119,24 @@ static Expr **union_valid(RuleCtx *rc, const Type *t0, const Type *s0, const Exp
 	if (!s0 || s0->ndim != n || !off || off->kind != EX_TUPLE || off->nargs != n)
 		return valid;
 	Expr **sv = valid_of(s0);
+	/* the reference's CheckWriteDimBounds: a write starts inside the target
+	 * and what it moves (opts reach: physical - the whole source; else its
+	 * valid region) ends inside it; remedy: the op's advice */
+	Expr **reach = !strcmp(opt_str(rc, "reach", "valid"), "physical") ? s0->shape : sv;
+	const char *remedy = opt_str(rc, "remedy", "");
+	for (int i = 0; i < n; i++) {
+		int64_t o, e, p;
+		if (cint_signed(off->args[i], &o) && o < 0) {
+			tr_error(rc, "%s offset %d is provably negative (%lld); a write must start inside its target", rc->op->name, i,
+				 (long long)o);
+			return NULL;
+		}
+		if (cint_signed(off->args[i], &o) && cint(reach[i], &e) && cint(t0->shape[i], &p) && o + e > p) {
+			tr_error(rc, "%s writes past the end of dimension %d: offset %lld + extent %lld exceeds the target extent %lld%s%s",
+				 rc->op->name, i, (long long)o, (long long)e, (long long)p, *remedy ? ". " : "", remedy);
+			return NULL;
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		int64_t a, o, b, p;
 		if (expr_equal(tv[i], t0->shape[i]))
@@ -2811,6 +2840,7 @@ static Type *tri(RuleCtx *rc)
 
 static const char *const valid_opts[] = { "valid", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
+static const char *const write_opts[] = { "reach", "remedy", NULL };
 static const char *const form_opts[] = { "form", "acc", "bias", NULL };
 static const char *const form_only[] = { "form", NULL };
 
@@ -2834,8 +2864,8 @@ const RuleKind typerule_layout[] = {
 	{ "element", element, "arg,arg2", NULL, false },
 	{ "dim", dim, "arg,arg2", NULL, false },
 	{ "mscattered", mscattered, "args", NULL, false },
-	{ "stored", stored, "args", NULL, false },
-	{ "assembled", assembled, "args", NULL, false },
+	{ "stored", stored, "args", write_opts, false },
+	{ "assembled", assembled, "args", write_opts, false },
 	{ "reshape", reshape, "arg,shape", NULL, false },
 	{ "random", random_rule, "arg,dtype", valid_opts, false },
 	{ "viewed", viewed, "arg", NULL, false },
