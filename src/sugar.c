@@ -553,6 +553,33 @@ fail:
 	return false;
 }
 
+/* A parameter the call must give: no default and always printed. */
+static bool required(const OpsParam *p)
+{
+	return p->def.kind == OC_NONE && p->omit == OMIT_NEVER;
+}
+
+/* Python's TypeError for required arguments a call leaves out (the DSL
+ * function raises it): "NAME() missing 2 required positional arguments:
+ * 'a' and 'b'", with the op's signature. */
+static void report_missing(SugarCtx *c, const OpInfo *inf, const CallPlan *plan, const Expr *call)
+{
+	StrBuf b = { 0 };
+	int n = 0;
+	for (int u = 0; u < plan->nunbound; u++)
+		n += required(inf->param[plan->unbound[u]]);
+	for (int u = 0, k = 0; u < plan->nunbound; u++) {
+		const OpsParam *p = inf->param[plan->unbound[u]];
+		if (!required(p))
+			continue;
+		k++;
+		sb_printf(&b, "%s'%s'", k == 1 ? "" : k < n ? ", " : n > 2 ? ", and " : " and ", p->name);
+	}
+	diag_error(c->d, call->pos.line, call->pos.col, "%s%s() missing %d required positional argument%s: %s (signature: %s)",
+		   inf->prefix, inf->name, n, n == 1 ? "" : "s", b.data, signature(c, inf));
+	sb_release(&b);
+}
+
 /* Bind the call's arguments to the op's slots by its plan, check and
  * coerce them, rewrite the call in canonical form (positional arguments
  * through the last that prints, printed kwargs in declared order) and
@@ -596,7 +623,8 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 				return NULL; /* the DSL's default is a Python int too */
 			break;
 		default:
-			FAIL("%s%s: missing required argument '%s' (signature: %s)", inf->prefix, inf->name, p->name, signature(c, inf));
+			report_missing(c, inf, plan, call);
+			goto fail;
 		}
 	}
 	/* positional arguments: through the last one that prints; past the
@@ -738,9 +766,16 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 	if (!inf->op)
 		return unregistered(c, inf, call);
 	int n = inf->n;
-	if (call->nargs > n)
-		FAIL("%s%s takes at most %d argument%s (%d given; signature: %s)", inf->prefix, inf->name, n, n == 1 ? "" : "s",
-		     call->nargs, signature(c, inf));
+	if (call->nargs > n) {
+		/* Python's wording: "NAME() takes from 1 to 2 positional arguments but 3 were given" */
+		int nreq = 0;
+		while (nreq < n && required(inf->param[nreq]))
+			nreq++;
+		char range[32];
+		snprintf(range, sizeof range, nreq < n ? "from %d to %d" : "%d", nreq, n);
+		FAIL("%s%s() takes %s positional argument%s but %d %s given (signature: %s)", inf->prefix, inf->name, range,
+		     n == 1 ? "" : "s", call->nargs, call->nargs == 1 ? "was" : "were", signature(c, inf));
+	}
 	bool temporary;
 	CallPlan *plan = call_plan(c, inf, call, &temporary);
 	if (!plan)
