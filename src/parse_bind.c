@@ -220,7 +220,7 @@ Var *pp_assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 			char a[256], b[256];
 			type_to_string(old->type, a, sizeof a);
 			type_to_string(t, b, sizeof b);
-			PERR_AT(p, nt, "Cannot reassign '%s' with a different type (%s, now %s)", nt->text, a, b);
+			PERR_AT(p, nt, "Cannot reassign '%s' with a different type: was %s, got %s", nt->text, a, b);
 		}
 		return old;
 	}

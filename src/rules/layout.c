@@ -1135,8 +1135,8 @@ static Type *sorted(RuleCtx *rc)
 		return tr_error(rc, "The operator %s requires %s to be a %s, but got %s", op,
 				form_is(rc, "sort32") ? "first argument" : "argument 0", tile ? "TileType" : "TensorType", tr_type_name(t0));
 	if (t0->dtype != DT_FP16 && t0->dtype != DT_FP32)
-		return tr_error(rc, "The operator %s requires %s dtype to be FP16 or FP32, but got %s", op,
-				form_is(rc, "sort32") ? "src" : "src0", tr_dtype_str(t0->dtype));
+		return tr_error(rc, "The operator %s requires src dtype to be FP16 or FP32, but got %s", op,
+				tr_dtype_str(t0->dtype));
 	int nd = t0->ndim;
 	if (nd == 0)
 		return tr_error(rc, "The operator %s requires non-empty input shape", op);
