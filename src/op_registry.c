@@ -506,6 +506,12 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 	}
 }
 
+/* Parameter i of op counting the params, then the kwargs. */
+static const OpsParam *op_slot(const OpDef *op, int i)
+{
+	return i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+}
+
 /* core: vector | cube | shared (a stated lane), a memory space (the
  * result's) or a kwarg naming it; absent: the result rule's mem */
 static void load_core(Loader *L, yaml_node_t *v, OpDef *op)
@@ -539,7 +545,7 @@ static void load_core(Loader *L, yaml_node_t *v, OpDef *op)
 static int slot_named(const OpDef *op, const char *name)
 {
 	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
-		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		const OpsParam *p = op_slot(op, i);
 		if (!strcmp(p->name, name))
 			return i;
 		for (int a = 0; a < p->nalias; a++)
@@ -555,7 +561,7 @@ static void load_dsl(Loader *L, yaml_node_t *v, OpDef *op)
 	if (!v) {
 		op->dsl = arena_alloc(&L->r->arena, (size_t)(n + 1) * sizeof *op->dsl);
 		for (int i = 0; i < n; i++) {
-			const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+			const OpsParam *p = op_slot(op, i);
 			op->dsl[i] = (OpsDslArg){ p->name, i, p->def.kind != OC_NONE || p->omit != OMIT_NEVER };
 		}
 		op->dsl_npos = op->dsl_inorder = n;
@@ -635,11 +641,9 @@ static void load_op(Loader *L, yaml_node_t *n)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
 	load_result(L, v, op, &op->result);
 	op->reads_only = true;
-	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
-		const OpsParam *pm = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
-		if (pm->effect != EFF_READ || pm->effect_kwarg)
+	for (int i = 0; i < op->nparams + op->nkwargs; i++)
+		if (op_slot(op, i)->effect != EFF_READ || op_slot(op, i)->effect_kwarg)
 			op->reads_only = false;
-	}
 	load_core(L, get(L, n, "core"), op);
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };
@@ -733,9 +737,6 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 /* ops_load_text for text that starts line_shift lines into the file. */
 static bool load_text_at(OpRegistry *r, const char *file, const char *text, size_t len, int line_shift, Diag *d)
 {
-	/* entries may be overridden: forget the cached hits */
-	memset(r->hit_ops, 0, sizeof r->hit_ops);
-	memset(r->hit_sugar, 0, sizeof r->hit_sugar);
 	Loader L = { .r = r, .d = d, .file = intern_cstr(&r->arena, file), .line_shift = line_shift };
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
@@ -794,6 +795,10 @@ static bool load_text_at(OpRegistry *r, const char *file, const char *text, size
 
 bool ops_load_text(OpRegistry *r, const char *file, const char *text, size_t len, Diag *d)
 {
+	/* its entries may override loaded ones: forget the cached hits (a
+	 * built-in entry loaded lazily is new, so that path keeps them) */
+	memset(r->hit_ops, 0, sizeof r->hit_ops);
+	memset(r->hit_sugar, 0, sizeof r->hit_sugar);
 	return load_text_at(r, file, text, len, 0, d);
 }
 
@@ -917,26 +922,27 @@ static size_t hit_slot(const char *name)
 	return ((uintptr_t)name >> 3 ^ (uintptr_t)name >> 9) & 63;
 }
 
+/* find_lazily through a cache (hit_ops or hit_sugar); a hit keeps the
+ * registry's interned copy of the name to confirm the next one */
+static const void *find_cached(OpRegistry *r, struct OpsHit *hits, PtrMap *loaded, PtrMap *lazy, const char *name)
+{
+	struct OpsHit *h = &hits[hit_slot(name)];
+	if (h->key == name && !strcmp(h->name, name))
+		return h->def;
+	const void *def = find_lazily(r, loaded, lazy, name);
+	if (def)
+		*h = (struct OpsHit){ name, intern_cstr(&r->arena, name), def };
+	return def;
+}
+
 const OpDef *ops_find(OpRegistry *r, const char *name)
 {
-	struct OpsHit *h = &r->hit_ops[hit_slot(name)];
-	if (h->key == name && !strcmp(((const OpDef *)h->def)->name, name))
-		return h->def;
-	const OpDef *op = find_lazily(r, &r->ops, &r->lazy_ops, name);
-	if (op)
-		*h = (struct OpsHit){ name, op };
-	return op;
+	return find_cached(r, r->hit_ops, &r->ops, &r->lazy_ops, name);
 }
 
 const SugarDef *ops_find_sugar(OpRegistry *r, const char *name)
 {
-	struct OpsHit *h = &r->hit_sugar[hit_slot(name)];
-	if (h->key == name && !strcmp(((const SugarDef *)h->def)->name, name))
-		return h->def;
-	const SugarDef *sd = find_lazily(r, &r->sugar, &r->lazy_sugar, name);
-	if (sd)
-		*h = (struct OpsHit){ name, sd };
-	return sd;
+	return find_cached(r, r->hit_sugar, &r->sugar, &r->lazy_sugar, name);
 }
 
 OpsEffect ops_arg_effect(const OpDef *op, int i, bool has_kwarg, int64_t kwarg_value)
@@ -999,7 +1005,7 @@ void ops_signature(StrBuf *b, const OpDef *op)
 	sb_printf(b, "%s%s(", dsl_prefix(op->name), op->name);
 	int n = op->nparams + op->nkwargs;
 	for (int i = 0; i < n; i++) {
-		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		const OpsParam *p = op_slot(op, i);
 		if (i == op->nparams)
 			sb_puts(b, i ? ", *" : "*");
 		sb_printf(b, "%s%s", i || op->nparams == 0 ? ", " : "", p->name);
@@ -1019,7 +1025,7 @@ static void put_effects(StrBuf *b, const OpDef *op)
 	bool any = false;
 	int n = op->nparams + op->nkwargs;
 	for (int i = 0; i < n; i++) {
-		const OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		const OpsParam *p = op_slot(op, i);
 		if (p->effect == EFF_READ && !p->effect_kwarg)
 			continue;
 		sb_puts(b, any ? ", " : "  writes: ");

@@ -180,7 +180,7 @@ typedef struct OpRegistry {
 	PtrMap warned;
 	/* ops_find / ops_find_sugar: the last hit per slot, keyed by the
 	 * caller's string pointer (see find_cached) */
-	struct OpsHit { const char *key; const void *def; } hit_ops[64], hit_sugar[64];
+	struct OpsHit { const char *key, *name; const void *def; } hit_ops[64], hit_sugar[64];
 } OpRegistry;
 
 /* The process-wide registry: the compiled-in data/ops.yaml, each entry
