@@ -129,8 +129,42 @@ typedef struct PtrMap {
 	void **vals;
 	size_t len, cap;
 } PtrMap;
-void *pmap_get(const PtrMap *m, const void *key);
-void pmap_put(PtrMap *m, const void *key, void *val);
+/* The look-up and the store are inline: the passes make a few hundred
+ * thousand of each on a large program, most on maps of a handful of entries,
+ * where a call costs as much as the probe. */
+static inline size_t pmap_hash(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+static inline void *pmap_get(const PtrMap *m, const void *key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1, j = pmap_hash(key) & mask;
+	for (const void *k; (k = m->keys[j]); j = (j + 1) & mask)
+		if (k == key)
+			return m->vals[j];
+	return NULL;
+}
+void pmap_grow(PtrMap *m); /* room for one more entry */
+static inline void pmap_put(PtrMap *m, const void *key, void *val)
+{
+	if ((m->len + 1) * 2 > m->cap)
+		pmap_grow(m);
+	size_t mask = m->cap - 1, j = pmap_hash(key) & mask;
+	for (const void *k; (k = m->keys[j]); j = (j + 1) & mask)
+		if (k == key) {
+			m->vals[j] = val;
+			return;
+		}
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->len++;
+}
 /* Make room for n entries at once (no regrowth while they are added). */
 void pmap_reserve(PtrMap *m, size_t n);
 void pmap_clear(PtrMap *m);
