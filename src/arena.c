@@ -481,6 +481,33 @@ static void vec_buf_give(Arena *a, void **b, size_t cap)
 	}
 }
 
+/* A vector without an arena grows on the heap.  Passes make and drop such
+ * scratch vectors by the ten thousand, so released buffers of the small
+ * capacities (8 .. 256 pointers) are kept for reuse instead of going back to
+ * malloc; a buffer is still a malloc block, so code that frees one itself
+ * may. */
+#define HEAP_VEC_CLASSES 6
+#define HEAP_VEC_KEEP 64
+static void **heap_vec_spare[HEAP_VEC_CLASSES][HEAP_VEC_KEEP];
+static int heap_vec_nspare[HEAP_VEC_CLASSES];
+
+static void **heap_vec_take(size_t cap)
+{
+	unsigned k = vec_class(cap);
+	if (k < HEAP_VEC_CLASSES && ((size_t)8 << k) == cap && heap_vec_nspare[k])
+		return heap_vec_spare[k][--heap_vec_nspare[k]];
+	return xmalloc(cap * sizeof(void *));
+}
+
+static void heap_vec_give(void **b, size_t cap)
+{
+	unsigned k = vec_class(cap);
+	if (b && k < HEAP_VEC_CLASSES && ((size_t)8 << k) == cap && heap_vec_nspare[k] < HEAP_VEC_KEEP)
+		heap_vec_spare[k][heap_vec_nspare[k]++] = b;
+	else
+		free(b);
+}
+
 /* vec_push found the vector full: double it. */
 void vec_grow(PtrVec *v)
 {
@@ -493,7 +520,11 @@ void vec_grow(PtrVec *v)
 		}
 		v->items = n;
 	} else {
-		v->items = xrealloc(v->items, ncap * sizeof *v->items);
+		void **n = heap_vec_take(ncap);
+		if (v->len)
+			memcpy(n, v->items, v->len * sizeof *n);
+		heap_vec_give(v->items, v->cap);
+		v->items = n;
 	}
 	v->cap = ncap;
 }
@@ -519,7 +550,7 @@ void **vec_finish(Arena *a, PtrVec *v, int *count)
 void vec_release(PtrVec *v)
 {
 	if (!v->arena)
-		free(v->items);
+		heap_vec_give(v->items, v->cap);
 	else if (v->cap)
 		vec_buf_give(v->arena, v->items, v->cap);
 	memset(v, 0, sizeof *v);
