@@ -109,7 +109,8 @@ static void over_limit(size_t more)
  * gives them back. */
 static void mem_take(size_t n)
 {
-	if (n > memory_limit() - mem_used || mem_used > mem_limit)
+	size_t limit = mem_limit ? mem_limit : memory_limit(); /* read once, then cached */
+	if (n > limit - mem_used || mem_used > limit)
 		over_limit(n);
 	mem_used += n;
 }
@@ -583,11 +584,11 @@ static void **pmap_table(size_t cap)
 	void **block;
 	if (c < PMAP_CLASSES && pmap_nspare[c]) {
 		block = pmap_spare[c][--pmap_nspare[c]];
-		memset(block, 0, cap * 2 * sizeof(void *));
+		memset(block, 0, cap * sizeof(void *)); /* the keys: a value is read only under its key */
 	} else if (c < PMAP_CLASSES) {
 		if (!(block = alloc_fails() ? NULL : malloc(cap * 2 * sizeof(void *))))
 			oom();
-		memset(block, 0, cap * 2 * sizeof(void *));
+		memset(block, 0, cap * sizeof(void *));
 	} else {
 		block = xzalloc_big(cap * 2 * sizeof(void *));
 	}
@@ -649,7 +650,7 @@ void pmap_grow(PtrMap *m)
 void pmap_clear(PtrMap *m)
 {
 	if (m->cap)
-		memset((void *)m->keys, 0, 2 * m->cap * sizeof(void *));
+		memset((void *)m->keys, 0, m->cap * sizeof(void *));
 	m->len = 0;
 }
 

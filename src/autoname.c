@@ -10,10 +10,20 @@
 
 static const char *const roles[] = { "ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx", NULL };
 
+/* The first "__" of name, or NULL (a plain loop: names are short, and
+ * convert-to-ssa asks this of every name it checks). */
+static const char *double_underscore(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (p[0] == '_' && p[1] == '_')
+			return p;
+	return NULL;
+}
+
 AutoName autoname_parse(Arena *a, const char *name)
 {
 	AutoName an = { name, "", "", -1, false };
-	const char *d = strstr(name, "__");
+	const char *d = double_underscore(name);
 	if (!d)
 		return an;
 	an.has_delim = true;
