@@ -205,6 +205,23 @@ const Stmt *ir_find_scope(const Block *b, ScopeKind k)
 	return NULL;
 }
 
+const Stmt *ir_find_stmt(const Block *b, StmtKind k)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = b->stmts[i];
+		if (s->kind == k)
+			return s;
+		if (ir_stmt_is_simple(s->kind))
+			continue;
+		const Stmt *in = ir_find_stmt(&s->body, k);
+		if (!in)
+			in = ir_find_stmt(&s->orelse, k);
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
 static bool expr_calls(const Expr *e, const char *op)
 {
 	if (!e || e->kind == EX_VAR)

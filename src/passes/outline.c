@@ -58,6 +58,7 @@ typedef struct Ol {
 	Arena *a;
 	Diag *d;
 	const OutlineConfig *cfg;
+	const Function *fn;      /* the function being outlined from */
 	const char *func_name;
 	int counter;
 	PtrMap vnames;        /* interned names of every Var in the function */
@@ -962,6 +963,8 @@ static int check_waiter(Ol *o, const Stmt *s, bool *waiter)
 	return 1;
 }
 
+static bool ends_in_return(const Block *b) { return b->n && b->stmts[b->n - 1]->kind == ST_RETURN; }
+
 static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 {
 	Arena *a = o->a;
@@ -970,6 +973,21 @@ static void outline_scope(Ol *o, Stmt *s, UsedAfter *ua, PtrVec *out)
 	add(&o->fnames, name);
 	add(o->reserved, name);
 	Block *body = &s->body;
+	/* A return in the scope returns from the outlined function.  When the
+	 * caller has a return of its own after the scope, that is what the
+	 * reference prints (and what ptoopt prints); when its only returns are
+	 * inside the scope, the reference leaves the caller without one (or
+	 * fails its own IR check): refused instead. */
+	const Stmt *ret = o->fn->nrets && !ends_in_return(&o->fn->body) ? ir_find_stmt(body, ST_RETURN) : NULL;
+	if (ret) {
+		diag_error(o->d, ret->pos.line, ret->pos.col,
+			   "a return inside a scope that becomes function '%s' needs a return of '%s' after the "
+			   "scope: outlined, it returns from '%s' and leaves '%s' without one; assign the value in "
+			   "the scope and return it after the scope",
+			   name, o->func_name, name, o->func_name);
+		o->failed = true;
+		return;
+	}
 	bool waiter;
 	if (check_waiter(o, s, &waiter))
 		return;
@@ -1922,7 +1940,7 @@ int outline_function(Program *p, Function *f, const OutlineConfig *cfg, PtrMap *
 	*count = 0;
 	if (!ir_find_scope(&f->body, cfg->target))
 		return 0; /* nothing to outline, nothing renamed */
-	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .func_name = f->name, .reserved = reserved, .out = out };
+	Ol o = { .p = p, .a = p->arena, .d = d, .cfg = cfg, .fn = f, .func_name = f->name, .reserved = reserved, .out = out };
 	for (int i = 0; i < f->nparams; i++)
 		param_names(&o.vnames, f->params[i].var);
 	PtrVec queried = { 0 }, scopes = { 0 };
