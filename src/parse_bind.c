@@ -181,6 +181,18 @@ Var *pp_assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	 * meet one object per distinct type, not one per statement.  When the
 	 * annotation equals the value's type (nearly always), type_for_assign
 	 * would give one of the two and find nothing to report. */
+	/* A 2-D (or 1-D) Tile annotation on an N-D tile.load / tile.create is
+	 * the printed form of a flattened tile (FlattenTileNdTo2D): the
+	 * reference takes the annotation's shape, the rest from the value. */
+	Type *vt0 = vt;
+	if (ann && vt && ann->kind == TY_TILE && vt->kind == TY_TILE && ann->ndim <= 2 && vt->ndim > 2 &&
+	    v0->kind == EX_OP_CALL && (!strcmp(v0->str, "tile.load") || !strcmp(v0->str, "tile.create"))) {
+		Type *flat = ir_type_new(p->a, TY_TILE);
+		*flat = *vt;
+		flat->shape = ann->shape;
+		flat->ndim = ann->ndim;
+		vt = flat;
+	}
 	Type *t = ann;
 	if (!ann || !vt || !type_equal(ann, vt)) {
 		char err[700];
@@ -204,8 +216,8 @@ Var *pp_assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 	 * tile memory space or view), the reference rebuilds the call with the
 	 * refined type, so passes that re-type from the value see it too (and
 	 * a call typed like its annotation shares that object as well). */
-	if (ann && vt && t != vt && (v0->kind == EX_OP_CALL || v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) &&
-	    (t == ann || !type_equal(t, vt)))
+	if (ann && vt && (t != vt || vt != vt0) && (v0->kind == EX_OP_CALL || v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) &&
+	    (t == ann || !type_equal(t, vt0)))
 		v0->type = t;
 	uintptr_t cur = binding_of(p, nt->text);
 	Var *old = cur ? p->undo[cur - 1].var : NULL;
