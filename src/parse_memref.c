@@ -1,10 +1,12 @@
 /* parse_memref.c - the pl.MemRef(...) element of a Tile / Tensor type.
  *
- * Two forms, as the reference's type resolver reads them:
+ * The forms the reference's type resolver reads:
  *   pl.MemRef("name"[, slots=K])[IDX]            an allocation the author
  *       declared (pinned): only its name; size and address come later;
  *   pl.MemRef(base, offset, size[, slots=K])[IDX] a resolved one, base a
- *       pl.Ptr variable of the body (bare) or a name (quoted).
+ *       pl.Ptr variable of the body (bare) or a name (quoted);
+ *   pl.MemRef(addr, size, id), pl.MemRef(pl.Mem.X, addr, size, id)  the
+ *       legacy ones, integer literals (a base of their own, see below).
  * [IDX] picks a slot of a multi-slot allocation.  The base is a Var in both:
  * a three-argument base names the variable in scope when there is one, and
  * every other name is the function's own Var of that name, shared by all
@@ -38,14 +40,31 @@ static int64_t parse_slots(Parser *p)
 	return (int64_t)next(p).ival;
 }
 
+/* An integer argument of a legacy pl.MemRef form (a literal, negated or
+ * not): its value, or an error naming the field. */
+typedef struct ArgText { const char *s; int n; } ArgText; /* an argument's source text */
+
+static int64_t legacy_int(Parser *p, const Expr *e, const Token *t, ArgText x, const char *field, bool non_negative)
+{
+	bool neg = e && e->kind == EX_UNARY && e->op == UOP_NEG;
+	const Expr *lit = neg ? e->lhs : e;
+	if (!lit || lit->kind != EX_INT)
+		pp_error(p, t->line, t->col, "MemRef %s must be an integer, got: %.*s", field, x.n, x.s);
+	int64_t v = neg ? -lit->ival : lit->ival;
+	if (non_negative && v < 0)
+		pp_error(p, t->line, t->col, "MemRef %s must be >= 0, got: %" PRId64, field, v);
+	return v;
+}
+
 MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 {
 	Arena *a = p->a;
 	expect_op(p, "(");
-	Expr *args[3] = { NULL, NULL, NULL };
+	Expr *args[4] = { NULL, NULL, NULL, NULL };
+	Token toks[4];           /* each argument's first token */
+	ArgText text[4];         /* ... and its source text (for messages) */
 	const char *base_name = NULL; /* the first argument, a string or a bare name */
 	bool base_string = false;
-	Token size_tok = { 0 };
 	int nargs = 0;
 	int64_t slots = 1;
 	while (!tok_is_op(peek_at(p, 0), ")")) {
@@ -59,24 +78,22 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 		} else {
 			if (nargs == 4)
 				pp_error(p, t->line, t->col, "pl.MemRef requires 3 arguments (base, byte_offset, size), got more");
+			int k = nargs++;
+			toks[k] = *t;
+			text[k].s = t->src;
 			bool ends = tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")");
-			if (nargs == 0 && (t->kind == TK_STRING || (t->kind == TK_NAME && ends))) {
+			if (k == 0 && (t->kind == TK_STRING || (t->kind == TK_NAME && ends))) {
 				Token b = next(p);
 				base_string = b.kind == TK_STRING;
 				base_name = base_string ? intern(a, b.text, b.slen) : b.text;
-			} else if (nargs == 2) {
-				size_tok = *t;
-				if (t->kind != TK_INT || !ends)
-					pp_error(p, t->line, t->col, "MemRef size must be an integer literal, got %s", pp_describe(t));
-				if (t->overflow || t->ival > INT64_MAX)
-					pp_error(p, t->line, t->col, "MemRef size too large");
-				next(p);
-			} else if (nargs < 3) {
-				args[nargs] = pp_expr(p);
 			} else {
-				pp_expr(p);
+				args[k] = pp_expr(p);
 			}
-			nargs++;
+			/* up to the ',' or ')' after it, spaces before that left out */
+			const char *end = peek_at(p, 0)->src;
+			while (end > text[k].s && (end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			text[k].n = (int)(end - text[k].s);
 		}
 		if (!accept_op(p, ","))
 			break;
@@ -89,11 +106,12 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 			pp_error(p, at.line, at.col, "A declared allocation's name must be a non-empty string literal");
 		m->pinned = true;
 		m->base = own_base(p, bases, base_name, at);
-	} else if (nargs == 3) {
-		if (!base_name)
-			pp_error(p, at.line, at.col,
-				 "pl.MemRef's legacy forms (an integer address first) are not supported; "
-				 "use pl.MemRef(base_name, byte_offset, size)");
+	} else if (nargs == 3 && base_name) {
+		const Token *st = &toks[2];
+		if (st->kind != TK_INT || args[2]->kind != EX_INT)
+			pp_error(p, st->line, st->col, "MemRef size must be an integer literal, got %s", pp_describe(st));
+		if (st->overflow || st->ival > INT64_MAX)
+			pp_error(p, st->line, st->col, "MemRef size too large");
 		Var *v = pp_lookup(p, base_name);
 		m->base = v ? v : own_base(p, bases, base_name, at);
 		m->offset = args[1];
@@ -101,11 +119,40 @@ MemRef *pp_memref(Parser *p, PtrMap *bases, SrcPos at)
 		 * constant (the reference resolves the literal) */
 		if (m->offset->kind == EX_INT && m->offset->dtype != DT_INDEX)
 			m->offset = ir_int(a, m->offset->ival, DT_INDEX);
-		m->size = (int64_t)size_tok.ival;
-	} else if (nargs == 4) {
-		pp_error(p, at.line, at.col,
-			 "pl.MemRef's legacy form pl.MemRef(memory_space, addr, size, id) is not supported; "
-			 "use pl.MemRef(base_name, byte_offset, size)");
+		m->size = (int64_t)st->ival;
+	} else if (nargs == 3 || nargs == 4) {
+		/* The legacy forms pl.MemRef(addr, size, id) and pl.MemRef(memory_space,
+		 * addr, size, id): integer literals, each MemRef a base of its own
+		 * named mem_ID / mem_SPACE_ID (the reference's constructors make a new
+		 * Ptr every time, so two such MemRefs never share an allocation). */
+		int i = nargs - 3;
+		char name[64];
+		if (nargs == 4) {
+			const Expr *sp = args[0];
+			int ms = !sp || sp->kind != EX_SYMBOL ? -1
+				 : !strncmp(sp->str, "pl.Mem.", 7) ? ir_mem_parse(sp->str + 7)
+				 : !strncmp(sp->str, "pl.MemorySpace.", 15) ? ir_mem_parse(sp->str + 15) : -1;
+			if (ms < 0)
+				pp_error(p, toks[0].line, toks[0].col, "Cannot resolve memory space: %.*s", text[0].n, text[0].s);
+			const char *sname = ir_mem_name((MemSpace)ms);
+			size_t w = (size_t)snprintf(name, sizeof name, "mem_");
+			for (const char *c = sname; *c && w + 1 < sizeof name; c++)
+				name[w++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+			name[w] = '\0';
+		}
+		int64_t addr = legacy_int(p, args[i], &toks[i], text[i], "addr", false);
+		int64_t size = legacy_int(p, args[i + 1], &toks[i + 1], text[i + 1], "size", true);
+		int64_t id = legacy_int(p, args[i + 2], &toks[i + 2], text[i + 2], "id", true);
+		if (nargs == 4) {
+			size_t w = strlen(name);
+			snprintf(name + w, sizeof name - w, "_%" PRId64, id);
+		} else {
+			snprintf(name, sizeof name, "mem_%" PRId64, id);
+		}
+		m->base = pp_new_var(p, intern_cstr(a, name), ir_type_new(a, TY_PTR), VK_VAR, at);
+		/* the address: an INDEX constant, an INT64 one in the four-argument form */
+		m->offset = ir_int(a, addr, nargs == 4 ? DT_INT64 : DT_INDEX);
+		m->size = size;
 	} else {
 		pp_error(p, at.line, at.col, "pl.MemRef requires 3 arguments (base, byte_offset, size), got %d", nargs);
 	}
