@@ -176,7 +176,8 @@ static void read_comment(Lexer *lx)
 	const char *t = start + 1;
 	if (t < q && *t == ' ')
 		t++;
-	push_comment(lx, lx->line, col, arena_strndup(lx->arena, t, (size_t)(q - t)));
+	if (!lx->drop_comments)
+		push_comment(lx, lx->line, col, arena_strndup(lx->arena, t, (size_t)(q - t)));
 	lx->p = q;
 }
 

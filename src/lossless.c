@@ -6,12 +6,13 @@
 
 #include "ptoopt/arena.h"
 
-typedef enum { PIECE_COMMENT, PIECE_DOCSTRING, PIECE_CONSTANT } PieceKind;
+typedef enum { PIECE_COMMENT, PIECE_DOCSTRING, PIECE_CONSTANT, PIECE_INLINE } PieceKind;
 
 typedef struct Piece {
 	PieceKind kind;
 	int line, col;
-	const char *s; /* comment text after '#' and spaces; docstring's first line; constant's name */
+	const char *s; /* comment text after '#' and spaces; docstring's first line; constant's or
+	                * @pl.inline function's name */
 	size_t n;
 	bool kept;
 } Piece;
@@ -70,6 +71,22 @@ static void scan(const char *src, size_t len, Pieces *out)
 					q = close + 3;
 				} else {
 					q = e;
+				}
+			} else if (q == p && (size_t)(e - q) >= 10 && !memcmp(q, "@pl.inline", 10) && e < end) {
+				/* a module-level @pl.inline function: never printed */
+				const char *n = e + 1, *ne = memchr(n, '\n', (size_t)(end - n));
+				if (!ne)
+					ne = end;
+				while (n < ne && (*n == ' ' || *n == '\t'))
+					n++;
+				if ((size_t)(ne - n) > 4 && !memcmp(n, "def ", 4)) {
+					n += 4;
+					while (n < ne && *n == ' ')
+						n++;
+					const char *ns = n;
+					while (n < ne && is_ident(*n))
+						n++;
+					add(out, PIECE_INLINE, line, 1, ns, (size_t)(n - ns));
 				}
 			} else if (q == p && q < e && (is_ident(*q) && !(*q >= '0' && *q <= '9'))) {
 				/* module level: NAME = value (not ==), other than a pl.dynamic */
@@ -168,10 +185,13 @@ int lossless_check(Diag *d, const char *src, size_t len, const char *out, size_t
 			continue;
 		}
 		lost++;
-		static const char *const what[] = { "comment", "docstring", "module-level constant" };
+		static const char *const what[] = { "comment", "docstring", "module-level constant", "@pl.inline function" };
 		void (*say)(Diag *, int, int, const char *, ...) = as_error ? diag_error : diag_note;
 		int shown = p->n > 60 ? 60 : (int)p->n;
-		if (p->kind == PIECE_CONSTANT)
+		if (p->kind == PIECE_INLINE)
+			say(d, p->line, p->col, "printing drops the %s '%.*s' (its body is printed where it is called)",
+			    what[p->kind], shown, p->s);
+		else if (p->kind == PIECE_CONSTANT)
 			say(d, p->line, p->col, "printing drops the %s '%.*s' (the printed program uses its value)", what[p->kind],
 			    shown, p->s);
 		else

@@ -623,6 +623,7 @@ static void parser_release(Parser *p)
 	pmap_release(&p->symbols);
 	htab_release(&p->leaves);
 	sugar_release(&p->sugar);
+	pp_inline_release(p);
 }
 
 /* Read every function header of the file with a second, silent parser
@@ -689,6 +690,9 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 				parse_import(p);
 			} else if (peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
 				parse_module_assign(p);
+			} else if (tok_is_op(peek(p), "@") && tok_is_name(peek_at(p, 1), "pl") &&
+				   tok_is_name(peek_at(p, 3), "inline")) {
+				pp_inline_def(p);
 			} else if (peek(p)->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE) {
 				/* a module docstring: read, not printed (as the reference) */
 				next(p);

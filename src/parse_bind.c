@@ -30,12 +30,18 @@ static void bind_over(Parser *p, const char *name, Var *v, uintptr_t cur)
 		p->cundo = p->cundo ? p->cundo * 2 : 256;
 		p->undo = xrealloc(p->undo, p->cundo * sizeof *p->undo);
 	}
-	p->undo[p->nundo] = (Undo){ name, v, (void *)cur };
+	p->undo[p->nundo] = (Undo){ name, v, NULL, (void *)cur };
 	p->nundo++;
 	pmap_put(&p->bind, name, (void *)(uintptr_t)p->nundo);
 }
 
 void pp_bind(Parser *p, const char *name, Var *v) { bind_over(p, name, v, binding_of(p, name)); }
+
+void pp_bind_value(Parser *p, const char *name, Expr *value)
+{
+	bind_over(p, name, NULL, binding_of(p, name));
+	p->undo[p->nundo - 1].value = value;
+}
 
 /* Is a binding (binding_of) in the innermost scope (strict_ssa)?
  * Bindings of leaking scopes stay in the log after them, so they count as

@@ -337,6 +337,7 @@ static Var *deps_buffer(Parser *p, Expr **entries, int n, SrcPos at)
 		s->value = value;
 		vec_push(&p->pre, s);
 	}
+	p->pre_takes_comments = true;
 	return buf;
 }
 

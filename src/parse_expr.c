@@ -224,6 +224,9 @@ Expr *pp_name_ref(Parser *p)
 	Var *v = pp_lookup(p, name);
 	if (v)
 		return ir_var_ref(p->a, v);
+	Expr *arg = pp_lookup_value(p, name);
+	if (arg)
+		return arg;
 	Global *g = pmap_get(&p->globals, name);
 	if (g && g->value) {
 		p->lit = true; /* module constants are inlined as literals */
@@ -391,6 +394,8 @@ static Expr *parse_atom(Parser *p)
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			return pp_self_call(p);
 		}
+		if (pp_at_inline_call(p))
+			return pp_inline_call(p);
 		if (tok_is_name(t, "None")) {
 			/* the "no producer yet" TaskId sentinel */
 			SrcPos at = pos_of(t);

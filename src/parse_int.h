@@ -45,6 +45,7 @@
 typedef struct Undo {
 	const char *name;
 	Var *var;
+	Expr *value;          /* an @pl.inline parameter: the argument it names (var NULL) */
 	void *prev_idx;       /* log index + 1 of the name's binding before, 0 */
 } Undo;
 
@@ -132,7 +133,13 @@ typedef struct Parser {
 	Undo *undo;
 	size_t nundo, cundo;
 	PtrVec carried;       /* comment lines waiting for the next statement */
-	PtrVec pre;           /* Stmt *s the statement being parsed needs before it (pp_deps) */
+	PtrVec pre;           /* Stmt *s the statement being parsed needs before it (pp_deps, inline bodies) */
+	bool pre_takes_comments; /* a deps= array queued some: they take the statement's comments */
+	PtrMap inlines;       /* @pl.inline functions: name -> InlineDef (parse_inline.c) */
+	PtrVec inline_lexers; /* the callers' lexers while inline bodies are read */
+	int inline_depth;
+	bool in_inline;       /* reading an inline body: `return v` gives inline_ret */
+	Expr *inline_ret;
 	int comprehension;    /* inside a deps= comprehension: `if` ends an expression */
 	const char *deps_of;  /* the call pp_call_tail reads next takes a deps= list: its name in messages */
 	int depth;            /* expression nesting */
@@ -393,6 +400,18 @@ static inline Var *pp_lookup(Parser *p, const char *name)
 }
 
 void pp_bind(Parser *p, const char *name, Var *v);
+void pp_bind_value(Parser *p, const char *name, Expr *value); /* an inline parameter */
+/* The expression a name holds as an inline parameter, or NULL. */
+static inline Expr *pp_lookup_value(Parser *p, const char *name)
+{
+	uintptr_t i = binding_of(p, name);
+	return i ? p->undo[i - 1].value : NULL;
+}
+/* ---- @pl.inline functions (parse_inline.c) */
+void pp_inline_def(Parser *p);      /* at `@pl.inline` at module level */
+bool pp_at_inline_call(Parser *p);  /* at NAME( of an inline function */
+Expr *pp_inline_call(Parser *p);    /* the call's value; its body queued on p->pre */
+void pp_inline_release(Parser *p);
 static inline size_t scope_mark(Parser *p) { return p->nundo; }
 void pp_scope_pop(Parser *p, size_t mark);  /* unbind what was bound since scope_mark */
 void pp_forget_names(Parser *p);            /* between functions: every binding goes */

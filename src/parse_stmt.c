@@ -269,6 +269,25 @@ static void parse_simple_stmt(Parser *p, PtrVec *out, PtrVec *cm)
 			PERR_AT(p, t, "'%s' outside loop", kw);
 		skip(p);
 		s = ir_stmt_new(p->a, first.text[0] == 'b' ? ST_BREAK : ST_CONTINUE, pos_of(&first));
+	} else if (tok_is_name(t, "return") && p->in_inline) {
+		/* an inline body's return: the call's value, no statement */
+		skip(p);
+		PtrVec v = ARENA_VEC(p->a);
+		bool comma = false;
+		while (peek(p)->kind != TK_NEWLINE) {
+			vec_push(&v, pp_expr(p));
+			if (!accept_op(p, ","))
+				break;
+			comma = true;
+		}
+		int n = (int)v.len;
+		Expr **xs = (Expr **)vec_finish(p->a, &v, &n);
+		if (n == 1 && !comma)
+			p->inline_ret = xs[0];
+		else if (n)
+			p->inline_ret = pp_list(p, xs, n, pos_of(&first));
+		pp_expect_newline(p);
+		return;
 	} else if (tok_is_name(t, "return")) {
 		skip(p);
 		s = ir_stmt_new(p->a, ST_RETURN, pos_of(&first));
@@ -864,12 +883,16 @@ static void parse_stmt(Parser *p, PtrVec *out, bool first_in_block)
 void pp_stmt(Parser *p, PtrVec *out, bool first_in_block)
 {
 	size_t base = p->pre.len, at = out->len;
+	bool takes = p->pre_takes_comments;
+	p->pre_takes_comments = false;
 	parse_stmt(p, out, first_in_block);
 	size_t k = p->pre.len - base;
+	bool give = p->pre_takes_comments;
+	p->pre_takes_comments = takes;
 	if (!k)
 		return;
 	Stmt **pre = (Stmt **)(void *)p->pre.items + base;
-	for (size_t i = at; i < out->len; i++) {
+	for (size_t i = at; give && i < out->len; i++) {
 		Stmt *s = out->items[i];
 		if (s->ncomments) {
 			pre[0]->comments = s->comments;

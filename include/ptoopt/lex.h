@@ -77,6 +77,7 @@ typedef struct Lexer {
 	bool emitted_eof_newline;
 	bool guarded;         /* the input ends with '\n' (lex.c: scan_next) */
 	bool slow;            /* at_line_start || pending_dedents || !guarded */
+	bool drop_comments;   /* comments are skipped, not recorded */
 	Token la[LEX_LOOKAHEAD]; /* ring buffer of lookahead tokens */
 	int la_head, nla;
 	Token *cur;           /* &la[la_head]: the current token once scanned */
