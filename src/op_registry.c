@@ -629,7 +629,7 @@ static void load_dsl(Loader *L, yaml_node_t *v, OpDef *op)
 
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -656,6 +656,11 @@ static void load_op(Loader *L, yaml_node_t *n)
 		if (op_slot(op, i)->effect != EFF_READ || op_slot(op, i)->effect_kwarg)
 			op->reads_only = false;
 	load_core(L, get(L, n, "core"), op);
+	if ((v = get(L, n, "context"))) {
+		if (strcmp(scalar(L, v, "context"), "host"))
+			lerr(L, v, "field 'context': expected host");
+		op->host_only = true;
+	}
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };
 		check_keys(L, v, "a spelling", skeys);

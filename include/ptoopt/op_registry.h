@@ -135,6 +135,9 @@ typedef struct OpDef {
 	/* no argument has an effect other than Read, nor one a kwarg can switch
 	 * on (set at load: the passes ask it of every call) */
 	bool reads_only;
+	/* context: host - the reference's parser accepts a call only in a HOST-level
+	 * function's body outside InCore / SPMD scopes */
+	bool host_only;
 	OpsCore core;
 	/* the reference's DSL function's Python signature: what its arity errors
 	 * count and how positional arguments bind (`dsl:`; by default the params
