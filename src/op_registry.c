@@ -232,7 +232,7 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 					    "effect_if", "values", "attr", "expect", "int-elems", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
-	p->coerce_elem_of = p->coerce_dtype = -1;
+	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
 	yaml_node_t *v = get(L, n, "name");
 	if (!v)
 		lerr(L, n, "%s without 'name'", is_kwarg ? "kwarg" : "parameter");
@@ -265,9 +265,13 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 	if ((v = get(L, n, "coerce")))
 		to_coerce(L, v, p);
 	if ((v = get(L, n, "attr"))) {
-		if (strcmp(scalar(L, v, "attr"), "int"))
-			lerr(L, v, "field 'attr': expected int");
-		p->int_attr = true;
+		const char *s = scalar(L, v, "attr");
+		if (!strcmp(s, "keyword") && !is_kwarg)
+			p->attr_kwarg = -2; /* resolved by check_op */
+		else if (strcmp(s, "int"))
+			lerr(L, v, "field 'attr': expected int (of a kwarg) or keyword (of a parameter)");
+		else
+			p->int_attr = true;
 	}
 	if ((v = get(L, n, "effect")))
 		p->effect = to_effect(L, v, "effect");
@@ -499,11 +503,18 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 		}
 		if (p->coerce_elem_of >= op->nparams)
 			lerr(L, n, "%s: coerce of '%s' names argument %d, which does not exist", op->name, p->name, p->coerce_elem_of);
-		/* names are interned: a map finds a repeat in one pass */
-		if (pmap_get(names, p->name))
+		/* names are interned: a map finds a repeat in one pass; a kwarg may
+		 * share the name of an `attr: keyword` param, which it serves */
+		OpsParam *prev = pmap_get(names, p->name);
+		if (prev && prev->attr_kwarg == -2 && i >= op->nparams)
+			prev->attr_kwarg = i - op->nparams;
+		else if (prev)
 			lerr(L, n, "%s: parameter '%s' declared twice", op->name, p->name);
-		pmap_put(names, p->name, (void *)1);
+		pmap_put(names, p->name, p);
 	}
+	for (int i = 0; i < op->nparams; i++)
+		if (op->params[i].attr_kwarg == -2)
+			lerr(L, n, "%s: 'attr: keyword' of '%s' needs a kwarg of the same name", op->name, op->params[i].name);
 }
 
 /* Parameter i of op counting the params, then the kwargs. */
@@ -618,7 +629,7 @@ static void load_dsl(Loader *L, yaml_node_t *v, OpDef *op)
 
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -645,6 +656,11 @@ static void load_op(Loader *L, yaml_node_t *n)
 		if (op_slot(op, i)->effect != EFF_READ || op_slot(op, i)->effect_kwarg)
 			op->reads_only = false;
 	load_core(L, get(L, n, "core"), op);
+	if ((v = get(L, n, "context"))) {
+		if (strcmp(scalar(L, v, "context"), "host"))
+			lerr(L, v, "field 'context': expected host");
+		op->host_only = true;
+	}
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };
 		check_keys(L, v, "a spelling", skeys);

@@ -313,6 +313,7 @@ static Function *parse_function(Parser *p, bool in_program)
 		expect_op(p, ")");
 	}
 	pp_expect_newline(p);
+	p->fn_level = explicit_level ? f->level : LV_NONE;
 	Level dl = ir_default_level(f->type);
 	Role dr = ir_default_role(f->type);
 	if (dl != LV_NONE) {

@@ -644,6 +644,15 @@ Expr *pp_pl(Parser *p, const char *prefix)
 	Expr *r = sugar_lower_call(&p->sugar, e);
 	if (!r)
 		longjmp(p->fail, 1);
+	const OpDef *od = r->kind == EX_OP_CALL ? sugar_op(&p->sugar, r->str) : NULL;
+	if (od && od->host_only && (p->fn_level != LV_HOST || p->incore_depth)) {
+		char lv[32] = "None";
+		if (p->fn_level != LV_NONE)
+			snprintf(lv, sizeof lv, "Level.%s", ir_level_name(p->fn_level));
+		pp_error(p, e->pos.line, e->pos.col,
+			 "%s() can only be called in HOST orchestration context (not inside InCore / SPMD scopes); "
+			 "current function level: %s", od->name, lv);
+	}
 	return r;
 }
 

@@ -148,6 +148,8 @@ typedef struct Parser {
 	int block_depth;
 	int last_line;        /* end line of the last real token consumed */
 	int incore_depth;     /* inside an InCore scope (split_aiv needs no wrapper) */
+	Level fn_level;       /* the level the function's decorator writes, LV_NONE without one
+			       * (the reference parser's: HOST-only ops check it) */
 	int loop_ctx;         /* innermost loop around the statement (LOOP_*): where break / continue may go */
 	int split_aiv_depth;  /* open pl.split_aiv bodies */
 	int manual_depth;     /* with pl.manual_scope() bodies around the statement (they do not nest) */

@@ -51,7 +51,7 @@ typedef struct CallPlan {
 } CallPlan;
 
 /* When the value of a slot prints. */
-enum { PRINT_NEVER, PRINT_ALWAYS, PRINT_UNLESS_DEFAULT };
+enum { PRINT_NEVER, PRINT_ALWAYS, PRINT_UNLESS_DEFAULT, PRINT_IF_SET };
 
 /* Plans kept per op: more ways of calling one op than this (only crafted
  * input has them) are planned per call rather than searched. */
@@ -556,6 +556,10 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 				: nonnull[i] && p->omit == OMIT_NEVER ? PRINT_ALWAYS : PRINT_NEVER;
 		if (i < np && pl->prints[i] == PRINT_ALWAYS)
 			pl->last = i;
+		/* the kwarg an `attr: keyword` param bound by keyword may move to */
+		for (int j = call->nargs; i >= np && !given[i] && j < np; j++)
+			if (given[j] && inf->param[j]->attr_kwarg == i - np)
+				pl->prints[i] = PRINT_IF_SET;
 		if (i >= np && pl->prints[i] != PRINT_NEVER)
 			pl->kwout[pl->nkwout++] = i;
 	}
@@ -760,9 +764,20 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 			FAIL("%s%s: missing required argument '%s' (signature: %s)", inf->prefix, inf->name, p->name, signature(c, inf));
 		}
 	}
+	/* an int literal bound by keyword to an `attr: keyword` param is the
+	 * reference's attribute: it moves to the kwarg of that name */
+	int last = plan->last;
+	for (int i = call->nargs; i < np && !in_place; i++) {
+		int k = inf->param[i]->attr_kwarg;
+		if (k >= 0 && slots[i] && slots[i]->kind == EX_INT && slots[i]->dtype == DT_INDEX) {
+			slots[np + k] = slots[i];
+			slots[i] = NULL;
+			while (last >= 0 && !slots[last])
+				last--;
+		}
+	}
 	/* positional arguments: through the last one that prints; past the
 	 * plan's, only a bound argument equal to its default may be dropped */
-	int last = plan->last;
 	for (int i = last + 1; i < np; i++)
 		if (plan->prints[i] == PRINT_UNLESS_DEFAULT && !equals_const(slots[i], &inf->param[i]->def, slots))
 			last = i;
@@ -778,7 +793,8 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	Kwarg *kw = plan->nkwout <= call->nkw ? call->kw : arena_alloc(c->a, (size_t)(plan->nkwout + 1) * sizeof *kw);
 	for (int o = 0; o < plan->nkwout; o++) {
 		int i = plan->kwout[o];
-		if (plan->prints[i] == PRINT_ALWAYS || !equals_const(slots[i], &inf->param[i]->def, slots))
+		if (plan->prints[i] == PRINT_IF_SET ? slots[i] != NULL
+		    : plan->prints[i] == PRINT_ALWAYS || !equals_const(slots[i], &inf->param[i]->def, slots))
 			kw[nk++] = (Kwarg){ inf->pname[i], slots[i] };
 	}
 	call->args = args;

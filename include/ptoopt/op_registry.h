@@ -52,6 +52,10 @@ typedef struct OpsParam {
 	bool int_attr;      /* attr: int - a kwarg the reference stores as a plain int: an int
 			     * literal passed positionally reaches it as an expression and is
 			     * rejected ("has incompatible type"), as the reference's text parser does */
+	int attr_kwarg;     /* attr: keyword - (of a param) the index among the kwargs of the
+			     * kwarg of the same name an int literal bound to it by keyword
+			     * moves to (the DSL hands the builder a Python int, which it
+			     * stores as an attribute: sync_set's event_id); -1 none */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
@@ -131,6 +135,9 @@ typedef struct OpDef {
 	/* no argument has an effect other than Read, nor one a kwarg can switch
 	 * on (set at load: the passes ask it of every call) */
 	bool reads_only;
+	/* context: host - the reference's parser accepts a call only in a HOST-level
+	 * function's body outside InCore / SPMD scopes */
+	bool host_only;
 	OpsCore core;
 	/* the reference's DSL function's Python signature: what its arity errors
 	 * count and how positional arguments bind (`dsl:`; by default the params

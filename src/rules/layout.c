@@ -1441,22 +1441,48 @@ static Type *paged(RuleCtx *rc)
 	SugarCtx *c = rc->c;
 	const char *op = rc->op->name;
 	Type *t0 = targ(rc, rc->r->arg);
-	int64_t size, mx, off = 0;
-	if (!t0 || !is_tensor(t0) || !cint(tr_kwarg(rc, "size"), &size) || !cint(tr_kwarg(rc, "max_indices"), &mx))
+	int64_t size, mx, off = 0, bs;
+	if (!t0 || !is_tensor(t0))
 		return NULL;
-	cint(tr_kwarg(rc, "col_off"), &off);
+	DType sd = t0->dtype;
+	if (sd != DT_FP16 && sd != DT_BF16 && sd != DT_FP32 && sd != DT_INT8)
+		return tr_error(rc, "The operator %s requires src dtype in {FP16, BF16, FP32, INT8}, but got %s", op, tr_dtype_str(sd));
+	if (t0->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D src, but got rank %d", op, t0->ndim);
 	Type *it = targ(rc, rc->r->arg + 1), *bt = targ(rc, rc->r->arg + 2);
 	int64_t r0;
+	if (it && is_tensor(it) && it->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires indices dtype to be INT32, but got %s", op, tr_dtype_str(it->dtype));
+	if (it && is_tensor(it) && it->ndim != 1 && it->ndim != 2)
+		return tr_error(rc, "The operator %s requires 1D or 2D indices, but got rank %d", op, it->ndim);
 	if (it && is_tensor(it) && it->ndim == 2 && (!cint(it->shape[0], &r0) || r0 != 1)) {
 		if (cint(it->shape[0], &r0))
 			return tr_error(rc, "The operator %s requires 2D indices to have shape [1, n], but got first dim %lld", op, (long long)r0);
 		return tr_error(rc, "The operator %s requires 2D indices to have shape [1, n], but got first dim dynamic", op);
 	}
+	if (bt && is_tensor(bt) && bt->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires block_table dtype to be INT32, but got %s", op, tr_dtype_str(bt->dtype));
+	if (bt && is_tensor(bt) && bt->ndim != 1 && bt->ndim != 2)
+		return tr_error(rc, "The operator %s requires 1D or 2D block_table, but got rank %d", op, bt->ndim);
 	if (bt && is_tensor(bt) && bt->ndim == 2 && (!cint(bt->shape[0], &r0) || r0 != 1)) {
 		if (cint(bt->shape[0], &r0))
 			return tr_error(rc, "The operator %s requires 2D block_table to have shape [1, n], but got first dim %lld", op, (long long)r0);
 		return tr_error(rc, "The operator %s requires 2D block_table to have shape [1, n], but got first dim dynamic", op);
 	}
+	/* the int attributes, in the reference's order */
+	if (cint(tr_kwarg(rc, "block_size"), &bs) && bs <= 0)
+		return tr_error(rc, "The operator %s requires block_size > 0, but got %lld", op, (long long)bs);
+	if (!cint(tr_kwarg(rc, "size"), &size))
+		return NULL;
+	if (size <= 0)
+		return tr_error(rc, "The operator %s requires size > 0, but got %lld", op, (long long)size);
+	cint(tr_kwarg(rc, "col_off"), &off);
+	if (off < 0)
+		return tr_error(rc, "The operator %s requires col_off >= 0, but got %lld", op, (long long)off);
+	if (!cint(tr_kwarg(rc, "max_indices"), &mx))
+		return NULL;
+	if (mx <= 0)
+		return tr_error(rc, "The operator %s requires max_indices > 0, but got %lld", op, (long long)mx);
 	bool tr = kw_bool(rc, "is_trans");
 	Expr *sp = tr_kwarg(rc, "space");
 	if (tr && sp && tr_mem_symbol(c, sp) != MS_MAT)

@@ -322,6 +322,10 @@ static Type *collective(RuleCtx *rc)
 				return tr_error(rc, "%s op must be ReduceOp.Sum, Max, Min, or Prod (got int %lld)", op, (long long)v);
 			if ((k = tr_kwarg(rc, "core_num")) && const_int(k, &v) && v <= 0)
 				return tr_error(rc, "%s core_num must be positive, got %lld", op, (long long)v);
+		} else if (!strcmp(form, "reduce_scatter")) {
+			if ((k = tr_kwarg(rc, "op")) && const_int(k, &v) && v != 0)
+				return tr_error(rc, "%s op must be ReduceOp.Sum (got int %lld); Max / Min / Prod lowerings are not yet implemented",
+						op, (long long)v);
 		} else if (!strcmp(form, "broadcast")) {
 			if ((k = tr_kwarg(rc, "root")) && const_int(k, &v) && v < 0)
 				return tr_error(rc, "%s root rank must be non-negative, got %lld", op, (long long)v);
@@ -453,7 +457,7 @@ static Type *cacheinvalid(RuleCtx *rc)
 	if (!tt)
 		return NULL;
 	if (tt->kind != TY_TENSOR && tt->kind != TY_DIST_TENSOR)
-		return tr_error(rc, "system.cacheinvalid tensor must have TensorType, got %s", type_name(t));
+		return tr_error(rc, "system.cacheinvalid tensor must have TensorType, got %s", printed(t));
 	if (sh->kind == EX_TUPLE && sh->nargs != tt->ndim)
 		return tr_error(rc, "system.cacheinvalid shapes must match tensor rank %d, got %d", tt->ndim, sh->nargs);
 	if (off->kind == EX_TUPLE && off->nargs != tt->ndim)
@@ -684,6 +688,15 @@ static Type *transfer(RuleCtx *rc)
 	if (put ? !st_like : st->kind != TY_DIST_TENSOR)
 		return tr_error(rc, put ? "%s expects a Tensor or DistributedTensor src; got %s"
 					: "%s expects a DistributedTensor src (window-bound); got %s", op, printed(src));
+	/* the DSL's region arguments come as all three or none (a single-stage
+	 * tile form's may sit in the stage2 slot; an empty list is a filler) */
+	int rfrom = tile ? 5 : 3, rgiven = 0;
+	if (tile && tr_arg(rc, 4) && tr_arg(rc, 4)->kind == EX_TUPLE)
+		rfrom = 4;
+	for (int i = rfrom; i < rfrom + 3; i++)
+		rgiven += tr_arg(rc, i) && !(tr_arg(rc, i)->kind == EX_TUPLE && tr_arg(rc, i)->nargs == 0);
+	if (rgiven && rgiven < 3)
+		return tr_error(rc, "%s dst_offsets, src_offsets, and shape must be provided together", op);
 	if (put ? dt->kind != TY_DIST_TENSOR : !dt_like)
 		return tr_error(rc, put ? "%s dst must be a DistributedTensor (window-bound), got %s"
 					: "%s dst must be a Tensor or DistributedTensor, got %s", op, type_name(dst));
@@ -937,6 +950,9 @@ static Type *array_op(RuleCtx *rc, const char *f)
 			return NULL;
 		if (!ir_dtype_is_int((DType)dt) && dt != DT_BOOL && dt != DT_TASK_ID)
 			return tr_error(rc, "array.create dtype must be integer, BOOL, or TASK_ID, got %s", tr_dtype_str((DType)dt));
+		/* the DSL takes int(extent): a Scalar variable is Python's TypeError */
+		if (ext && ext->kind == EX_VAR && tr_type(ext) && tr_type(ext)->kind == TY_SCALAR)
+			return tr_error(rc, "int() argument must be a string, a bytes-like object or a real number, not 'Scalar'");
 		if (!ext || ext->kind != EX_INT)
 			return tr_error(rc, "array.create extent must be a compile-time ConstInt");
 		if (ext->ival <= 0)
@@ -980,12 +996,17 @@ static Type *array_op(RuleCtx *rc, const char *f)
 static Type *cross_core_sync(RuleCtx *rc)
 {
 	const char *op = rc->op->name;
-	Expr *ev = tr_arg(rc, 0), *ct = tr_kwarg(rc, "core_type"), *fm = tr_kwarg(rc, "ffts_mode");
+	Expr *ev = tr_arg(rc, 0), *st = tr_kwarg(rc, "event_id"), *ct = tr_kwarg(rc, "core_type"), *fm = tr_kwarg(rc, "ffts_mode");
 	int64_t v;
+	/* a static event id is the attribute (bound by keyword), a dynamic one the operand */
+	if (st && const_int(st, &v) && (v < 0 || v > 13))
+		return tr_error(rc, "%s event_id must be in the user-available range [0, 13], got %lld", op, (long long)v);
 	if (fm && const_int(fm, &v) && (v < 0 || v > 2))
 		return tr_error(rc, "%s ffts_mode must be in [0, 2], got %lld", op, (long long)v);
 	if (ct && ct->kind == EX_STR && strcmp(ct->str, "aic") && strcmp(ct->str, "aiv"))
 		return tr_error(rc, "%s core_type must be 'aic' or 'aiv', got '%s'", op, ct->str);
+	if (st)
+		return NULL;
 	if (!ev)
 		return tr_error(rc, "%s requires exactly one static event_id attribute or dynamic event-id operand", op);
 	Type *et = ev->kind == EX_INT ? ir_scalar_type(rc->c->a, (DType)ev->dtype) : tr_type(ev);
@@ -1023,8 +1044,10 @@ static bool prefetch_source(RuleCtx *rc)
 
 static Type *prefetch_handle(RuleCtx *rc, const char *result, int arg, const char *want, const char *role, const char *producer)
 {
-	if (arg >= 0 && !unknown(rc, arg) && !is_named(tr_type(tr_arg(rc, arg)), want))
-		return tr_error(rc, "%s expects %s (output of %s), got %s", rc->op->name, role, producer, type_name(tr_arg(rc, arg)));
+	Type *t = arg >= 0 && !unknown(rc, arg) ? tr_type(tr_arg(rc, arg)) : NULL;
+	if (t && !is_named(t, want)) /* the class name: AsyncSessionType */
+		return tr_error(rc, "%s expects %s (output of %s), got %s%s", rc->op->name, role, producer, tr_type_name(t),
+				t->kind == TY_NAMED ? "Type" : "");
 	if (!result)
 		return ir_scalar_type(rc->c->a, DT_BOOL);
 	return named(rc, result);
