@@ -441,10 +441,27 @@ static bool dsl_missing(SugarCtx *c, const OpInfo *inf, const Expr *call, const 
  * past the leading ones that bind to their own index become keyword
  * arguments of the parameters they bind (the DSL's order differs from the
  * op's).  False after reporting an error. */
+static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, const char *const *vals, int n);
+
 static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 {
 	const OpDef *op = inf->op;
 	int given = call->nargs, from = op->dsl_inorder;
+	bool kw_known = true; /* Python rejects an unknown keyword first */
+	for (int k = 0; op->arity_error && k < call->nkw; k++)
+		kw_known &= keyword_slot(inf, call->kw[k].name) >= 0;
+	if (op->arity_error && kw_known && (given < op->arity_min || given > op->arity_max)) {
+		/* a *args function's own count check (mrgsort_format2) */
+		char num[16];
+		snprintf(num, sizeof num, "%d", given);
+		static const char *const keys[] = { "n" };
+		const char *vals[] = { num };
+		StrBuf b = { 0 };
+		fill_template(&b, op->arity_error, keys, vals, 1);
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+		sb_release(&b);
+		return false;
+	}
 	if (given <= from)
 		return true;
 	if (op->dsl_varargs)
@@ -863,6 +880,23 @@ fail:
 	return false;
 }
 
+/* A dispatch case with `append: KW`: keyword KW becomes the call's last
+ * positional argument (pl.mrgsort's tmp= closes the tile op's list). */
+static void append_keyword(SugarCtx *c, Expr *call, const char *kw)
+{
+	for (int k = 0; k < call->nkw; k++) {
+		if (strcmp(call->kw[k].name, kw))
+			continue;
+		Expr **args = arena_alloc(c->a, (size_t)(call->nargs + 2) * sizeof *args);
+		memcpy(args, call->args, (size_t)call->nargs * sizeof *args);
+		args[call->nargs++] = call->kw[k].value;
+		call->args = args;
+		memmove(call->kw + k, call->kw + k + 1, (size_t)(call->nkw - k - 1) * sizeof *call->kw);
+		call->nkw--;
+		return;
+	}
+}
+
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
 	OpInfo *inf = op_info(c, call->str);
@@ -872,6 +906,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		if (k < 0)
 			return NULL;
 		const SugarCase *sc = &s->cases[k];
+		if (sc->error)
+			FAIL("pl.%s: %s", s->name, sc->error);
 		if (!sc->op) {
 			if (call->nargs != 2 || call->nkw)
 				FAIL("pl.%s on scalars takes exactly two positional arguments", s->name);
@@ -883,6 +919,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		call->str = inf->name;
 		if (sc->nnames && call->nargs && inf->op && !positional_by_name(c, inf, s, sc, call))
 			return NULL;
+		if (sc->append_kw)
+			append_keyword(c, call, sc->append_kw);
 		if (sc->set_kw) {
 			for (int i = 0; i < call->nkw; i++)
 				if (!strcmp(call->kw[i].name, sc->set_kw))

@@ -1145,12 +1145,29 @@ static Type *sorted(RuleCtx *rc)
 		int64_t v;
 		if (!tile && cint(shape[nd - 1], &v) && (v <= 0 || v % 32))
 			return tr_error(rc, "The operator %s requires the last dimension to be a positive multiple of 32, but got %lld", op, (long long)v);
+		Type *it = targ(rc, 1);
+		if (!it)
+			return NULL;
+		if (tile ? !is_tile(it) : !is_tensor(it))
+			return tr_error(rc, "The operator %s requires second argument to be a %s, but got %s", op,
+					tile ? "TileType" : "TensorType", tr_type_name(it));
+		if (!tile && it->dtype != DT_UINT32)
+			return tr_error(rc, "The operator %s requires idx dtype to be UINT32, but got %s", op, tr_dtype_str(it->dtype));
+		if (!tile && it->ndim != nd)
+			return tr_error(rc, "The operator %s requires idx rank (%d) to match src rank (%d)", op, it->ndim, nd);
+		for (int i = 0; !tile && i < nd; i++)
+			if (!dims_equal(&shape[i], &it->shape[i], 1))
+				return tr_error(rc, "The operator %s requires idx shape to match src shape at axis %d", op, i);
 		if (cint(shape[nd - 1], &v))
 			shape[nd - 1] = idx(c, v * 2);
 		else if (!(shape[nd - 1] = type_make_binary(c->a, OP_MUL, shape[nd - 1], idx(c, 2), nopos, c->d)))
 			return NULL;
 	} else if (form_is(rc, "format1")) {
 		Expr *bl = tr_arg(rc, rc->r->arg2);
+		int bd = bl ? tr_elem_dtype(bl) : -1;
+		if (bd >= 0 && !ir_dtype_is_int((DType)bd))
+			return tr_error(rc, "The operator %s requires block_len to be an integer type, but got %s", op,
+					tr_dtype_str((DType)bd));
 		int64_t v;
 		if (bl && cint(bl, &v) && (v <= 0 || v % 64))
 			return tr_error(rc, "The operator %s requires block_len to be a positive multiple of 64, but got %lld", op, (long long)v);
@@ -1160,6 +1177,22 @@ static Type *sorted(RuleCtx *rc)
 		for (int i = rc->r->arg + 1; i < rc->op->nparams; i++)
 			if (rc->slots[i] && !(rc->slots[i]->kind == EX_TUPLE && rc->slots[i]->nargs == 0))
 				last = i;
+		for (int i = rc->r->arg + 1; i <= last; i++) {
+			Type *ti = i < last || !tile ? targ(rc, i) : t0;
+			if (!ti)
+				return NULL;
+			if (ti->dtype != t0->dtype)
+				return tr_error(rc, "The operator %s requires all src %s to have matching dtype, but argument %d has %s (expected %s)",
+						op, tile ? "tiles" : "tensors", i, tr_dtype_str(ti->dtype), tr_dtype_str(t0->dtype));
+			if (tile)
+				continue;
+			if (ti->ndim != nd)
+				return tr_error(rc, "The operator %s requires all src tensors to have matching rank", op);
+			for (int a = 0; a + 1 < nd; a++)
+				if (!dims_equal(&ti->shape[a], &shape[a], 1))
+					return tr_error(rc, "The operator %s requires all src tensors to match shape on non-concat axis %d, but argument %d differs",
+							op, a, i);
+		}
 		if (tile) {
 			Type *tmp = targ(rc, last);
 			if (!tmp)
@@ -1174,9 +1207,6 @@ static Type *sorted(RuleCtx *rc)
 			Type *ti = targ(rc, i);
 			if (!ti)
 				return NULL;
-			if (ti->dtype != t0->dtype)
-				return tr_error(rc, "The operator %s requires all inputs to share src0's dtype %s, but argument %d has %s", op,
-						tr_dtype_str(t0->dtype), i, tr_dtype_str(ti->dtype));
 			int64_t x, y;
 			if (cint(sum, &x) && cint(ti->shape[ti->ndim - 1], &y))
 				sum = idx(c, x + y);
