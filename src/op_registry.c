@@ -265,9 +265,11 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 	if ((v = get(L, n, "coerce")))
 		to_coerce(L, v, p);
 	if ((v = get(L, n, "attr"))) {
-		if (strcmp(scalar(L, v, "attr"), "int"))
-			lerr(L, v, "field 'attr': expected int");
-		p->int_attr = true;
+		const char *a = scalar(L, v, "attr");
+		if (strcmp(a, "int") && strcmp(a, "bool"))
+			lerr(L, v, "field 'attr': expected int or bool");
+		p->int_attr = !strcmp(a, "int");
+		p->bool_attr = !strcmp(a, "bool");
 	}
 	if ((v = get(L, n, "effect")))
 		p->effect = to_effect(L, v, "effect");

@@ -436,6 +436,21 @@ static bool dsl_missing(SugarCtx *c, const OpInfo *inf, const Expr *call, const 
 	return true;
 }
 
+/* A plain-int / plain-bool attribute given a value the reference's binding
+ * refuses: a literal passed by position reaches it as an expression, an int
+ * literal by keyword is no bool.  False after reporting it. */
+static bool attr_fits(SugarCtx *c, const OpInfo *inf, const Expr *call, int j, const Expr *v, bool positional)
+{
+	const OpsParam *p = inf->param[j];
+	if (positional && p->bool_attr && (v->kind == EX_INT || v->kind == EX_BOOL))
+		FAIL("Unsupported kwarg type for key: %s", p->name);
+	if ((positional ? p->int_attr : p->bool_attr) && v->kind == EX_INT)
+		FAIL("Kwarg '%s' for operator '%s' has incompatible type", p->name, inf->name);
+	return true;
+fail:
+	return false;
+}
+
 /* Positional arguments by the DSL signature: more than it takes is Python's
  * TypeError ("add() takes 2 positional arguments but 3 were given"); those
  * past the leading ones that bind to their own index become keyword
@@ -489,8 +504,8 @@ static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 		int j = op->dsl[i].slot;
 		if (j < 0)
 			FAIL("%s%s: argument '%s' has no place in the IR call", inf->prefix, inf->name, op->dsl[i].name);
-		if (inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
-			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+		if (!attr_fits(c, inf, call, j, call->args[i], true))
+			return false;
 		kw[i - from] = (Kwarg){ inf->pname[j], call->args[i] };
 	}
 	memcpy(kw + (given - from), call->kw, (size_t)call->nkw * sizeof *kw);
@@ -754,8 +769,11 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	}
 	/* an int attribute bound by position gets the literal as an expression */
 	for (int i = np; i < call->nargs; i++)
-		if (inf->param[i]->int_attr && slots[i]->kind == EX_INT)
-			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[i]->name, inf->name);
+		if (!attr_fits(c, inf, call, i, slots[i], true))
+			return NULL;
+	for (int k = 0; k < call->nkw; k++)
+		if (!attr_fits(c, inf, call, plan->kwslot[k], call->kw[k].value, false))
+			return NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
@@ -867,8 +885,8 @@ static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s
 	for (int i = 0; i < call->nargs; i++) {
 		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
 		int j = keyword_slot(inf, kw[i].name);
-		if (j >= 0 && inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
-			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+		if (j >= 0 && !attr_fits(c, inf, call, j, call->args[i], true))
+			return false;
 	}
 	for (int k = 0; k < call->nkw; k++)
 		kw[call->nargs + k] = call->kw[k];

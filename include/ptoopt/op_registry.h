@@ -52,6 +52,9 @@ typedef struct OpsParam {
 	bool int_attr;      /* attr: int - a kwarg the reference stores as a plain int: an int
 			     * literal passed positionally reaches it as an expression and is
 			     * rejected ("has incompatible type"), as the reference's text parser does */
+	bool bool_attr;     /* attr: bool - one it stores as a plain bool: a literal passed
+			     * positionally is rejected ("Unsupported kwarg type for key"), an int
+			     * literal by keyword too ("has incompatible type") */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
