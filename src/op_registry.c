@@ -268,10 +268,12 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		const char *s = scalar(L, v, "attr");
 		if (!strcmp(s, "keyword") && !is_kwarg)
 			p->attr_kwarg = -2; /* resolved by check_op */
-		else if (strcmp(s, "int"))
-			lerr(L, v, "field 'attr': expected int (of a kwarg) or keyword (of a parameter)");
-		else
-			p->int_attr = true;
+		else if (strcmp(s, "int") && strcmp(s, "bool"))
+			lerr(L, v, "field 'attr': expected int or bool (of a kwarg), or keyword (of a parameter)");
+		else {
+			p->int_attr = !strcmp(s, "int");
+			p->bool_attr = !strcmp(s, "bool");
+		}
 	}
 	if ((v = get(L, n, "effect")))
 		p->effect = to_effect(L, v, "effect");
@@ -627,9 +629,24 @@ static void load_dsl(Loader *L, yaml_node_t *v, OpDef *op)
 		op->dsl_inorder = n; /* *args: bound in order */
 }
 
+/* arity: {min: N, max: M, error: MSG} (only with a `*args` dsl) */
+static void load_arity(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	if (!v)
+		return;
+	static const char *const keys[] = { "min", "max", "error", NULL };
+	check_keys(L, v, "an arity", keys);
+	yaml_node_t *lo = get(L, v, "min"), *hi = get(L, v, "max"), *msg = get(L, v, "error");
+	if (!lo || !hi || !msg || !op->dsl_varargs)
+		lerr(L, v, "field 'arity' needs 'min', 'max' and 'error', and a dsl with *args");
+	op->arity_min = atoi(scalar(L, lo, "min"));
+	op->arity_max = atoi(scalar(L, hi, "max"));
+	op->arity_error = istr(L, scalar(L, msg, "error"));
+}
+
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", "arity", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -647,6 +664,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 		op->kwargs = load_params(L, v, "kwargs", &op->nkwargs);
 	check_op(L, n, op);
 	load_dsl(L, get(L, n, "dsl"), op);
+	load_arity(L, get(L, n, "arity"), op);
 	v = get(L, n, "result");
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
@@ -685,7 +703,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 static void load_sugar(Loader *L, yaml_node_t *n)
 {
 	static const char *const keys[] = { "name", "dispatch", NULL };
-	static const char *const ckeys[] = { "args", "op", "binary", "kw", "positional", "set", NULL };
+	static const char *const ckeys[] = { "args", "op", "binary", "kw", "positional", "set", "append", "error", NULL };
 	static const char *const bins[] = { "add", "sub", "mul", "div", "min", "max", NULL };
 	static const int binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX };
 	check_keys(L, n, "a sugar entry", keys);
@@ -712,14 +730,19 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 		yaml_node_t *a = get(L, c, "args"), *o = get(L, c, "op"), *b = get(L, c, "binary");
 		if (a) {
 			need_seq(L, a, "args");
-			if (seq_len(a) > 4)
-				lerr(L, a, "field 'args': at most 4 argument kinds");
+			if (seq_len(a) > 6)
+				lerr(L, a, "field 'args': at most 6 argument kinds");
 			sc->nargs = seq_len(a);
 			for (int j = 0; j < sc->nargs; j++)
 				sc->args[j] = to_kind(L, seq_at(L, a, j), "args");
 		}
-		if (!!o == !!b)
-			lerr(L, c, "a dispatch case needs exactly one of 'op' or 'binary'");
+		yaml_node_t *en = get(L, c, "error"), *apn = get(L, c, "append");
+		if (!!o + !!b + !!en != 1)
+			lerr(L, c, "a dispatch case needs exactly one of 'op', 'binary' or 'error'");
+		if (en)
+			sc->error = istr(L, scalar(L, en, "error"));
+		if (apn)
+			sc->append_kw = istr(L, scalar(L, apn, "append"));
 		yaml_node_t *kwn = get(L, c, "kw"), *pn = get(L, c, "positional"), *setn = get(L, c, "set");
 		if (kwn)
 			sc->kw = istr(L, scalar(L, kwn, "kw"));
@@ -736,7 +759,7 @@ static void load_sugar(Loader *L, yaml_node_t *n)
 			sc->op = istr(L, scalar(L, o, "op"));
 			if (!ops_find(L->r, sc->op))
 				lerr(L, o, "field 'op': '%s' is not a registered op", sc->op);
-		} else {
+		} else if (b) {
 			const char *bs = scalar(L, b, "binary");
 			int k = -1;
 			for (int j = 0; bins[j]; j++)
@@ -1158,6 +1181,8 @@ int ops_list_sugar(OpRegistry *r, StrBuf *b)
 						sb_printf(b, "%s%s", j ? ", " : "", sc->names[j]);
 					sb_putc(b, ')');
 				}
+			} else if (sc->error) {
+				sb_puts(b, " -> error");
 			} else {
 				sb_printf(b, " -> scalar %s", binary_word(sc->binary));
 			}

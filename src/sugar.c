@@ -436,15 +436,47 @@ static bool dsl_missing(SugarCtx *c, const OpInfo *inf, const Expr *call, const 
 	return true;
 }
 
+/* A plain-int / plain-bool attribute given a value the reference's binding
+ * refuses: a literal passed by position reaches it as an expression, an int
+ * literal by keyword is no bool.  False after reporting it. */
+static bool attr_fits(SugarCtx *c, const OpInfo *inf, const Expr *call, int j, const Expr *v, bool positional)
+{
+	const OpsParam *p = inf->param[j];
+	if (positional && p->bool_attr && (v->kind == EX_INT || v->kind == EX_BOOL))
+		FAIL("Unsupported kwarg type for key: %s", p->name);
+	if ((positional ? p->int_attr : p->bool_attr) && v->kind == EX_INT)
+		FAIL("Kwarg '%s' for operator '%s' has incompatible type", p->name, inf->name);
+	return true;
+fail:
+	return false;
+}
+
 /* Positional arguments by the DSL signature: more than it takes is Python's
  * TypeError ("add() takes 2 positional arguments but 3 were given"); those
  * past the leading ones that bind to their own index become keyword
  * arguments of the parameters they bind (the DSL's order differs from the
  * op's).  False after reporting an error. */
+static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, const char *const *vals, int n);
+
 static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 {
 	const OpDef *op = inf->op;
 	int given = call->nargs, from = op->dsl_inorder;
+	bool kw_known = true; /* Python rejects an unknown keyword first */
+	for (int k = 0; op->arity_error && k < call->nkw; k++)
+		kw_known &= keyword_slot(inf, call->kw[k].name) >= 0;
+	if (op->arity_error && kw_known && (given < op->arity_min || given > op->arity_max)) {
+		/* a *args function's own count check (mrgsort_format2) */
+		char num[16];
+		snprintf(num, sizeof num, "%d", given);
+		static const char *const keys[] = { "n" };
+		const char *vals[] = { num };
+		StrBuf b = { 0 };
+		fill_template(&b, op->arity_error, keys, vals, 1);
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+		sb_release(&b);
+		return false;
+	}
 	if (given <= from)
 		return true;
 	if (op->dsl_varargs)
@@ -472,8 +504,8 @@ static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 		int j = op->dsl[i].slot;
 		if (j < 0)
 			FAIL("%s%s: argument '%s' has no place in the IR call", inf->prefix, inf->name, op->dsl[i].name);
-		if (inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
-			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+		if (!attr_fits(c, inf, call, j, call->args[i], true))
+			return false;
 		kw[i - from] = (Kwarg){ inf->pname[j], call->args[i] };
 	}
 	memcpy(kw + (given - from), call->kw, (size_t)call->nkw * sizeof *kw);
@@ -741,8 +773,11 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	}
 	/* an int attribute bound by position gets the literal as an expression */
 	for (int i = np; i < call->nargs; i++)
-		if (inf->param[i]->int_attr && slots[i]->kind == EX_INT)
-			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[i]->name, inf->name);
+		if (!attr_fits(c, inf, call, i, slots[i], true))
+			return NULL;
+	for (int k = 0; k < call->nkw; k++)
+		if (!attr_fits(c, inf, call, plan->kwslot[k], call->kw[k].value, false))
+			return NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
@@ -866,8 +901,8 @@ static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s
 	for (int i = 0; i < call->nargs; i++) {
 		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
 		int j = keyword_slot(inf, kw[i].name);
-		if (j >= 0 && inf->param[j]->int_attr && call->args[i]->kind == EX_INT)
-			FAIL("Kwarg '%s' for operator '%s' has incompatible type", inf->param[j]->name, inf->name);
+		if (j >= 0 && !attr_fits(c, inf, call, j, call->args[i], true))
+			return false;
 	}
 	for (int k = 0; k < call->nkw; k++)
 		kw[call->nargs + k] = call->kw[k];
@@ -879,6 +914,23 @@ fail:
 	return false;
 }
 
+/* A dispatch case with `append: KW`: keyword KW becomes the call's last
+ * positional argument (pl.mrgsort's tmp= closes the tile op's list). */
+static void append_keyword(SugarCtx *c, Expr *call, const char *kw)
+{
+	for (int k = 0; k < call->nkw; k++) {
+		if (strcmp(call->kw[k].name, kw))
+			continue;
+		Expr **args = arena_alloc(c->a, (size_t)(call->nargs + 2) * sizeof *args);
+		memcpy(args, call->args, (size_t)call->nargs * sizeof *args);
+		args[call->nargs++] = call->kw[k].value;
+		call->args = args;
+		memmove(call->kw + k, call->kw + k + 1, (size_t)(call->nkw - k - 1) * sizeof *call->kw);
+		call->nkw--;
+		return;
+	}
+}
+
 Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 {
 	OpInfo *inf = op_info(c, call->str);
@@ -888,6 +940,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		if (k < 0)
 			return NULL;
 		const SugarCase *sc = &s->cases[k];
+		if (sc->error)
+			FAIL("pl.%s: %s", s->name, sc->error);
 		if (!sc->op) {
 			if (call->nargs != 2 || call->nkw)
 				FAIL("pl.%s on scalars takes exactly two positional arguments", s->name);
@@ -899,6 +953,8 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 		call->str = inf->name;
 		if (sc->nnames && call->nargs && inf->op && !positional_by_name(c, inf, s, sc, call))
 			return NULL;
+		if (sc->append_kw)
+			append_keyword(c, call, sc->append_kw);
 		if (sc->set_kw) {
 			for (int i = 0; i < call->nkw; i++)
 				if (!strcmp(call->kw[i].name, sc->set_kw))

@@ -56,6 +56,9 @@ typedef struct OpsParam {
 			     * kwarg of the same name an int literal bound to it by keyword
 			     * moves to (the DSL hands the builder a Python int, which it
 			     * stores as an attribute: sync_set's event_id); -1 none */
+	bool bool_attr;     /* attr: bool - one it stores as a plain bool: a literal passed
+			     * positionally is rejected ("Unsupported kwarg type for key"), an int
+			     * literal by keyword too ("has incompatible type") */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
@@ -146,16 +149,23 @@ typedef struct OpDef {
 	OpsDslArg *dsl; int dsl_npos, dsl_nkwo;
 	bool dsl_varargs; /* *args: any number of positional arguments, bound in order */
 	int dsl_inorder;  /* positional arguments up to this count bind to their own index */
+	/* arity: {min: N, max: M, error: MSG}: a *args DSL function's own count
+	 * check, MSG ({n}: the count given) when the call passes fewer than N or
+	 * more than M positional arguments (arity_error NULL: none) */
+	int arity_min, arity_max;
+	const char *arity_error;
 } OpDef;
 
 typedef struct SugarCase {
-	OpsKind args[4]; int nargs; /* kinds of the leading positional arguments */
+	OpsKind args[6]; int nargs; /* kinds of the leading positional arguments */
 	const char *op;             /* canonical op, or NULL for a scalar binary */
 	int binary;                 /* BinOp when op is NULL */
 	const char *kw;             /* the case applies only when the call has this keyword (NULL: any) */
 	const char **names;         /* positional: the op parameters the call's positional */
 	int nnames;                 /* arguments bind to, by name (the DSL's own order), or 0 */
 	const char *set_kw;         /* set: the case passes this keyword as True (NULL: none) */
+	const char *append_kw;      /* append: keyword KW becomes the last positional argument */
+	const char *error;          /* error: the case is the DSL's rejection with this message */
 } SugarCase;
 
 typedef struct SugarDef {

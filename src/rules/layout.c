@@ -287,6 +287,9 @@ static Type *matmul_tensor(RuleCtx *rc, Type *lt, Type *rt)
 	const char *op = rc->op->name;
 	int dt;
 	Expr *od = tr_kwarg(rc, "out_dtype");
+	if (od && od->kind != EX_SYMBOL)
+		return tr_error(rc, "Invalid kwarg type for out_dtype: Invalid type for kwarg key: out_dtype, expected DataType, but got %s",
+				od->kind == EX_INT ? "int" : od->kind == EX_FLOAT ? "float" : od->kind == EX_BOOL ? "bool" : "str");
 	if (od)
 		dt = tr_dtype_symbol(c, od);
 	else
@@ -380,9 +383,16 @@ static Type *matmul_tensor_acc(RuleCtx *rc, Type *acc, Type *lt, Type *rt)
 		return tr_error(rc, "%s: acc M=%lld != matmul M=%lld", op, (long long)x, (long long)y);
 	if (cint(acc->shape[an - 1], &x) && cint(nn, &y) && x != y)
 		return tr_error(rc, "%s: acc N=%lld != matmul N=%lld", op, (long long)x, (long long)y);
-	int nb = (ln > rn ? ln : rn) - 2;
+	int nb;
+	Expr **batch = tr_broadcast(c, lt->shape, ln - 2, rt->shape, rn - 2, &nb);
+	if (!batch)
+		return tr_error(rc, "Cannot broadcast batch dimensions for %s", op);
 	if (nb != an - 2)
 		return tr_error(rc, "%s: acc batch rank (%d) must equal broadcast(lhs, rhs) batch rank (%d)", op, an - 2, nb);
+	for (int i = 0; i < nb; i++)
+		if (cint(acc->shape[i], &x) && cint(batch[i], &y) && x != y)
+			return tr_error(rc, "%s: acc batch dim %d (%lld) must equal broadcast(lhs, rhs) batch dim %d (%lld)", op, i, (long long)x, i,
+					(long long)y);
 	return mk_tensor(c, acc->shape, acc->ndim, rd);
 }
 
@@ -419,13 +429,19 @@ static bool tile_product(RuleCtx *rc, Type *lt, Type *rt, DType *acc_dt)
 	return true;
 }
 
+static bool acc_phase_ok(RuleCtx *rc)
+{
+	Expr *ph = tr_kwarg(rc, "acc_phase");
+	if (ph && ph->kind == EX_STR && strcmp(ph->str, "unspecified") && strcmp(ph->str, "partial") && strcmp(ph->str, "final"))
+		return tr_error(rc, "The operator %s requires acc_phase to be one of {unspecified, partial, final}, but got %s", rc->op->name,
+				ph->str), false;
+	return true;
+}
+
 static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
 {
 	SugarCtx *c = rc->c;
 	const char *op = rc->op->name;
-	Expr *ph = tr_kwarg(rc, "acc_phase");
-	if (ph && ph->kind == EX_STR && strcmp(ph->str, "unspecified") && strcmp(ph->str, "partial") && strcmp(ph->str, "final"))
-		return tr_error(rc, "The operator %s requires acc_phase to be one of {unspecified, partial, final}, but got %s", op, ph->str);
 	DType in = lt->dtype;
 	if (in != DT_INT8 && in != DT_FP16 && in != DT_BF16 && in != DT_FP32)
 		return tr_error(rc, "The operator %s supports only INT8 x INT8 -> INT32 and same-type FP16/BF16/FP32 inputs -> FP32, but got %s",
@@ -500,6 +516,48 @@ static Type *batch_matmul(RuleCtx *rc, Type *acc, Type *lt, Type *rt)
 	return mk_tile(c, shape, nb + 2, adt, MS_ACC, NULL, NULL, NULL, NULL);
 }
 
+/* DeduceTileMatMulBiasType's checks of a [1, N] bias against the rhs and
+ * the accumulator dtype */
+static bool bias_fits(RuleCtx *rc, const Type *bias, const Type *rt, DType adt)
+{
+	const char *op = rc->op->name;
+	char buf[128];
+	if (bias->ndim != 2)
+		return tr_error(rc, "The operator %s requires bias to be 2D, but got %d dimensions", op, bias->ndim), false;
+	if (!ir_is_int_const(bias->shape[0], 1, DT_INDEX)) {
+		fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
+		return tr_error(rc, "The operator %s requires bias to have shape [1, N], but got %s", op, buf), false;
+	}
+	int64_t x, y;
+	Expr **bv = valid_of(bias), **rv = valid_of(rt);
+	if (cint(bv[0], &x) && x < 1)
+		return tr_error(rc, "The operator %s requires bias valid rows to cover one broadcast row, but got %lld", op, (long long)x), false;
+	if (cint(bias->shape[1], &x) && cint(rt->shape[1], &y) && x != y)
+		return tr_error(rc, "The operator %s requires bias N dimension to match output N=%lld, but got bias N=%lld", op,
+				(long long)y, (long long)x), false;
+	if (cint(rv[1], &x) && cint(bv[1], &y) && x > y)
+		return tr_error(rc, "The operator %s requires bias valid N to cover output valid N=%lld, but got bias valid N=%lld", op,
+				(long long)x, (long long)y), false;
+	if (bias->dtype != adt)
+		return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator, but got %s", op,
+				tr_dtype_str(adt), tr_dtype_str(bias->dtype)), false;
+	return true;
+}
+
+/* CheckMatmulInitCond: the optional split-K predicate must be a BOOL scalar */
+static bool init_cond_ok(RuleCtx *rc)
+{
+	int i = opt_arg(rc, "init");
+	Expr *e = i >= 0 ? tr_arg(rc, i) : NULL;
+	if (!e || (e->kind == EX_TUPLE && e->nargs == 0))
+		return true;
+	Type *t = tr_type(e);
+	if (t && t->kind == TY_SCALAR && t->dtype != DT_BOOL)
+		return tr_error(rc, "The operator %s requires init_cond to have dtype BOOL, but got %s. Write a comparison such as `k == 0` "
+				"rather than passing the index itself.", rc->op->name, tr_dtype_str(t->dtype)), false;
+	return true;
+}
+
 static Type *matmul(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -509,7 +567,7 @@ static Type *matmul(RuleCtx *rc)
 	Type *lt = tr_type(le), *rt = tr_type(re);
 	int acc_i = opt_arg(rc, "acc"), bias_i = opt_arg(rc, "bias");
 	Type *acc = targ(rc, acc_i), *bias = targ(rc, bias_i);
-	if (!lt || !rt || (acc_i >= 0 && !acc) || (bias_i >= 0 && !bias))
+	if (!lt || !rt || (acc_i >= 0 && !acc) || (bias_i >= 0 && !bias) || !init_cond_ok(rc))
 		return NULL;
 	if (form_is(rc, "tensor") || form_is(rc, "tensor-acc")) {
 		if (acc && !is_tensor(acc))
@@ -539,11 +597,15 @@ static Type *matmul(RuleCtx *rc)
 	if (form_is(rc, "batch"))
 		return batch_matmul(rc, acc, lt, rt);
 	bool gemv = form_is(rc, "gemv");
+	if (gemv && !acc_phase_ok(rc))
+		return NULL;
 	if (acc && gemv) {
 		if (acc->ndim != 2)
 			return tr_error(rc, "The operator %s requires acc to be 2D, but got %d dimensions", op, acc->ndim);
 	}
 	if (!tile_product(rc, lt, rt, &adt))
+		return NULL;
+	if (gemv && bias && !bias_fits(rc, bias, rt, adt))
 		return NULL;
 	if (gemv) {
 		DType dt = DT_FP32;
@@ -573,6 +635,12 @@ static Type *matmul(RuleCtx *rc)
 			if (bias->dtype != dt)
 				return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator output, but got %s", op,
 						tr_dtype_str(dt), tr_dtype_str(bias->dtype));
+			int64_t v;
+			if (!cint(valid_of(bias)[0], &v) || v != 1) {
+				fmt_shape(got, sizeof got, valid_of(bias), 1); /* "[rows]" */
+				got[strlen(got) - 1] = 0;
+				return tr_error(rc, "The operator %s requires bias to have exactly one valid row, but got %s", op, got + 1);
+			}
 		}
 		return t;
 	}
@@ -586,28 +654,21 @@ static Type *matmul(RuleCtx *rc)
 		if (cint(acc->shape[1], &x) && cint(rt->shape[1], &y) && x != y)
 			return tr_error(rc, "The operator %s requires matching physical N dimensions, but got acc N=%lld and product N=%lld", op,
 					(long long)x, (long long)y);
+		Expr **av = valid_of(acc), **lv = valid_of(lt), **rv = valid_of(rt);
+		if (cint(lv[0], &x) && cint(av[0], &y) && x > y)
+			return tr_error(rc, "The operator %s requires acc valid M to cover lhs valid M, but got acc M=%lld and lhs M=%lld", op,
+					(long long)y, (long long)x);
+		if (cint(rv[1], &x) && cint(av[1], &y) && x > y)
+			return tr_error(rc, "The operator %s requires acc valid N to cover rhs valid N, but got acc N=%lld and rhs N=%lld", op,
+					(long long)y, (long long)x);
 		if (acc->dtype != adt)
 			return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, tr_dtype_str(adt),
 					tr_dtype_str(acc->dtype));
 		Type *t = mk_tile(c, acc->shape, 2, adt, MS_ACC, valid_of(acc), NULL, NULL, NULL);
 		return tr_view_kw(acc, "compact") ? with_compact(c, t) : t;
 	}
-	if (bias) {
-		char buf[128];
-		if (bias->ndim != 2)
-			return tr_error(rc, "The operator %s requires bias to be 2D, but got %d dimensions", op, bias->ndim);
-		if (!ir_is_int_const(bias->shape[0], 1, DT_INDEX)) {
-			fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
-			return tr_error(rc, "The operator %s requires bias to have shape [1, N], but got %s", op, buf);
-		}
-		int64_t x, y;
-		if (cint(bias->shape[1], &x) && cint(rt->shape[1], &y) && x != y)
-			return tr_error(rc, "The operator %s requires bias N dimension to match output N=%lld, but got bias N=%lld", op,
-					(long long)y, (long long)x);
-		if (bias->dtype != adt)
-			return tr_error(rc, "The operator %s requires bias dtype %s to match the accumulator, but got %s", op,
-					tr_dtype_str(adt), tr_dtype_str(bias->dtype));
-	}
+	if (bias && !bias_fits(rc, bias, rt, adt))
+		return NULL;
 	Expr **lv = valid_of(lt), **rv = valid_of(rt);
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 	shape[0] = lt->shape[0], shape[1] = rt->shape[1];
@@ -1145,12 +1206,29 @@ static Type *sorted(RuleCtx *rc)
 		int64_t v;
 		if (!tile && cint(shape[nd - 1], &v) && (v <= 0 || v % 32))
 			return tr_error(rc, "The operator %s requires the last dimension to be a positive multiple of 32, but got %lld", op, (long long)v);
+		Type *it = targ(rc, 1);
+		if (!it)
+			return NULL;
+		if (tile ? !is_tile(it) : !is_tensor(it))
+			return tr_error(rc, "The operator %s requires second argument to be a %s, but got %s", op,
+					tile ? "TileType" : "TensorType", tr_type_name(it));
+		if (!tile && it->dtype != DT_UINT32)
+			return tr_error(rc, "The operator %s requires idx dtype to be UINT32, but got %s", op, tr_dtype_str(it->dtype));
+		if (!tile && it->ndim != nd)
+			return tr_error(rc, "The operator %s requires idx rank (%d) to match src rank (%d)", op, it->ndim, nd);
+		for (int i = 0; !tile && i < nd; i++)
+			if (!dims_equal(&shape[i], &it->shape[i], 1))
+				return tr_error(rc, "The operator %s requires idx shape to match src shape at axis %d", op, i);
 		if (cint(shape[nd - 1], &v))
 			shape[nd - 1] = idx(c, v * 2);
 		else if (!(shape[nd - 1] = type_make_binary(c->a, OP_MUL, shape[nd - 1], idx(c, 2), nopos, c->d)))
 			return NULL;
 	} else if (form_is(rc, "format1")) {
 		Expr *bl = tr_arg(rc, rc->r->arg2);
+		int bd = bl ? tr_elem_dtype(bl) : -1;
+		if (bd >= 0 && !ir_dtype_is_int((DType)bd))
+			return tr_error(rc, "The operator %s requires block_len to be an integer type, but got %s", op,
+					tr_dtype_str((DType)bd));
 		int64_t v;
 		if (bl && cint(bl, &v) && (v <= 0 || v % 64))
 			return tr_error(rc, "The operator %s requires block_len to be a positive multiple of 64, but got %lld", op, (long long)v);
@@ -1160,6 +1238,22 @@ static Type *sorted(RuleCtx *rc)
 		for (int i = rc->r->arg + 1; i < rc->op->nparams; i++)
 			if (rc->slots[i] && !(rc->slots[i]->kind == EX_TUPLE && rc->slots[i]->nargs == 0))
 				last = i;
+		for (int i = rc->r->arg + 1; i <= last; i++) {
+			Type *ti = i < last || !tile ? targ(rc, i) : t0;
+			if (!ti)
+				return NULL;
+			if (ti->dtype != t0->dtype)
+				return tr_error(rc, "The operator %s requires all src %s to have matching dtype, but argument %d has %s (expected %s)",
+						op, tile ? "tiles" : "tensors", i, tr_dtype_str(ti->dtype), tr_dtype_str(t0->dtype));
+			if (tile)
+				continue;
+			if (ti->ndim != nd)
+				return tr_error(rc, "The operator %s requires all src tensors to have matching rank", op);
+			for (int a = 0; a + 1 < nd; a++)
+				if (!dims_equal(&ti->shape[a], &shape[a], 1))
+					return tr_error(rc, "The operator %s requires all src tensors to match shape on non-concat axis %d, but argument %d differs",
+							op, a, i);
+		}
 		if (tile) {
 			Type *tmp = targ(rc, last);
 			if (!tmp)
@@ -1174,9 +1268,6 @@ static Type *sorted(RuleCtx *rc)
 			Type *ti = targ(rc, i);
 			if (!ti)
 				return NULL;
-			if (ti->dtype != t0->dtype)
-				return tr_error(rc, "The operator %s requires all inputs to share src0's dtype %s, but argument %d has %s", op,
-						tr_dtype_str(t0->dtype), i, tr_dtype_str(ti->dtype));
 			int64_t x, y;
 			if (cint(sum, &x) && cint(ti->shape[ti->ndim - 1], &y))
 				sum = idx(c, x + y);
@@ -2867,7 +2958,7 @@ static Type *tri(RuleCtx *rc)
 static const char *const valid_opts[] = { "valid", NULL };
 static const char *const drop_opts[] = { "drop", NULL };
 static const char *const write_opts[] = { "reach", "remedy", NULL };
-static const char *const form_opts[] = { "form", "acc", "bias", NULL };
+static const char *const form_opts[] = { "form", "acc", "bias", "init", NULL };
 static const char *const form_only[] = { "form", NULL };
 
 const RuleKind typerule_layout[] = {
