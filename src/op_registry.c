@@ -229,7 +229,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", "expect", "int-elems", NULL };
+					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
@@ -248,6 +248,8 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		p->kind = to_kind(L, v, "kind");
 	if ((v = get(L, n, "expect")))
 		p->expect = istr(L, scalar(L, v, "expect"));
+	if ((v = get(L, n, "invalid")))
+		p->invalid = istr(L, scalar(L, v, "invalid"));
 	if ((v = get(L, n, "int-elems")))
 		p->int_elems = istr(L, scalar(L, v, "int-elems"));
 	if ((v = get(L, n, "default")))

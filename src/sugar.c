@@ -446,6 +446,11 @@ static bool attr_fits(SugarCtx *c, const OpInfo *inf, const Expr *call, int j, c
 		FAIL("Unsupported kwarg type for key: %s", p->name);
 	if ((positional ? p->int_attr : p->bool_attr) && v->kind == EX_INT)
 		FAIL("Kwarg '%s' for operator '%s' has incompatible type", p->name, inf->name);
+	/* a computed value (a variable, a call) is no Python int or bool at all */
+	bool literal = v->kind == EX_INT || v->kind == EX_BOOL || v->kind == EX_FLOAT || v->kind == EX_STR ||
+		       v->kind == EX_SYMBOL || v->kind == EX_TUPLE;
+	if ((p->int_attr || p->bool_attr) && !literal)
+		FAIL("Unsupported kwarg type for key: %s", p->name);
 	return true;
 fail:
 	return false;
@@ -678,6 +683,16 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 						 : key[0] == '\'' && strlen(key) == vl + 2 && !strncmp(key + 1, v->str, vl) &&
 							   key[vl + 1] == '\'')
 				m = k;
+		}
+		if (m < 0 && p->invalid && v->kind == EX_STR) {
+			StrBuf b = { 0 };
+			const char *q = arena_printf(c->a, "'%s'", v->str);
+			static const char *const keys[] = { "value" };
+			const char *vals[] = { q };
+			fill_template(&b, p->invalid, keys, vals, 1);
+			diag_error(c->d, call->pos.line, call->pos.col, "%s", b.data);
+			sb_release(&b);
+			return false;
 		}
 		if (m < 0)
 			FAIL("%s%s: '%s' is not a valid value for '%s'", pf, name, v->str, p->name);

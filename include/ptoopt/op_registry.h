@@ -70,6 +70,9 @@ typedef struct OpsParam {
 	 * TileType, but got"); NULL: "The operator OP requires <ordinal> argument
 	 * to be a <Kind>Type, but got" */
 	const char *expect;
+	/* invalid: the reference's words for a string not among the values
+	 * ("Invalid cmp_mode {value}: ..."); NULL: ptoopt's own */
+	const char *invalid;
 	/* int-elems: a list whose elements must be integers, the reference's words
 	 * for one that is not ("tensor.slice offset tuple element {i} must have
 	 * integer dtype, but got {dtype}"); NULL: unchecked */

@@ -1283,6 +1283,13 @@ static Type *sorted(RuleCtx *rc)
 
 /* ------------------------------------------------------------ gathers */
 
+/* tile.gatherb's element types (8-, 16- and 32-bit integers, FP16, BF16, FP32) */
+static bool gatherb_dtype(DType t)
+{
+	return t == DT_INT8 || t == DT_UINT8 || t == DT_INT16 || t == DT_UINT16 || t == DT_INT32 || t == DT_UINT32 ||
+	       t == DT_FP16 || t == DT_BF16 || t == DT_FP32;
+}
+
 /* {rule: gathered, args: [SRC, IDX?], opts: {form: index|mask|block|compare}}
  *   index: IDX's shape, SRC's dtype (tensor.gather, tile.gather);
  *   mask: the columns cut by mask_pattern (1-2: /2, 3-6: /4, 7: all),
@@ -1303,18 +1310,45 @@ static Type *gathered(RuleCtx *rc)
 		Type *it = targ(rc, rc->r->arg2);
 		if (!it)
 			return NULL;
-		if (tile)
+		if (tile) {
+			bool src16 = src->dtype == DT_FP16 || src->dtype == DT_INT16;
+			if (!src16 && src->dtype != DT_FP32 && src->dtype != DT_INT32)
+				return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
+						tr_dtype_str(src->dtype));
+			if (it->dtype != DT_INT32 && !(it->dtype == DT_INT16 && src16))
+				return tr_error(rc, "The operator %s requires indices dtype INT32 (any src), or INT16 with a 16-bit src "
+						"(FP16/INT16); INT16 indices with a 32-bit src are unsafe (tgather b32 reads them as u32). "
+						"Got indices %s with src %s", op, tr_dtype_str(it->dtype), tr_dtype_str(src->dtype));
 			return mk_tile_like(c, src, it->shape, it->ndim, src->dtype, MS_VEC, NULL);
+		}
 		return mk_tensor(c, it->shape, it->ndim, src->dtype);
 	}
 	if (form_is(rc, "block")) {
-		Type *ot = targ(rc, rc->r->arg2);
-		if (!ot || ot->ndim != 2)
-			return NULL;
+		if (!gatherb_dtype(src->dtype))
+			return tr_error(rc, "The operator %s requires src dtype to be an 8/16/32-bit int/uint or FP16/BF16/FP32, but got %s",
+					op, tr_dtype_str(src->dtype));
 		int dt = src->dtype;
 		Expr *od = tr_kwarg(rc, "output_dtype");
 		if (od && (dt = tr_dtype_symbol(c, od)) < 0)
 			return NULL;
+		if (!gatherb_dtype((DType)dt))
+			return tr_error(rc, "The operator %s requires output_dtype to be an 8/16/32-bit int/uint or FP16/BF16/FP32, but got %s",
+					op, tr_dtype_str((DType)dt));
+		Type *ot = targ(rc, rc->r->arg2);
+		if (!ot)
+			return NULL;
+		if (ot->dtype != DT_UINT32)
+			return tr_error(rc, "The operator %s requires offset dtype to be UINT32, but got %s", op, tr_dtype_str(ot->dtype));
+		if (src->ndim != 2)
+			return tr_error(rc, "The operator %s requires a 2D src tile, but got rank %d", op, src->ndim);
+		if (ot->ndim != 2)
+			return tr_error(rc, "The operator %s requires a 2D offset tile, but got rank %d", op, ot->ndim);
+		int64_t ocols;
+		if (!cint(ot->shape[1], &ocols))
+			return tr_error(rc, "The operator %s requires static offset columns", op);
+		if (ocols <= 0 || ocols % 8)
+			return tr_error(rc, "The operator %s requires offset columns to be a positive multiple of 8 (32-byte UINT32 row), but got %lld",
+					op, (long long)ocols);
 		int bytes = ir_dtype_bits((DType)dt) / 8;
 		if (bytes <= 0 || 32 % bytes)
 			return tr_error(rc, "The operator %s requires a byte-addressable output dtype that divides 32 bytes, but got %s", op,
@@ -1369,6 +1403,9 @@ static Type *gathered(RuleCtx *rc)
 		return mk_tensor(c, shape, 2, (DType)dt);
 	}
 	/* compare */
+	if (tile && src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires src dtype in {FP16, FP32, INT16, INT32}, but got %s", op,
+				tr_dtype_str(src->dtype));
 	Type *kt = targ(rc, rc->r->arg2);
 	if (kt && kt->kind != TY_SCALAR)
 		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, tr_type_name(kt));
