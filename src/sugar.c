@@ -543,7 +543,10 @@ static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 		int j = op->dsl[i].slot;
 		if (j < 0)
 			FAIL("%s%s: argument '%s' has no place in the IR call", inf->prefix, inf->name, op->dsl[i].name);
-		if (!attr_fits(c, inf, call, j, &call->args[i], true))
+		bool dup = false; /* Python's "multiple values" error comes first */
+		for (int k = 0; k < call->nkw; k++)
+			dup |= !strcmp(call->kw[k].name, inf->pname[j]);
+		if (!dup && !attr_fits(c, inf, call, j, &call->args[i], true))
 			return false;
 		kw[i - from] = (Kwarg){ inf->pname[j], call->args[i] };
 	}
