@@ -270,11 +270,13 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		const char *s = scalar(L, v, "attr");
 		if (!strcmp(s, "keyword") && !is_kwarg)
 			p->attr_kwarg = -2; /* resolved by check_op */
-		else if (strcmp(s, "int") && strcmp(s, "bool"))
-			lerr(L, v, "field 'attr': expected int or bool (of a kwarg), or keyword (of a parameter)");
+		else if (strcmp(s, "int") && strcmp(s, "bool") && strcmp(s, "truthy") && strcmp(s, "truthy-raw"))
+			lerr(L, v, "field 'attr': expected int, bool, truthy or truthy-raw (of a kwarg), or keyword (of a parameter)");
 		else {
 			p->int_attr = !strcmp(s, "int");
 			p->bool_attr = !strcmp(s, "bool");
+			p->truth_raw = !strcmp(s, "truthy-raw");
+			p->truth_attr = p->truth_raw || !strcmp(s, "truthy");
 		}
 	}
 	if ((v = get(L, n, "effect")))

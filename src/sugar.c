@@ -436,12 +436,51 @@ static bool dsl_missing(SugarCtx *c, const OpInfo *inf, const Expr *call, const 
 	return true;
 }
 
+/* Python's truth of a literal the DSL receives as a plain value; false
+ * with *is_scalar set for a value it receives as a Scalar (a variable or
+ * expression of scalar type), which has none. */
+static bool py_truth(const Expr *v, bool *is_scalar)
+{
+	*is_scalar = false;
+	switch (v->kind) {
+	case EX_INT: case EX_BOOL: return v->ival != 0;
+	case EX_FLOAT: return v->fval != 0;
+	case EX_STR: return v->str[0] != 0;
+	case EX_TUPLE: return v->nargs > 0;
+	case EX_SYMBOL: return true;
+	case EX_OP_CALL: return strcmp(v->str, "system.task_invalid") != 0; /* None */
+	case EX_VAR: {
+		const Type *t = ir_expr_type((Expr *)v);
+		*is_scalar = !t || t->kind == TY_SCALAR;
+		return !*is_scalar; /* a Tensor / Tile object is true */
+	}
+	default: *is_scalar = true; return false;
+	}
+}
+
 /* A plain-int / plain-bool attribute given a value the reference's binding
  * refuses: a literal passed by position reaches it as an expression, an int
- * literal by keyword is no bool.  False after reporting it. */
-static bool attr_fits(SugarCtx *c, const OpInfo *inf, const Expr *call, int j, const Expr *v, bool positional)
+ * literal by keyword is no bool.  A truth-tested one (attr: truthy) becomes
+ * True or False in *vp.  False after reporting it. */
+static bool attr_fits(SugarCtx *c, const OpInfo *inf, const Expr *call, int j, Expr **vp, bool positional)
 {
 	const OpsParam *p = inf->param[j];
+	const Expr *v = *vp;
+	if (p->truth_attr) {
+		bool is_scalar, t = py_truth(v, &is_scalar);
+		if (positional || is_scalar)
+			FAIL("Cannot convert Scalar to bool. Scalar wraps a symbolic IR expression and has no concrete truth value.");
+		if (t && p->truth_raw && v->kind != EX_BOOL)
+			FAIL("Kwarg '%s' for operator '%s' has incompatible type", p->name, inf->name);
+		if (v->kind != EX_BOOL || v->ival != t) {
+			Expr *b = ir_expr_new(c->a, EX_BOOL, v->pos);
+			b->ival = t;
+			b->dtype = DT_BOOL;
+			b->type = ir_scalar_type(c->a, DT_BOOL);
+			*vp = b;
+		}
+		return true;
+	}
 	if (positional && p->bool_attr && (v->kind == EX_INT || v->kind == EX_BOOL))
 		FAIL("Unsupported kwarg type for key: %s", p->name);
 	if ((positional ? p->int_attr : p->bool_attr) && v->kind == EX_INT)
@@ -509,7 +548,10 @@ static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 		int j = op->dsl[i].slot;
 		if (j < 0)
 			FAIL("%s%s: argument '%s' has no place in the IR call", inf->prefix, inf->name, op->dsl[i].name);
-		if (!attr_fits(c, inf, call, j, call->args[i], true))
+		bool dup = false; /* Python's "multiple values" error comes first */
+		for (int k = 0; k < call->nkw; k++)
+			dup |= !strcmp(call->kw[k].name, inf->pname[j]);
+		if (!dup && !attr_fits(c, inf, call, j, &call->args[i], true))
 			return false;
 		kw[i - from] = (Kwarg){ inf->pname[j], call->args[i] };
 	}
@@ -788,10 +830,10 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	}
 	/* an int attribute bound by position gets the literal as an expression */
 	for (int i = np; i < call->nargs; i++)
-		if (!attr_fits(c, inf, call, i, slots[i], true))
+		if (!attr_fits(c, inf, call, i, &slots[i], true))
 			return NULL;
 	for (int k = 0; k < call->nkw; k++)
-		if (!attr_fits(c, inf, call, plan->kwslot[k], call->kw[k].value, false))
+		if (!attr_fits(c, inf, call, plan->kwslot[k], &slots[plan->kwslot[k]], false))
 			return NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
@@ -916,7 +958,7 @@ static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s
 	for (int i = 0; i < call->nargs; i++) {
 		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
 		int j = keyword_slot(inf, kw[i].name);
-		if (j >= 0 && !attr_fits(c, inf, call, j, call->args[i], true))
+		if (j >= 0 && !attr_fits(c, inf, call, j, &call->args[i], true))
 			return false;
 	}
 	for (int k = 0; k < call->nkw; k++)

@@ -59,6 +59,11 @@ typedef struct OpsParam {
 	bool bool_attr;     /* attr: bool - one it stores as a plain bool: a literal passed
 			     * positionally is rejected ("Unsupported kwarg type for key"), an int
 			     * literal by keyword too ("has incompatible type") */
+	bool truth_attr;    /* attr: truthy - the DSL wrapper tests the value's Python truth:
+			     * a literal becomes True or is dropped; a Scalar value (a variable,
+			     * an expression, any positional literal) has no truth value */
+	bool truth_raw;     /* attr: truthy-raw - ... but hands a true value on as it is,
+			     * which the builder rejects unless a bool ("has incompatible type") */
 	OpsEffect effect;
 	const char *effect_kwarg; /* conditional effect: NULL when none */
 	bool effect_nonzero;      /* condition: kwarg present and != 0 */
