@@ -322,8 +322,12 @@ static Expr *case_operand(SugarCtx *c, const SugarCase *sc, const Expr *call, in
 	return NULL;
 }
 
+static bool py_truth(const Expr *v, bool *is_scalar);
+
 /* The first case of s that the call's leading argument kinds select, or -1
- * after reporting that none does. */
+ * after reporting that none does.  A rejecting case keyed by a keyword
+ * (`if high_precision:` in the DSL) is passed over when the keyword's value
+ * is a false literal, and the keyword dropped, as the DSL ignores it. */
 static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 {
 	for (int i = 0; i < s->ncases; i++) {
@@ -334,9 +338,17 @@ static int dispatch(SugarCtx *c, Expr *call, const SugarDef *s)
 			ok = a && kind_matches(sc->args[j], a);
 		}
 		if (ok && sc->kw) {
-			ok = false;
-			for (int k = 0; k < call->nkw; k++)
-				ok |= !strcmp(call->kw[k].name, sc->kw);
+			int found = -1;
+			for (int k = 0; k < call->nkw && found < 0; k++)
+				if (!strcmp(call->kw[k].name, sc->kw))
+					found = k;
+			ok = found >= 0;
+			bool scalar;
+			if (ok && sc->error && !py_truth(call->kw[found].value, &scalar) && !scalar) {
+				memmove(call->kw + found, call->kw + found + 1, (size_t)(call->nkw - found - 1) * sizeof *call->kw);
+				call->nkw--;
+				ok = false;
+			}
 		}
 		if (ok)
 			return i;
