@@ -132,10 +132,7 @@ static void skip_clause(Parser *p)
 			pp_expected_op(p, "]");
 		if (depth == 0 && (tok_is_name(t, "for") || tok_is_name(t, "if") || tok_is_op(t, "]")))
 			return;
-		if (tok_is_op(t, "(") || tok_is_op(t, "[") || tok_is_op(t, "{"))
-			depth++;
-		else if (tok_is_op(t, ")") || tok_is_op(t, "]") || tok_is_op(t, "}"))
-			depth--;
+		depth += pp_bracket_step(t);
 		skip(p);
 	}
 }

@@ -45,10 +45,7 @@ static void skip_to_op(Parser *p, const char *to)
 			PERR_AT(p, t, "expected '%s' in the @pl.inline function's header, found %s", to, pp_describe(t));
 		if (!depth && tok_is_op(t, to))
 			return;
-		if (tok_is_op(t, "(") || tok_is_op(t, "[") || tok_is_op(t, "{"))
-			depth++;
-		else if (tok_is_op(t, ")") || tok_is_op(t, "]") || tok_is_op(t, "}"))
-			depth--;
+		depth += pp_bracket_step(t);
 		skip(p);
 	}
 }
@@ -74,8 +71,7 @@ static void inline_header(Parser *p, InlineDef *d)
 				const Token *x = peek(p);
 				if (x->kind == TK_EOF || x->kind == TK_NEWLINE)
 					PERR_AT(p, x, "unexpected %s in a parameter annotation", pp_describe(x));
-				depth += tok_is_op(x, "[") || tok_is_op(x, "(");
-				depth -= tok_is_op(x, "]") || tok_is_op(x, ")");
+				depth += pp_bracket_step(x);
 				skip(p);
 			}
 		}

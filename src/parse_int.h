@@ -409,6 +409,14 @@ static inline Expr *pp_lookup_value(Parser *p, const char *name)
 	uintptr_t i = binding_of(p, name);
 	return i ? p->undo[i - 1].value : NULL;
 }
+/* How a token changes the bracket depth: +1 at ( [ {, -1 at ) ] }, else 0
+ * (the token skippers of parse_deps.c and parse_inline.c). */
+static inline int pp_bracket_step(const Token *t)
+{
+	if (tok_is_op(t, "(") || tok_is_op(t, "[") || tok_is_op(t, "{"))
+		return 1;
+	return tok_is_op(t, ")") || tok_is_op(t, "]") || tok_is_op(t, "}") ? -1 : 0;
+}
 /* ---- @pl.inline functions (parse_inline.c) */
 void pp_inline_def(Parser *p);      /* at `@pl.inline` at module level */
 bool pp_at_inline_call(Parser *p);  /* at NAME( of an inline function */
