@@ -188,22 +188,24 @@ bool ir_is_int_const(const Expr *e, int64_t v, DType dt)
 	return e && e->kind == EX_INT && e->ival == v && e->dtype == dt;
 }
 
-const Stmt *ir_find_scope(const Block *b, ScopeKind k)
+const Stmt *ir_find_scope_of(const Block *b, unsigned kinds)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *s = b->stmts[i];
 		if (ir_stmt_is_simple(s->kind))
 			continue;
-		if (s->kind == ST_SCOPE && s->scope->kind == k)
+		if (s->kind == ST_SCOPE && (kinds >> s->scope->kind & 1u))
 			return s;
-		const Stmt *in = ir_find_scope(&s->body, k);
+		const Stmt *in = ir_find_scope_of(&s->body, kinds);
 		if (!in)
-			in = ir_find_scope(&s->orelse, k);
+			in = ir_find_scope_of(&s->orelse, kinds);
 		if (in)
 			return in;
 	}
 	return NULL;
 }
+
+const Stmt *ir_find_scope(const Block *b, ScopeKind k) { return ir_find_scope_of(b, 1u << k); }
 
 const Stmt *ir_find_stmt(const Block *b, StmtKind k)
 {

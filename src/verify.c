@@ -259,11 +259,16 @@ bool verify_clusters_outlined(Program *p, Diag *d)
 		const Function *f = p->funcs[i];
 		if (f->type == FT_GROUP || f->type == FT_SPMD)
 			continue;
-		const Stmt *s = ir_find_scope(&f->body, SC_CLUSTER);
+		/* one walk for both kinds; a Cluster scope is named first, as
+		 * the reference's checks run in that order */
+		const Stmt *s = ir_find_scope_of(&f->body, 1u << SC_CLUSTER | 1u << SC_SPMD);
 		const char *what = "Cluster";
-		if (!s) {
-			s = ir_find_scope(&f->body, SC_SPMD);
-			what = "Spmd";
+		if (s && s->scope->kind == SC_SPMD) {
+			const Stmt *c = ir_find_scope(&f->body, SC_CLUSTER);
+			if (c)
+				s = c;
+			else
+				what = "Spmd";
 		}
 		if (s) {
 			diag_error(d, s->pos.line, s->pos.col,

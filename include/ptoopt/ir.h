@@ -382,6 +382,9 @@ bool ir_is_int_const(const Expr *e, int64_t v, DType dt);
  * expression of a statement (its value or values, through operands,
  * arguments and keyword values) calls the op named op ("tile.get_block_idx"). */
 const Stmt *ir_find_scope(const Block *b, ScopeKind k);
+/* The first scope statement whose kind is in the mask kinds (1u << SC_X | ...):
+ * one walk where a check asks after several kinds. */
+const Stmt *ir_find_scope_of(const Block *b, unsigned kinds);
 /* The first statement of kind k in b, nested bodies included (NULL: none). */
 const Stmt *ir_find_stmt(const Block *b, StmtKind k);
 bool ir_block_calls(const Block *b, const char *op);
