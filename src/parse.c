@@ -344,6 +344,7 @@ static Function *parse_function(Parser *p, bool in_program)
 		f->strict_ssa = p->prog_strict;
 	/* parameters */
 	expect_op(p, "(");
+	p->in_signature = true;
 	PtrVec params = ARENA_VEC(p->a);
 	bool first = true;
 	while (!at_op(p, ")")) {
@@ -412,6 +413,7 @@ static Function *parse_function(Parser *p, bool in_program)
 			f->nrets = 1;
 		}
 	}
+	p->in_signature = false;
 	expect_op(p, ":");
 	pp_expect_newline(p);
 	FnSig *sig = arena_alloc(p->a, sizeof *sig);

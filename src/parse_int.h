@@ -139,6 +139,11 @@ typedef struct Parser {
 	PtrVec inline_lexers; /* the callers' lexers while inline bodies are read */
 	int inline_depth;
 	bool in_inline;       /* reading an inline body: `return v` gives inline_ret */
+	/* reading a def's parameters and return type: the reference's Python
+	 * evaluates those annotations before its parser reads them, so a
+	 * pl.TensorView / pl.TileView there meets the Python constructors' checks
+	 * first (parse_type.c) */
+	bool in_signature;
 	Expr *inline_ret;
 	int comprehension;    /* inside a deps= comprehension: `if` ends an expression */
 	const char *deps_of;  /* the call pp_call_tail reads next takes a deps= list: its name in messages */

@@ -138,28 +138,84 @@ Expr **pp_expr_list(Parser *p, int *n, const char *what)
 
 static Expr **parse_shape(Parser *p, int *n) { return pp_expr_list(p, n, "a shape list '[...]'"); }
 
-/* pl.TensorView(...) / pl.TileView(...) arguments as written (keywords). */
-static ViewSpec *parse_view(Parser *p, const char *const *allowed)
+/* The Python constructors' parameters in order (what a positional argument
+ * binds to when the reference's Python evaluates a signature's annotation). */
+static const char *const tensor_view_python_order[] = { "stride", "layout", "valid_shape", "pad", NULL };
+static const char *const tile_view_python_order[] = {
+	"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", NULL,
+};
+
+/* pl.TensorView(...) / pl.TileView(...) arguments (keywords), `call` the
+ * token of the dotted name.  The reference reads the view of a body's
+ * annotation with its own resolver (no positional arguments, its "Unknown
+ * keyword" message, the layout defaulting to ND); in a signature Python has
+ * called the constructor first, whose errors come first (an unexpected
+ * keyword, a TensorView without layout). */
+static ViewSpec *parse_view(Parser *p, const char *const *allowed, const char *what, const Token *call)
 {
+	bool tensor = what[1] == 'e';
+	const char *const *order = tensor ? tensor_view_python_order : tile_view_python_order;
 	expect_op(p, "(");
 	PtrVec names = ARENA_VEC(p->a), vals = ARENA_VEC(p->a);
+	/* copies: peek()'s token is gone once the lexer moves on */
+	Token unknown_tok, call_tok = *call;
+	const Token *unknown = NULL;
+	bool positional = false;
+	int npos = 0;
 	while (!at_op(p, ")")) {
-		Token k = expect_name(p, "a view field name");
-		bool ok = false;
-		for (int i = 0; allowed[i]; i++)
-			ok |= strcmp(allowed[i], k.text) == 0;
-		if (!ok) {
-			vec_release(&names);
-			vec_release(&vals);
-			PERR_AT(p, &k, "unknown view field '%s'", k.text);
+		const Token *t = peek(p);
+		const char *name = NULL;
+		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
+			Token k = next(p);
+			skip(p);
+			name = k.text;
+			bool ok = false;
+			for (int i = 0; allowed[i]; i++)
+				ok |= strcmp(allowed[i], name) == 0;
+			if (!ok && !unknown) {
+				unknown_tok = k;
+				unknown = &unknown_tok;
+			}
+		} else {
+			positional = true;
+			name = order[npos] ? intern_cstr(p->a, order[npos]) : "";
+			npos++;
 		}
-		expect_op(p, "=");
-		vec_push(&names, (void *)k.text);
+		vec_push(&names, (void *)name);
 		vec_push(&vals, pp_kwval(p));
 		if (!accept_op(p, ","))
 			break;
 	}
+	const char *close_src = peek(p)->src;
 	expect_op(p, ")");
+	const char *err = NULL;
+	const Token *err_at = &call_tok;
+	if (unknown && p->in_signature) {
+		err = arena_printf(p->a, "TypeError: _%sMeta.__call__() got an unexpected keyword argument '%s'", what,
+				   unknown->text);
+		err_at = unknown;
+	} else if (p->in_signature && tensor) {
+		bool layout = false, other = false;
+		for (size_t j = 0; j < names.len; j++) {
+			const char *n = names.items[j];
+			layout |= !strcmp(n, "layout");
+			other |= !strcmp(n, "stride") || !strcmp(n, "valid_shape") || !strcmp(n, "pad");
+		}
+		if (other && !layout)
+			err = "ValueError: layout is required when stride, valid_shape, or pad is provided";
+	}
+	if (!err && positional)
+		err = arena_printf(p->a, "pl.%s() does not accept positional arguments, got: %.*s", what,
+				   (int)(close_src + 1 - call_tok.src), call_tok.src);
+	else if (!err && unknown) {
+		err = arena_printf(p->a, "Unknown %s keyword argument: '%s'", what, unknown->text);
+		err_at = unknown;
+	}
+	if (err) {
+		vec_release(&names);
+		vec_release(&vals);
+		PERR_AT(p, err_at, "%s", err);
+	}
 	ViewSpec *vs = arena_alloc(p->a, sizeof *vs);
 	vs->nkw = (int)names.len;
 	vs->kw = arena_alloc(p->a, (names.len + 1) * sizeof *vs->kw);
@@ -221,8 +277,6 @@ static ViewSpec *tensor_view_canonical(Parser *p, ViewSpec *vs, const Type *t, c
 		else
 			pad = v;
 	}
-	if (!layout && (valid || stride || pad))
-		PERR_AT(p, at, "ValueError: layout is required when stride, valid_shape, or pad is provided");
 	if (valid && valid->kind == EX_TUPLE && valid->nargs == t->ndim) {
 		bool same = true;
 		for (int i = 0; i < t->ndim && same; i++)
@@ -235,6 +289,10 @@ static ViewSpec *tensor_view_canonical(Parser *p, ViewSpec *vs, const Type *t, c
 	bool nd = !layout || (layout->kind == EX_SYMBOL && !strcmp(layout->str, "pl.TensorLayout.ND"));
 	if (!valid && !stride && !pad && nd)
 		return NULL;
+	if (!layout) { /* a body's annotation: the resolver's default */
+		layout = ir_expr_new(p->a, EX_SYMBOL, pos_of(at));
+		layout->str = intern_cstr(p->a, "pl.TensorLayout.ND");
+	}
 	ViewSpec *n = arena_alloc(p->a, sizeof *n);
 	n->kw = arena_alloc(p->a, 5 * sizeof *n->kw);
 	n->nkw = 0;
@@ -709,11 +767,11 @@ static Type *parse_type_raw(Parser *p)
 			else if (tile && strncmp(x, "MemorySpace.", 12) == 0)
 				ms = ir_mem_parse(x + 12); /* the long spelling of pl.Mem.X */
 			if (!tile && strcmp(x, "TensorView") == 0) {
-				t->view = tensor_view_canonical(p, parse_view(p, tensor_view_fields), t, &et);
+				t->view = tensor_view_canonical(p, parse_view(p, tensor_view_fields, "TensorView", &et), t, &et);
 			} else if (tile && strcmp(x, "TileView") == 0) {
 				if (t->view)
 					PERR_AT(p, &et, "Tile annotation can contain at most one pl.TileView(...)");
-				t->view = parse_view(p, tile_view_fields);
+				t->view = parse_view(p, tile_view_fields, "TileView", &et);
 				drop_full_valid_shape(t);
 				if (!t->view->nkw)
 					t->view = NULL; /* all defaults: the implicit view, which the IR stores as none */
