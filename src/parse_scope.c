@@ -123,6 +123,12 @@ static void parse_scope_kwargs(Parser *p, Scope *sc, bool first_done, const Toke
 			sc->sync_start = pp_bool_kw(p);
 		} else if (!strcmp(n, "predicate") && sc->kind == SC_SPMD) {
 			sc->predicate = pp_expr(p);
+		} else if (!strcmp(n, "level") && (sc->kind == SC_HIERARCHY || sc->kind == SC_INCORE)) {
+			/* pl.at's: the kinds' keywords are the same until the level is known */
+			if (sc->level != LV_NONE)
+				PERR_AT(p, &k, "pl.at() got multiple values for argument 'level'");
+			sc->level = (Level)pp_enum(p, "Level", ir_level_parse, "a pl.Level value");
+			sc->kind = sc->level == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
 		} else if (!strcmp(n, "role") && (sc->kind == SC_HIERARCHY || sc->kind == SC_INCORE)) {
 			sc->role = (Role)pp_enum(p, "Role", ir_role_parse, "a pl.Role value");
 		} else {
@@ -322,18 +328,18 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 	bool split_written = false;
 	if (!strcmp(d, "at")) {
 		s = scope_stmt(p, SC_INCORE, &wt);
-		/* level is the first parameter: pl.at(pl.Level.X) or pl.at(level=pl.Level.X) */
-		if (!(at_name(p, "pl") && tok_is_op(peek_at(p, 1), "."))) {
-			Token k = expect_name(p, "level=");
-			if (strcmp(k.text, "level"))
-				PERR_AT(p, &k, "pl.at needs level= as its first argument");
-			expect_op(p, "=");
+		/* level is the first parameter: pl.at(pl.Level.X), or level= among
+		 * the keywords (parse_scope_kwargs reads it there) */
+		bool level_kw = peek(p)->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=");
+		if (!level_kw && !at_op(p, ")")) {
+			Level lv = (Level)pp_enum(p, "Level", ir_level_parse, "a pl.Level value");
+			s->scope->level = lv;
+			s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
 		}
-		Level lv = (Level)pp_enum(p, "Level", ir_level_parse, "a pl.Level value");
-		s->scope->level = lv;
-		s->scope->kind = lv == LV_CORE_GROUP ? SC_INCORE : SC_HIERARCHY;
 		p->split_written = false;
-		parse_scope_kwargs(p, s->scope, true, NULL);
+		parse_scope_kwargs(p, s->scope, !level_kw && s->scope->level != LV_NONE, NULL);
+		if (s->scope->level == LV_NONE)
+			PERR_AT(p, &ct, "pl.at() requires a level argument");
 		split_written = p->split_written;
 		if (s->scope->kind == SC_INCORE && s->scope->role != RL_NONE)
 			PERR_AT(p, &ct, "role= is not allowed on a CORE_GROUP scope");
