@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "parse_int.h"
+#include "ptoopt/print.h"
 #include "ptoopt/ir_walk.h"
 
 /* Var-name list `[a, b]` for deps= / no_dep_args= / dumps=. */
@@ -196,6 +197,73 @@ static Stmt *spmd_carrier(Parser *p, Scope *sc, const Token *at)
 	return inner;
 }
 
+/* pl.split_aiv(2, mode=pl.SplitMode.X): the reference's checks in its order
+ * (loop keywords and optimizations= first, then the one positional n == 2,
+ * then the keywords it does not know, then the required mode=). */
+static void split_aiv_args(Parser *p, Scope *sc, const Token *itt)
+{
+	static const char *const loop_kws[] = { "init_values", "chunk", "chunk_policy", "attrs", "step", "stage", NULL };
+	Token bad_loop = { 0 }, unknown = { 0 }, second = { 0 }, open = *itt;
+	bool have_bad_loop = false, have_unknown = false, have_mode = false;
+	int npos = 0;
+	while (!at_op(p, ")")) {
+		const Token *t = peek(p);
+		if (t->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")) {
+			Token k = next(p);
+			skip(p);
+			bool loop = false;
+			for (int i = 0; loop_kws[i]; i++)
+				loop |= !strcmp(loop_kws[i], k.text);
+			if (!strcmp(k.text, "mode")) {
+				/* read where the reference reads it: after the checks above it */
+				if (!have_bad_loop && npos == 1)
+					sc->split = (SplitMode)pp_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
+				else
+					pp_kwval(p);
+				have_mode = true;
+			} else {
+				if ((loop || !strcmp(k.text, "optimizations")) && !have_bad_loop) {
+					bad_loop = k;
+					have_bad_loop = true;
+				} else if (!loop && strcmp(k.text, "optimizations") && !have_unknown) {
+					unknown = k;
+					have_unknown = true;
+				}
+				pp_kwval(p);
+			}
+		} else {
+			if (npos == 1)
+				second = *t;
+			Expr *e = pp_expr(p);
+			if (npos++ == 0)
+				sc->count = e;
+		}
+		if (!accept_op(p, ","))
+			break;
+	}
+	expect_op(p, ")");
+	if (have_bad_loop && !strcmp(bad_loop.text, "optimizations"))
+		PERR_AT(p, &bad_loop, "pl.split_aiv() does not accept 'optimizations=' — pl.split_aiv() IS the split "
+			"declaration; a co-present pl.split(...) is a conflicting split spec");
+	if (have_bad_loop)
+		PERR_AT(p, &bad_loop, "pl.split_aiv() loop form does not accept '%s='", bad_loop.text);
+	if (npos != 1)
+		PERR_AT(p, npos ? &second : &open,
+			"pl.split_aiv() takes exactly one positional argument (n, the AIV sub-core count)");
+	if (!(sc->count->kind == EX_INT && sc->count->ival == 2)) {
+		StrBuf got = { 0 };
+		print_expr_text(&got, sc->count);
+		const char *g = intern_cstr(p->a, got.data ? got.data : "");
+		sb_release(&got);
+		PERR_AT(p, &open, "pl.split_aiv(n) requires n == 2 (AIV sub-core count is hardware-fixed at 2), got %s", g);
+	}
+	if (have_unknown)
+		PERR_AT(p, &unknown, "pl.split_aiv() got unexpected keyword argument '%s'", unknown.text);
+	if (!have_mode)
+		PERR_AT(p, &open, "pl.split_aiv() requires mode= (e.g. mode=pl.SplitMode.NONE for task-parallel, or "
+			"pl.SplitMode.UP_DOWN / pl.SplitMode.LEFT_RIGHT for data-parallel halving)");
+}
+
 void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Token *itt, const Token *loopvar,
 		  const char *kind)
 {
@@ -206,15 +274,7 @@ void pp_scope_for(Parser *p, PtrVec *out, PtrVec *cm, const Token *ft, const Tok
 	if (spmd) {
 		spmd_args(p, sc, ft, itt);
 	} else {
-		sc->count = pp_expr(p);
-		expect_op(p, ",");
-		Token m = expect_name(p, "mode=");
-		if (strcmp(m.text, "mode"))
-			PERR_AT(p, &m, "expected mode=pl.SplitMode.X");
-		expect_op(p, "=");
-		sc->split = (SplitMode)pp_enum(p, "SplitMode", ir_split_parse, "a pl.SplitMode value");
-		accept_op(p, ",");
-		expect_op(p, ")");
+		split_aiv_args(p, sc, itt);
 	}
 	pp_header_end(p, s, cm);
 	Var *iv = pp_new_var(p, loopvar->text, ir_scalar_type(p->a, DT_INDEX), VK_VAR, pos_of(loopvar));
@@ -364,6 +424,8 @@ void pp_with(Parser *p, PtrVec *out, PtrVec *cm)
 			expect_op(p, "=");
 			const Token *mt = peek(p);
 			const char *m = dotted_after(p, "pl");
+			if (m && !strncmp(m, "ScopeMode.", 10) && strcmp(m, "ScopeMode.MANUAL") && strcmp(m, "ScopeMode.AUTO"))
+				PERR_AT(p, mt, "Unknown ScopeMode value: %s (expected pl.ScopeMode.MANUAL or pl.ScopeMode.AUTO)", m + 10);
 			if (!m || (strcmp(m, "ScopeMode.MANUAL") && strcmp(m, "ScopeMode.AUTO")))
 				PERR_AT(p, mt, "expected pl.ScopeMode.MANUAL or pl.ScopeMode.AUTO");
 			s->scope->manual = m[10] == 'M';

@@ -109,7 +109,7 @@ int pp_enum(Parser *p, const char *ns, int (*lookup_fn)(const char *), const cha
 	if (d && strncmp(d, ns, nl) == 0 && d[nl] == '.') {
 		v = cached_enum(p, d, d + nl + 1, lookup_fn);
 		if (v < 0)
-			PERR_AT(p, &t, "unknown enum value pl.%s (expected %s)%s", d, what,
+			PERR_AT(p, &t, "Unknown %s value: %s (expected %s)%s", ns, d + nl + 1, what,
 				pp_enum_did_you_mean(p, d + nl + 1, lookup_fn, arena_printf(p->a, "pl.%s.", ns)));
 	}
 	if (v < 0)

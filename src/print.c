@@ -895,6 +895,16 @@ static void print_type_text(Printer *pr, const Type *t)
 	}
 }
 
+void print_expr_text(StrBuf *out, const Expr *e)
+{
+	Printer pr = { 0 };
+	pr.out = *out;
+	pr.raw_names = true;
+	print_expr(&pr, e);
+	sb_terminate(&pr.out);
+	*out = pr.out;
+}
+
 void print_type(StrBuf *out, const Type *t)
 {
 	Printer pr = { 0 };

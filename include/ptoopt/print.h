@@ -15,5 +15,7 @@ void print_program(StrBuf *out, Program *p);
 void print_program_canonical(StrBuf *out, Program *p);
 /* A type outside any function (used in messages). */
 void print_type(StrBuf *out, const Type *t);
+/* One expression as the printer writes it, with the names as written (for messages). */
+void print_expr_text(StrBuf *out, const Expr *e);
 
 #endif
