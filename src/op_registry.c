@@ -648,9 +648,44 @@ static void load_arity(Loader *L, yaml_node_t *v, OpDef *op)
 	op->arity_error = istr(L, scalar(L, msg, "error"));
 }
 
+/* checks: [{arg: NAME, is: [tensor, dist, tile, scalar], error: MSG}, ...] */
+static void load_checks(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	if (!v)
+		return;
+	static const char *const keys[] = { "arg", "is", "error", NULL };
+	static const char *const classes[] = { "tensor", "dist", "tile", "scalar", NULL };
+	need_seq(L, v, "checks");
+	op->nchecks = seq_len(v);
+	op->checks = arena_alloc(&L->r->arena, (size_t)op->nchecks * sizeof *op->checks);
+	for (int i = 0; i < op->nchecks; i++) {
+		yaml_node_t *c = seq_at(L, v, i), *an, *in, *en;
+		check_keys(L, c, "a check", keys);
+		OpsCheck *k = &op->checks[i];
+		if (!(an = get(L, c, "arg")) || !(in = get(L, c, "is")))
+			lerr(L, c, "a check needs 'arg' and 'is'");
+		const char *a = scalar(L, an, "arg");
+		if ((k->slot = slot_named(op, a)) < 0)
+			lerr(L, an, "field 'arg': '%s' is no parameter or kwarg of %s", a, op->name);
+		need_seq(L, in, "is");
+		for (int j = 0; j < seq_len(in); j++) {
+			const char *cl = scalar(L, seq_at(L, in, j), "is");
+			int m = 0;
+			while (classes[m] && strcmp(classes[m], cl))
+				m++;
+			if (!classes[m])
+				lerr(L, seq_at(L, in, j), "field 'is': unknown class '%s' (expected tensor, dist, tile or scalar)", cl);
+			k->is |= 1u << m;
+		}
+		if ((en = get(L, c, "error")))
+			k->error = istr(L, scalar(L, en, "error"));
+	}
+}
+
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", "arity", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", "arity",
+					    "checks", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -669,6 +704,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 	check_op(L, n, op);
 	load_dsl(L, get(L, n, "dsl"), op);
 	load_arity(L, get(L, n, "arity"), op);
+	load_checks(L, get(L, n, "checks"), op);
 	v = get(L, n, "result");
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);

@@ -707,17 +707,58 @@ static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, c
 	}
 }
 
-/* A kind error's text (an op's `expect:`): {type} the given value's type
- * class (TileType), {dsl} its DSL class (Tile), {value} its printed type. */
-static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t)
+/* A kind error's text (an op's `expect:`, a `checks:` message): {type} the
+ * given value's type class (TileType), {dsl} its DSL class (Tile), {value}
+ * its printed type, {op} the op, {arg} the parameter. */
+static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t, const OpDef *op, const char *arg)
 {
 	const char *tn = v->kind == EX_TUPLE ? "TupleType" : tr_type_name(ir_expr_type(v));
 	char dsl[64]; /* TileType -> Tile, DistributedTensorType -> DistributedTensor */
 	size_t n = strlen(tn);
 	snprintf(dsl, sizeof dsl, "%.*s", (int)(n > 4 && !strcmp(tn + n - 4, "Type") ? n - 4 : n), tn);
-	static const char *const keys[] = { "type", "dsl", "value" };
-	const char *vals[] = { tn, dsl, t };
-	fill_template(b, fmt, keys, vals, 3);
+	static const char *const keys[] = { "type", "dsl", "value", "op", "arg" };
+	const char *vals[] = { tn, dsl, t, op->name, arg };
+	fill_template(b, fmt, keys, vals, 5);
+}
+
+/* The `checks:` of the op (its DSL wrapper's validation, before any kind
+ * check of the deduction): false after reporting the first that fails.
+ * Values of unknown type pass, as unbound slots do. */
+static bool dsl_checks(SugarCtx *c, const OpInfo *inf, Expr **slots, Expr *call)
+{
+	const OpDef *op = inf->op;
+	for (int i = 0; i < op->nchecks; i++) {
+		const OpsCheck *k = &op->checks[i];
+		Expr *v = slots[k->slot];
+		Type *t = v && v->kind != EX_TUPLE ? ir_expr_type(v) : NULL;
+		if (!v || (v->kind != EX_TUPLE && (!t || t->kind == TY_UNKNOWN)))
+			continue;
+		unsigned is = !t ? 0 : t->kind == TY_TENSOR ? OPS_IS_TENSOR : t->kind == TY_DIST_TENSOR ? OPS_IS_DIST
+			: t->kind == TY_TILE ? OPS_IS_TILE : t->kind == TY_SCALAR ? OPS_IS_SCALAR : 0;
+		if (is & k->is)
+			continue;
+		char got[256], fmt[200];
+		if (v->kind == EX_TUPLE)
+			snprintf(got, sizeof got, "list"); /* Python's type(value).__name__ */
+		else
+			describe(v, got, sizeof got);
+		if (!k->error) { /* the wording of the reference's distributed wrappers */
+			static const char *const cls[] = { "Tensor", "DistributedTensor", "Tile", "Scalar" };
+			size_t o = (size_t)snprintf(fmt, sizeof fmt, "{op} expects a");
+			for (int m = 0, first = 1; m < 4; m++)
+				if (k->is & (1u << m)) {
+					o += (size_t)snprintf(fmt + o, sizeof fmt - o, "%s%s", first ? " " : " or ", cls[m]);
+					first = 0;
+				}
+			snprintf(fmt + o, sizeof fmt - o, " {arg}%s; got {value}", k->is == OPS_IS_DIST ? " (window-bound)" : "");
+		}
+		StrBuf b = { 0 };
+		expect_text(&b, k->error ? k->error : fmt, v, got, op, inf->param[k->slot]->name);
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+		sb_release(&b);
+		return false;
+	}
+	return true;
 }
 
 /* Map, coerce and check the bound value of slot i; false after reporting
@@ -793,7 +834,7 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 					 (int)(nl && name[nl - 1] == '_' ? nl - 1 : nl), name, i < 8 ? ord[i] : "an",
 					 p->kind == OPK_TENSOR ? "TensorType" : p->kind == OPK_TILE ? "TileType" : "ScalarType");
 			StrBuf b = { 0 };
-			expect_text(&b, p->expect ? p->expect : want, v, t);
+			expect_text(&b, p->expect ? p->expect : want, v, t, inf->op, p->name);
 			diag_error(c->d, call->pos.line, call->pos.col, "%s: %s (argument '%s': %s)", op_where(c, inf), b.data, p->name, t);
 			sb_release(&b);
 			goto fail;
@@ -847,6 +888,8 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	for (int k = 0; k < call->nkw; k++)
 		if (!attr_fits(c, inf, call, plan->kwslot[k], &slots[plan->kwslot[k]], false))
 			return NULL;
+	if (!dsl_checks(c, inf, slots, call))
+		return NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];

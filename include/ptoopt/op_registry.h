@@ -92,6 +92,17 @@ typedef struct OpsDslArg {
 	bool optional; /* it has a default */
 } OpsDslArg;
 
+/* One of an op's `checks:`: the DSL wrapper's own validation of an
+ * argument's class, made before the reference's type deduction sees any
+ * argument (so ahead of the parameters' kind checks), in the order listed. */
+enum { OPS_IS_TENSOR = 1, OPS_IS_DIST = 2, OPS_IS_TILE = 4, OPS_IS_SCALAR = 8 };
+typedef struct OpsCheck {
+	int slot;          /* the parameter (then kwarg) checked */
+	unsigned is;       /* OPS_IS_* the value's type may be */
+	const char *error; /* the message ({op}, {arg}, {type}, {dsl}, {value}); NULL:
+			    * "{op} expects a <classes> {arg}[ (window-bound)]; got {value}" */
+} OpsCheck;
+
 struct RuleKind;
 
 /* An `opts:` setting of a result rule (typerule.h), as written. */
@@ -162,6 +173,7 @@ typedef struct OpDef {
 	 * more than M positional arguments (arity_error NULL: none) */
 	int arity_min, arity_max;
 	const char *arity_error;
+	OpsCheck *checks; int nchecks; /* `checks:` */
 } OpDef;
 
 typedef struct SugarCase {
