@@ -229,7 +229,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", NULL };
+					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "convert", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
@@ -252,6 +252,16 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		p->invalid = istr(L, scalar(L, v, "invalid"));
 	if ((v = get(L, n, "int-elems")))
 		p->int_elems = istr(L, scalar(L, v, "int-elems"));
+	if ((v = get(L, n, "convert"))) {
+		static const char *const convs[] = { "none", "unwrap", "const-int", "float", "expr", NULL };
+		const char *s = scalar(L, v, "convert");
+		int m = 0;
+		while (convs[m] && strcmp(convs[m], s))
+			m++;
+		if (!convs[m])
+			lerr(L, v, "field 'convert': unknown value '%s' (expected unwrap, const-int, float or expr)", s);
+		p->convert = (OpsConvert)m;
+	}
 	if ((v = get(L, n, "default")))
 		p->def = to_const(L, v, "default");
 	if ((v = get(L, n, "omit"))) {
@@ -682,10 +692,57 @@ static void load_checks(Loader *L, yaml_node_t *v, OpDef *op)
 	}
 }
 
+/* forms: ["dim, index, src", "index, src, dim=", ...] (only with a `*args`
+ * dsl): each the names the extra positional arguments bind, then `name=` for
+ * those it needs by keyword */
+static void load_forms(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	if (!v)
+		return;
+	need_seq(L, v, "forms");
+	if (!op->dsl_varargs)
+		lerr(L, v, "field 'forms' needs a dsl with *args");
+	op->nforms = seq_len(v);
+	op->forms = arena_alloc(&L->r->arena, (size_t)op->nforms * sizeof *op->forms);
+	for (int i = 0; i < op->nforms; i++) {
+		yaml_node_t *f = seq_at(L, v, i);
+		const char *s = scalar(L, f, "forms");
+		OpsForm *fm = &op->forms[i];
+		while (*s) {
+			while (*s == ' ' || *s == ',')
+				s++;
+			size_t len = strcspn(s, ",");
+			while (len && s[len - 1] == ' ')
+				len--;
+			if (!len)
+				break;
+			bool kw = s[len - 1] == '=';
+			const char *name = istr(L, arena_printf(&L->r->arena, "%.*s", (int)(len - kw), s));
+			if (slot_named(op, name) < 0)
+				lerr(L, f, "field 'forms': '%s' is no parameter or kwarg of %s", name, op->name);
+			if ((kw ? fm->nkw : fm->npos) >= 6)
+				lerr(L, f, "field 'forms': at most 6 names of each sort");
+			if (kw)
+				fm->kw[fm->nkw++] = name;
+			else
+				fm->pos[fm->npos++] = name;
+			int k = 0;
+			while (k < op->nform_names && op->form_names[k] != name)
+				k++;
+			if (k == op->nform_names) {
+				if (k >= 8)
+					lerr(L, f, "field 'forms': at most 8 names in all");
+				op->form_names[op->nform_names++] = name;
+			}
+			s += strcspn(s, ",");
+		}
+	}
+}
+
 static void load_op(Loader *L, yaml_node_t *n)
 {
 	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", "arity",
-					    "checks", NULL };
+					    "checks", "forms", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -705,6 +762,7 @@ static void load_op(Loader *L, yaml_node_t *n)
 	load_dsl(L, get(L, n, "dsl"), op);
 	load_arity(L, get(L, n, "arity"), op);
 	load_checks(L, get(L, n, "checks"), op);
+	load_forms(L, get(L, n, "forms"), op);
 	v = get(L, n, "result");
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);

@@ -514,6 +514,92 @@ fail:
  * op's).  False after reporting an error. */
 static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, const char *const *vals, int n);
 
+static bool has_keyword(const Expr *call, const char *name)
+{
+	for (int k = 0; k < call->nkw; k++)
+		if (!strcmp(call->kw[k].name, name))
+			return true;
+	return false;
+}
+
+/* the separator before item i of n: "(a), (b), or (c)", "(a) or (b)" */
+static void put_list_item(StrBuf *b, int i, int n)
+{
+	if (i)
+		sb_puts(b, n > 2 ? ", " : " ");
+	if (i && i == n - 1)
+		sb_puts(b, "or ");
+}
+
+/* A `*args` DSL function with `forms:`: its extra positional arguments bind
+ * by the one form their count and the call's keywords fit (they become
+ * keywords), none given binds nothing; else the reference's TypeError
+ * listing the forms.  Then every name of the forms must be bound. */
+static bool dsl_forms(SugarCtx *c, const OpInfo *inf, Expr *call)
+{
+	const OpDef *op = inf->op;
+	int fixed = op->dsl_npos, extra = call->nargs - fixed;
+	StrBuf b = { 0 };
+	if (extra > 0) {
+		const OpsForm *fm = NULL;
+		for (int f = 0; f < op->nforms && !fm; f++) {
+			const OpsForm *t = &op->forms[f];
+			bool fits = t->npos == extra;
+			for (int k = 0; k < op->nform_names && fits; k++) {
+				bool need = false;
+				for (int j = 0; j < t->nkw; j++)
+					need |= !strcmp(t->kw[j], op->form_names[k]);
+				fits = need == has_keyword(call, op->form_names[k]);
+			}
+			if (fits)
+				fm = t;
+		}
+		if (!fm) {
+			sb_puts(&b, py_name(inf));
+			sb_puts(&b, " expects ");
+			for (int f = 0; f < op->nforms; f++) {
+				const OpsForm *t = &op->forms[f];
+				put_list_item(&b, f, op->nforms);
+				sb_putc(&b, '(');
+				for (int i = 0; i < fixed + t->npos + t->nkw; i++) {
+					if (i)
+						sb_puts(&b, ", ");
+					sb_puts(&b, i < fixed ? op->dsl[i].name : i < fixed + t->npos ? t->pos[i - fixed] : t->kw[i - fixed - t->npos]);
+					if (i >= fixed + t->npos)
+						sb_puts(&b, "=...");
+				}
+				sb_putc(&b, ')');
+			}
+			goto fail;
+		}
+		Kwarg *kw = arena_alloc(c->a, (size_t)(extra + call->nkw + 1) * sizeof *kw);
+		for (int i = 0; i < extra; i++)
+			kw[i] = (Kwarg){ intern_cstr(c->a, fm->pos[i]), call->args[fixed + i] };
+		memcpy(kw + extra, call->kw, (size_t)call->nkw * sizeof *kw);
+		call->kw = kw;
+		call->nkw += extra;
+		call->nargs = fixed;
+	}
+	bool all = true;
+	for (int k = 0; k < op->nform_names; k++)
+		all &= has_keyword(call, op->form_names[k]);
+	if (all)
+		return true;
+	sb_puts(&b, py_name(inf));
+	sb_puts(&b, " requires ");
+	for (int i = 0; i < fixed + op->nform_names; i++) {
+		if (i)
+			sb_puts(&b, ", ");
+		if (i && i == fixed + op->nform_names - 1)
+			sb_puts(&b, "and ");
+		sb_puts(&b, i < fixed ? op->dsl[i].name : op->form_names[i - fixed]);
+	}
+fail:
+	diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+	sb_release(&b);
+	return false;
+}
+
 static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 {
 	const OpDef *op = inf->op;
@@ -533,6 +619,8 @@ static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 		sb_release(&b);
 		return false;
 	}
+	if (op->nforms)
+		return dsl_forms(c, inf, call);
 	if (given <= from)
 		return true;
 	if (op->dsl_varargs)
@@ -721,6 +809,47 @@ static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t, cons
 	fill_template(b, fmt, keys, vals, 5);
 }
 
+/* A param's `convert:` applied to value v as the reference's DSL does it:
+ * false after reporting, in Python's words, a value that conversion fails on.
+ * Only literals, lists and Tile / Tensor values are told apart (a Scalar
+ * value is the DSL's Scalar, which all four take). */
+static bool dsl_convert(SugarCtx *c, const OpInfo *inf, const OpsParam *p, Expr *v, Expr *call)
+{
+	Type *t = v->kind == EX_TUPLE ? NULL : ir_expr_type(v);
+	bool literal = v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
+	const char *cls = v->kind == EX_TUPLE ? "list" /* Python's class name of the DSL's object */
+		: literal ? NULL : t && t->kind == TY_TILE ? "Tile" : t && t->kind == TY_TENSOR ? "Tensor" : NULL;
+	const char *mod = t && t->kind == TY_TILE ? "pypto.language.typing.tile." : t && t->kind == TY_TENSOR ? "pypto.language.typing.tensor." : "";
+	const char *w = op_where(c, inf);
+	switch (p->convert) {
+	case CONV_UNWRAP:
+		if (literal || v->kind == EX_TUPLE)
+			FAIL("%s: '%s' object has no attribute 'unwrap' (argument '%s' must be a Tile, Tensor or Scalar value)", w,
+			     v->kind == EX_TUPLE ? "list" : v->kind == EX_INT ? "ConstInt" : v->kind == EX_FLOAT ? "ConstFloat" : "ConstBool",
+			     p->name);
+		break;
+	case CONV_CONST_INT:
+		if (cls)
+			FAIL("%s: __init__(): incompatible function arguments. The following argument types are supported: "
+			     "(value: int, dtype, span), the reference's ConstInt (argument '%s' must be an int or a Scalar, got a %s)",
+			     w, p->name, cls);
+		break;
+	case CONV_FLOAT:
+		if (cls)
+			FAIL("%s: float() argument must be a string or a real number, not '%s' (argument '%s')", w, cls, p->name);
+		break;
+	case CONV_EXPR:
+		if (cls)
+			FAIL("%s: Cannot convert <class '%s%s'> to IR expression (argument '%s')", w, mod, cls, p->name);
+		break;
+	default:
+		break;
+	}
+	return true;
+fail:
+	return false;
+}
+
 /* The `checks:` of the op (its DSL wrapper's validation, before any kind
  * check of the deduction): false after reporting the first that fails.
  * Values of unknown type pass, as unbound slots do. */
@@ -758,6 +887,9 @@ static bool dsl_checks(SugarCtx *c, const OpInfo *inf, Expr **slots, Expr *call)
 		sb_release(&b);
 		return false;
 	}
+	for (int i = 0; i < op->nparams + op->nkwargs; i++)
+		if (slots[i] && inf->param[i]->convert && !dsl_convert(c, inf, inf->param[i], slots[i], call))
+			return false;
 	return true;
 }
 

@@ -1626,12 +1626,13 @@ static Type *paged(RuleCtx *rc)
 }
 
 /* {rule: scatter-update, arg: INPUT, args: [INPUT, INDEX, SRC]}: INPUT's
- * type once index, src and the dim kwarg are all given */
+ * type once index, src and the dim kwarg are all given (the entry's forms:
+ * see to that) */
 static Type *scatter_update(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
 	if (!tr_arg(rc, rc->r->args[1]) || !tr_arg(rc, rc->r->args[2]) || !tr_kwarg(rc, "dim"))
-		return tr_error(rc, "scatter_update requires input, dim, index, and src");
+		return NULL;
 	Type *t0 = targ(rc, rc->r->arg), *it = targ(rc, rc->r->args[1]), *st = targ(rc, rc->r->args[2]);
 	if (!t0)
 		return NULL;
