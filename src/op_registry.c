@@ -229,7 +229,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "convert", NULL };
+					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "convert", "late", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
@@ -252,6 +252,8 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		p->invalid = istr(L, scalar(L, v, "invalid"));
 	if ((v = get(L, n, "int-elems")))
 		p->int_elems = istr(L, scalar(L, v, "int-elems"));
+	if ((v = get(L, n, "late")))
+		p->late = to_bool(L, v, "late");
 	if ((v = get(L, n, "convert"))) {
 		static const char *const convs[] = { "none", "unwrap", "const-int", "float", "expr", NULL };
 		const char *s = scalar(L, v, "convert");
@@ -663,17 +665,30 @@ static void load_checks(Loader *L, yaml_node_t *v, OpDef *op)
 {
 	if (!v)
 		return;
-	static const char *const keys[] = { "arg", "is", "error", NULL };
+	static const char *const keys[] = { "arg", "is", "error", "any-of", NULL };
 	static const char *const classes[] = { "tensor", "dist", "tile", "scalar", NULL };
 	need_seq(L, v, "checks");
 	op->nchecks = seq_len(v);
 	op->checks = arena_alloc(&L->r->arena, (size_t)op->nchecks * sizeof *op->checks);
 	for (int i = 0; i < op->nchecks; i++) {
-		yaml_node_t *c = seq_at(L, v, i), *an, *in, *en;
+		yaml_node_t *c = seq_at(L, v, i), *an, *in, *en = get(L, c, "error");
 		check_keys(L, c, "a check", keys);
 		OpsCheck *k = &op->checks[i];
+		k->error = en ? istr(L, scalar(L, en, "error")) : NULL;
+		if ((an = get(L, c, "any-of"))) {
+			need_seq(L, an, "any-of");
+			if (!en || seq_len(an) > 4)
+				lerr(L, c, "an any-of check needs 'error' and at most 4 names");
+			k->slot = -1;
+			for (int j = 0; j < seq_len(an); j++) {
+				const char *a = scalar(L, seq_at(L, an, j), "any-of");
+				if ((k->anyof[k->nanyof++] = slot_named(op, a)) < 0)
+					lerr(L, an, "field 'any-of': '%s' is no parameter or kwarg of %s", a, op->name);
+			}
+			continue;
+		}
 		if (!(an = get(L, c, "arg")) || !(in = get(L, c, "is")))
-			lerr(L, c, "a check needs 'arg' and 'is'");
+			lerr(L, c, "a check needs 'arg' and 'is' (or 'any-of')");
 		const char *a = scalar(L, an, "arg");
 		if ((k->slot = slot_named(op, a)) < 0)
 			lerr(L, an, "field 'arg': '%s' is no parameter or kwarg of %s", a, op->name);
@@ -687,8 +702,6 @@ static void load_checks(Loader *L, yaml_node_t *v, OpDef *op)
 				lerr(L, seq_at(L, in, j), "field 'is': unknown class '%s' (expected tensor, dist, tile or scalar)", cl);
 			k->is |= 1u << m;
 		}
-		if ((en = get(L, c, "error")))
-			k->error = istr(L, scalar(L, en, "error"));
 	}
 }
 
@@ -773,9 +786,11 @@ static void load_op(Loader *L, yaml_node_t *n)
 			op->reads_only = false;
 	load_core(L, get(L, n, "core"), op);
 	if ((v = get(L, n, "context"))) {
-		if (strcmp(scalar(L, v, "context"), "host"))
-			lerr(L, v, "field 'context': expected host");
-		op->host_only = true;
+		const char *cx = scalar(L, v, "context");
+		if (strcmp(cx, "host") && strcmp(cx, "internal"))
+			lerr(L, v, "field 'context': expected host or internal");
+		op->host_only = !strcmp(cx, "host");
+		op->internal = !op->host_only;
 	}
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };

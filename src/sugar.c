@@ -858,6 +858,16 @@ static bool dsl_checks(SugarCtx *c, const OpInfo *inf, Expr **slots, Expr *call)
 	const OpDef *op = inf->op;
 	for (int i = 0; i < op->nchecks; i++) {
 		const OpsCheck *k = &op->checks[i];
+		if (k->nanyof) {
+			bool any = false;
+			for (int j = 0; j < k->nanyof; j++)
+				any |= slots[k->anyof[j]] != NULL;
+			if (!any) {
+				diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), k->error);
+				return false;
+			}
+			continue;
+		}
 		Expr *v = slots[k->slot];
 		Type *t = v && v->kind != EX_TUPLE ? ir_expr_type(v) : NULL;
 		if (!v || (v->kind != EX_TUPLE && (!t || t->kind == TY_UNKNOWN)))
@@ -1022,9 +1032,23 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 			return NULL;
 	if (!dsl_checks(c, inf, slots, call))
 		return NULL;
+	/* a `late:` argument of the wrong kind is reported after the rule's own
+	 * checks, which see it as a value of unknown type */
+	int late = -1;
+	Expr *late_value = NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
+		if (p->late && (plan->step[s].kind == STEP_KIND || plan->step[s].kind == STEP_CHECK) && !arg_ok(p->kind, slots[i])) {
+			if (late < 0) {
+				late = i;
+				late_value = slots[i];
+			}
+			Expr *u = ir_expr_new(c->a, EX_OP_CALL, slots[i]->pos);
+			u->str = intern_cstr(c->a, "?");
+			slots[i] = u;
+			continue;
+		}
 		switch (plan->step[s].kind) {
 		case STEP_KIND:
 			if (arg_ok(p->kind, slots[i]))
@@ -1084,9 +1108,32 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	call->type = typerule_infer(&rc, &inf->op->result);
 	if (rc.failed)
 		return NULL;
+	if (late >= 0) {
+		slots[late] = late_value;
+		check_arg(c, inf, late, slots, call);
+		return NULL;
+	}
 	return call;
 fail:
 	return NULL;
+}
+
+/* the reference's wording for a name its DSL lacks: "Unknown pl.tile
+ * operation: exq" in a namespace it has, "Unknown operation 'pl.tiles'" for
+ * one it has not, "Unknown distributed operation 'pld.x.y'" */
+static void unknown_words(const char *name, char *what, size_t n)
+{
+	const char *dot = strchr(name, '.');
+	static const char *const spaces[] = { "tensor.", "tile.", "system.", "array.", "prefetch.", NULL };
+	bool in_space = false;
+	for (int i = 0; dot && spaces[i]; i++)
+		in_space |= !strncmp(name, spaces[i], strlen(spaces[i]));
+	if (!strncmp(name, "pld.", 4))
+		snprintf(what, n, "Unknown distributed operation '%s'", name);
+	else if (in_space)
+		snprintf(what, n, "Unknown pl.%.*s operation: %s", (int)(dot - name), name, dot + 1);
+	else
+		snprintf(what, n, "Unknown operation 'pl.%.*s'", dot ? (int)(dot - name) : (int)strlen(name), name);
 }
 
 /* A call of a name neither the registry nor the DSL knows: an error with
@@ -1105,22 +1152,8 @@ static Expr *unregistered(SugarCtx *c, const OpInfo *inf, Expr *call)
 		}
 		return call;
 	}
-	/* the reference's wording: "Unknown pl.tile operation: exq" in a
-	 * namespace it has, "Unknown operation 'pl.tiles'" for one it has not,
-	 * "Unknown distributed operation 'pld.x.y'" */
 	char what[256];
-	const char *dot = strchr(inf->name, '.');
-	static const char *const spaces[] = { "tensor.", "tile.", "system.", "array.", "prefetch.", NULL };
-	bool in_space = false;
-	for (int i = 0; dot && spaces[i]; i++)
-		in_space |= !strncmp(inf->name, spaces[i], strlen(spaces[i]));
-	if (!strncmp(inf->name, "pld.", 4))
-		snprintf(what, sizeof what, "Unknown distributed operation '%s'", inf->name);
-	else if (in_space)
-		snprintf(what, sizeof what, "Unknown pl.%.*s operation: %s", (int)(dot - inf->name), inf->name, dot + 1);
-	else
-		snprintf(what, sizeof what, "Unknown operation 'pl.%.*s'", dot ? (int)(dot - inf->name) : (int)strlen(inf->name),
-			 inf->name);
+	unknown_words(inf->name, what, sizeof what);
 	const char *near = ops_suggest(r, inf->name);
 	if (near)
 		FAIL("%s; did you mean '%s%s'? (--allow-unregistered-ops lets unknown operations through)", what,
@@ -1145,7 +1178,8 @@ static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s
 	for (int i = 0; i < call->nargs; i++) {
 		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
 		int j = keyword_slot(inf, kw[i].name);
-		if (j >= 0 && !attr_fits(c, inf, call, j, &call->args[i], true))
+		/* Python's "multiple values" error comes first */
+		if (j >= 0 && !has_keyword(call, kw[i].name) && !attr_fits(c, inf, call, j, &call->args[i], true))
 			return false;
 	}
 	for (int k = 0; k < call->nkw; k++)
@@ -1214,6 +1248,12 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 	}
 	if (!inf->op)
 		return unregistered(c, inf, call);
+	if (inf->op->internal) {
+		char what[256];
+		unknown_words(inf->name, what, sizeof what);
+		FAIL("%s (%s%s is an op only the reference's passes create; its DSL has no such function)", what, inf->prefix,
+		     inf->name);
+	}
 	int n = inf->n;
 	if (!dsl_positional(c, inf, call))
 		return NULL;

@@ -93,6 +93,8 @@ typedef struct OpsParam {
 	 * integer dtype, but got {dtype}"); NULL: unchecked */
 	const char *int_elems;
 	OpsConvert convert; /* convert: */
+	bool late;          /* late: the deduction checks this argument's kind after its checks of
+			     * the others (the rule runs first with it as of unknown type) */
 } OpsParam;
 
 /* One parameter of the DSL function's Python signature (op field `dsl:`). */
@@ -108,6 +110,8 @@ typedef struct OpsDslArg {
  * argument (so ahead of the parameters' kind checks), in the order listed. */
 enum { OPS_IS_TENSOR = 1, OPS_IS_DIST = 2, OPS_IS_TILE = 4, OPS_IS_SCALAR = 8 };
 typedef struct OpsCheck {
+	int anyof[4]; int nanyof; /* any-of: at least one of these slots must be given (then
+				   * slot is -1 and error is set) */
 	int slot;          /* the parameter (then kwarg) checked */
 	unsigned is;       /* OPS_IS_* the value's type may be */
 	const char *error; /* the message ({op}, {arg}, {type}, {dsl}, {value}); NULL:
@@ -179,6 +183,9 @@ typedef struct OpDef {
 	/* context: host - the reference's parser accepts a call only in a HOST-level
 	 * function's body outside InCore / SPMD scopes */
 	bool host_only;
+	/* context: internal - the reference has no DSL function for it (only its
+	 * passes make it): a call in the text is its "Unknown pl.X operation" */
+	bool internal;
 	OpsCore core;
 	/* the reference's DSL function's Python signature: what its arity errors
 	 * count and how positional arguments bind (`dsl:`; by default the params
