@@ -229,7 +229,7 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", NULL };
+					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "convert", "late", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
 	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
@@ -252,6 +252,18 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		p->invalid = istr(L, scalar(L, v, "invalid"));
 	if ((v = get(L, n, "int-elems")))
 		p->int_elems = istr(L, scalar(L, v, "int-elems"));
+	if ((v = get(L, n, "late")))
+		p->late = to_bool(L, v, "late");
+	if ((v = get(L, n, "convert"))) {
+		static const char *const convs[] = { "none", "unwrap", "const-int", "float", "expr", NULL };
+		const char *s = scalar(L, v, "convert");
+		int m = 0;
+		while (convs[m] && strcmp(convs[m], s))
+			m++;
+		if (!convs[m])
+			lerr(L, v, "field 'convert': unknown value '%s' (expected unwrap, const-int, float or expr)", s);
+		p->convert = (OpsConvert)m;
+	}
 	if ((v = get(L, n, "default")))
 		p->def = to_const(L, v, "default");
 	if ((v = get(L, n, "omit"))) {
@@ -648,9 +660,102 @@ static void load_arity(Loader *L, yaml_node_t *v, OpDef *op)
 	op->arity_error = istr(L, scalar(L, msg, "error"));
 }
 
+/* checks: [{arg: NAME, is: [tensor, dist, tile, scalar], error: MSG}, ...] */
+static void load_checks(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	if (!v)
+		return;
+	static const char *const keys[] = { "arg", "is", "error", "any-of", NULL };
+	static const char *const classes[] = { "tensor", "dist", "tile", "scalar", NULL };
+	need_seq(L, v, "checks");
+	op->nchecks = seq_len(v);
+	op->checks = arena_alloc(&L->r->arena, (size_t)op->nchecks * sizeof *op->checks);
+	for (int i = 0; i < op->nchecks; i++) {
+		yaml_node_t *c = seq_at(L, v, i), *an, *in, *en = get(L, c, "error");
+		check_keys(L, c, "a check", keys);
+		OpsCheck *k = &op->checks[i];
+		k->error = en ? istr(L, scalar(L, en, "error")) : NULL;
+		if ((an = get(L, c, "any-of"))) {
+			need_seq(L, an, "any-of");
+			if (!en || seq_len(an) > 4)
+				lerr(L, c, "an any-of check needs 'error' and at most 4 names");
+			k->slot = -1;
+			for (int j = 0; j < seq_len(an); j++) {
+				const char *a = scalar(L, seq_at(L, an, j), "any-of");
+				if ((k->anyof[k->nanyof++] = slot_named(op, a)) < 0)
+					lerr(L, an, "field 'any-of': '%s' is no parameter or kwarg of %s", a, op->name);
+			}
+			continue;
+		}
+		if (!(an = get(L, c, "arg")) || !(in = get(L, c, "is")))
+			lerr(L, c, "a check needs 'arg' and 'is' (or 'any-of')");
+		const char *a = scalar(L, an, "arg");
+		if ((k->slot = slot_named(op, a)) < 0)
+			lerr(L, an, "field 'arg': '%s' is no parameter or kwarg of %s", a, op->name);
+		need_seq(L, in, "is");
+		for (int j = 0; j < seq_len(in); j++) {
+			const char *cl = scalar(L, seq_at(L, in, j), "is");
+			int m = 0;
+			while (classes[m] && strcmp(classes[m], cl))
+				m++;
+			if (!classes[m])
+				lerr(L, seq_at(L, in, j), "field 'is': unknown class '%s' (expected tensor, dist, tile or scalar)", cl);
+			k->is |= 1u << m;
+		}
+	}
+}
+
+/* forms: ["dim, index, src", "index, src, dim=", ...] (only with a `*args`
+ * dsl): each the names the extra positional arguments bind, then `name=` for
+ * those it needs by keyword */
+static void load_forms(Loader *L, yaml_node_t *v, OpDef *op)
+{
+	if (!v)
+		return;
+	need_seq(L, v, "forms");
+	if (!op->dsl_varargs)
+		lerr(L, v, "field 'forms' needs a dsl with *args");
+	op->nforms = seq_len(v);
+	op->forms = arena_alloc(&L->r->arena, (size_t)op->nforms * sizeof *op->forms);
+	for (int i = 0; i < op->nforms; i++) {
+		yaml_node_t *f = seq_at(L, v, i);
+		const char *s = scalar(L, f, "forms");
+		OpsForm *fm = &op->forms[i];
+		while (*s) {
+			while (*s == ' ' || *s == ',')
+				s++;
+			size_t len = strcspn(s, ",");
+			while (len && s[len - 1] == ' ')
+				len--;
+			if (!len)
+				break;
+			bool kw = s[len - 1] == '=';
+			const char *name = istr(L, arena_printf(&L->r->arena, "%.*s", (int)(len - kw), s));
+			if (slot_named(op, name) < 0)
+				lerr(L, f, "field 'forms': '%s' is no parameter or kwarg of %s", name, op->name);
+			if ((kw ? fm->nkw : fm->npos) >= 6)
+				lerr(L, f, "field 'forms': at most 6 names of each sort");
+			if (kw)
+				fm->kw[fm->nkw++] = name;
+			else
+				fm->pos[fm->npos++] = name;
+			int k = 0;
+			while (k < op->nform_names && op->form_names[k] != name)
+				k++;
+			if (k == op->nform_names) {
+				if (k >= 8)
+					lerr(L, f, "field 'forms': at most 8 names in all");
+				op->form_names[op->nform_names++] = name;
+			}
+			s += strcspn(s, ",");
+		}
+	}
+}
+
 static void load_op(Loader *L, yaml_node_t *n)
 {
-	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", "arity", NULL };
+	static const char *const keys[] = { "op", "params", "kwargs", "result", "spelling", "core", "dsl", "context", "arity",
+					    "checks", "forms", NULL };
 	check_keys(L, n, "an op entry", keys);
 	OpDef *op = arena_alloc(&L->r->arena, sizeof *op);
 	yaml_node_t *v = get(L, n, "op");
@@ -669,6 +774,8 @@ static void load_op(Loader *L, yaml_node_t *n)
 	check_op(L, n, op);
 	load_dsl(L, get(L, n, "dsl"), op);
 	load_arity(L, get(L, n, "arity"), op);
+	load_checks(L, get(L, n, "checks"), op);
+	load_forms(L, get(L, n, "forms"), op);
 	v = get(L, n, "result");
 	if (!v)
 		lerr(L, n, "op '%s' has no 'result' (use {rule: unknown} when it cannot be inferred)", op->name);
@@ -679,9 +786,11 @@ static void load_op(Loader *L, yaml_node_t *n)
 			op->reads_only = false;
 	load_core(L, get(L, n, "core"), op);
 	if ((v = get(L, n, "context"))) {
-		if (strcmp(scalar(L, v, "context"), "host"))
-			lerr(L, v, "field 'context': expected host");
-		op->host_only = true;
+		const char *cx = scalar(L, v, "context");
+		if (strcmp(cx, "host") && strcmp(cx, "internal"))
+			lerr(L, v, "field 'context': expected host or internal");
+		op->host_only = !strcmp(cx, "host");
+		op->internal = !op->host_only;
 	}
 	if ((v = get(L, n, "spelling"))) {
 		static const char *const skeys[] = { "name", "when", NULL };

@@ -86,8 +86,6 @@ static void untyped_reason(Parser *p, Expr *v, char *buf, size_t n)
 		const OpDef *op = sugar_op(&p->sugar, v->str);
 		if (!op)
 			snprintf(buf, n, "%s%s is not in the op registry (data/ops.yaml; add it with --ops FILE.yaml)", pf, v->str);
-		else if (op->result.kind->none)
-			snprintf(buf, n, "%s%s produces no value", pf, v->str);
 		else
 			snprintf(buf, n, "the registry cannot derive the result type of %s%s from these arguments", pf, v->str);
 	} else if (v->kind == EX_FN_CALL) {
@@ -206,6 +204,13 @@ Var *pp_assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 		t = type_for_assign(p->a, ann, vt, nt->text, err, sizeof err);
 		if (!t && err[0])
 			PERR_AT(p, nt, "%s", err);
+		/* a statement op's value (the reference's UnknownType) is bound
+		 * unannotated as `r: pl.UnknownType = pl.system.bar_all()` */
+		if (!t && !ann && v0->kind == EX_OP_CALL) {
+			const OpDef *op = sugar_op(&p->sugar, v0->str);
+			if (op && op->result.kind->none)
+				t = ir_type_new(p->a, TY_UNKNOWN);
+		}
 		if (!t && (v0->kind == EX_FN_CALL || v0->kind == EX_SUBMIT) && !pmap_get(p->sigs, v0->str))
 			pp_error(p, v0->pos.line, v0->pos.col, "call to undefined function 'self.%s'", v0->str);
 		if (!t) {

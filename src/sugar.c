@@ -514,6 +514,92 @@ fail:
  * op's).  False after reporting an error. */
 static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, const char *const *vals, int n);
 
+static bool has_keyword(const Expr *call, const char *name)
+{
+	for (int k = 0; k < call->nkw; k++)
+		if (!strcmp(call->kw[k].name, name))
+			return true;
+	return false;
+}
+
+/* the separator before item i of n: "(a), (b), or (c)", "(a) or (b)" */
+static void put_list_item(StrBuf *b, int i, int n)
+{
+	if (i)
+		sb_puts(b, n > 2 ? ", " : " ");
+	if (i && i == n - 1)
+		sb_puts(b, "or ");
+}
+
+/* A `*args` DSL function with `forms:`: its extra positional arguments bind
+ * by the one form their count and the call's keywords fit (they become
+ * keywords), none given binds nothing; else the reference's TypeError
+ * listing the forms.  Then every name of the forms must be bound. */
+static bool dsl_forms(SugarCtx *c, const OpInfo *inf, Expr *call)
+{
+	const OpDef *op = inf->op;
+	int fixed = op->dsl_npos, extra = call->nargs - fixed;
+	StrBuf b = { 0 };
+	if (extra > 0) {
+		const OpsForm *fm = NULL;
+		for (int f = 0; f < op->nforms && !fm; f++) {
+			const OpsForm *t = &op->forms[f];
+			bool fits = t->npos == extra;
+			for (int k = 0; k < op->nform_names && fits; k++) {
+				bool need = false;
+				for (int j = 0; j < t->nkw; j++)
+					need |= !strcmp(t->kw[j], op->form_names[k]);
+				fits = need == has_keyword(call, op->form_names[k]);
+			}
+			if (fits)
+				fm = t;
+		}
+		if (!fm) {
+			sb_puts(&b, py_name(inf));
+			sb_puts(&b, " expects ");
+			for (int f = 0; f < op->nforms; f++) {
+				const OpsForm *t = &op->forms[f];
+				put_list_item(&b, f, op->nforms);
+				sb_putc(&b, '(');
+				for (int i = 0; i < fixed + t->npos + t->nkw; i++) {
+					if (i)
+						sb_puts(&b, ", ");
+					sb_puts(&b, i < fixed ? op->dsl[i].name : i < fixed + t->npos ? t->pos[i - fixed] : t->kw[i - fixed - t->npos]);
+					if (i >= fixed + t->npos)
+						sb_puts(&b, "=...");
+				}
+				sb_putc(&b, ')');
+			}
+			goto fail;
+		}
+		Kwarg *kw = arena_alloc(c->a, (size_t)(extra + call->nkw + 1) * sizeof *kw);
+		for (int i = 0; i < extra; i++)
+			kw[i] = (Kwarg){ intern_cstr(c->a, fm->pos[i]), call->args[fixed + i] };
+		memcpy(kw + extra, call->kw, (size_t)call->nkw * sizeof *kw);
+		call->kw = kw;
+		call->nkw += extra;
+		call->nargs = fixed;
+	}
+	bool all = true;
+	for (int k = 0; k < op->nform_names; k++)
+		all &= has_keyword(call, op->form_names[k]);
+	if (all)
+		return true;
+	sb_puts(&b, py_name(inf));
+	sb_puts(&b, " requires ");
+	for (int i = 0; i < fixed + op->nform_names; i++) {
+		if (i)
+			sb_puts(&b, ", ");
+		if (i && i == fixed + op->nform_names - 1)
+			sb_puts(&b, "and ");
+		sb_puts(&b, i < fixed ? op->dsl[i].name : op->form_names[i - fixed]);
+	}
+fail:
+	diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+	sb_release(&b);
+	return false;
+}
+
 static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 {
 	const OpDef *op = inf->op;
@@ -533,6 +619,8 @@ static bool dsl_positional(SugarCtx *c, const OpInfo *inf, Expr *call)
 		sb_release(&b);
 		return false;
 	}
+	if (op->nforms)
+		return dsl_forms(c, inf, call);
 	if (given <= from)
 		return true;
 	if (op->dsl_varargs)
@@ -707,17 +795,112 @@ static void fill_template(StrBuf *b, const char *fmt, const char *const *keys, c
 	}
 }
 
-/* A kind error's text (an op's `expect:`): {type} the given value's type
- * class (TileType), {dsl} its DSL class (Tile), {value} its printed type. */
-static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t)
+/* A kind error's text (an op's `expect:`, a `checks:` message): {type} the
+ * given value's type class (TileType), {dsl} its DSL class (Tile), {value}
+ * its printed type, {op} the op, {arg} the parameter. */
+static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t, const OpDef *op, const char *arg)
 {
 	const char *tn = v->kind == EX_TUPLE ? "TupleType" : tr_type_name(ir_expr_type(v));
 	char dsl[64]; /* TileType -> Tile, DistributedTensorType -> DistributedTensor */
 	size_t n = strlen(tn);
 	snprintf(dsl, sizeof dsl, "%.*s", (int)(n > 4 && !strcmp(tn + n - 4, "Type") ? n - 4 : n), tn);
-	static const char *const keys[] = { "type", "dsl", "value" };
-	const char *vals[] = { tn, dsl, t };
-	fill_template(b, fmt, keys, vals, 3);
+	static const char *const keys[] = { "type", "dsl", "value", "op", "arg" };
+	const char *vals[] = { tn, dsl, t, op->name, arg };
+	fill_template(b, fmt, keys, vals, 5);
+}
+
+/* A param's `convert:` applied to value v as the reference's DSL does it:
+ * false after reporting, in Python's words, a value that conversion fails on.
+ * Only literals, lists and Tile / Tensor values are told apart (a Scalar
+ * value is the DSL's Scalar, which all four take). */
+static bool dsl_convert(SugarCtx *c, const OpInfo *inf, const OpsParam *p, Expr *v, Expr *call)
+{
+	Type *t = v->kind == EX_TUPLE ? NULL : ir_expr_type(v);
+	bool literal = v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
+	const char *cls = v->kind == EX_TUPLE ? "list" /* Python's class name of the DSL's object */
+		: literal ? NULL : t && t->kind == TY_TILE ? "Tile" : t && t->kind == TY_TENSOR ? "Tensor" : NULL;
+	const char *mod = t && t->kind == TY_TILE ? "pypto.language.typing.tile." : t && t->kind == TY_TENSOR ? "pypto.language.typing.tensor." : "";
+	const char *w = op_where(c, inf);
+	switch (p->convert) {
+	case CONV_UNWRAP:
+		if (literal || v->kind == EX_TUPLE)
+			FAIL("%s: '%s' object has no attribute 'unwrap' (argument '%s' must be a Tile, Tensor or Scalar value)", w,
+			     v->kind == EX_TUPLE ? "list" : v->kind == EX_INT ? "ConstInt" : v->kind == EX_FLOAT ? "ConstFloat" : "ConstBool",
+			     p->name);
+		break;
+	case CONV_CONST_INT:
+		if (cls)
+			FAIL("%s: __init__(): incompatible function arguments. The following argument types are supported: "
+			     "(value: int, dtype, span), the reference's ConstInt (argument '%s' must be an int or a Scalar, got a %s)",
+			     w, p->name, cls);
+		break;
+	case CONV_FLOAT:
+		if (cls)
+			FAIL("%s: float() argument must be a string or a real number, not '%s' (argument '%s')", w, cls, p->name);
+		break;
+	case CONV_EXPR:
+		if (cls)
+			FAIL("%s: Cannot convert <class '%s%s'> to IR expression (argument '%s')", w, mod, cls, p->name);
+		break;
+	default:
+		break;
+	}
+	return true;
+fail:
+	return false;
+}
+
+/* The `checks:` of the op (its DSL wrapper's validation, before any kind
+ * check of the deduction): false after reporting the first that fails.
+ * Values of unknown type pass, as unbound slots do. */
+static bool dsl_checks(SugarCtx *c, const OpInfo *inf, Expr **slots, Expr *call)
+{
+	const OpDef *op = inf->op;
+	for (int i = 0; i < op->nchecks; i++) {
+		const OpsCheck *k = &op->checks[i];
+		if (k->nanyof) {
+			bool any = false;
+			for (int j = 0; j < k->nanyof; j++)
+				any |= slots[k->anyof[j]] != NULL;
+			if (!any) {
+				diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), k->error);
+				return false;
+			}
+			continue;
+		}
+		Expr *v = slots[k->slot];
+		Type *t = v && v->kind != EX_TUPLE ? ir_expr_type(v) : NULL;
+		if (!v || (v->kind != EX_TUPLE && (!t || t->kind == TY_UNKNOWN)))
+			continue;
+		unsigned is = !t ? 0 : t->kind == TY_TENSOR ? OPS_IS_TENSOR : t->kind == TY_DIST_TENSOR ? OPS_IS_DIST
+			: t->kind == TY_TILE ? OPS_IS_TILE : t->kind == TY_SCALAR ? OPS_IS_SCALAR : 0;
+		if (is & k->is)
+			continue;
+		char got[256], fmt[200];
+		if (v->kind == EX_TUPLE)
+			snprintf(got, sizeof got, "list"); /* Python's type(value).__name__ */
+		else
+			describe(v, got, sizeof got);
+		if (!k->error) { /* the wording of the reference's distributed wrappers */
+			static const char *const cls[] = { "Tensor", "DistributedTensor", "Tile", "Scalar" };
+			size_t o = (size_t)snprintf(fmt, sizeof fmt, "{op} expects a");
+			for (int m = 0, first = 1; m < 4; m++)
+				if (k->is & (1u << m)) {
+					o += (size_t)snprintf(fmt + o, sizeof fmt - o, "%s%s", first ? " " : " or ", cls[m]);
+					first = 0;
+				}
+			snprintf(fmt + o, sizeof fmt - o, " {arg}%s; got {value}", k->is == OPS_IS_DIST ? " (window-bound)" : "");
+		}
+		StrBuf b = { 0 };
+		expect_text(&b, k->error ? k->error : fmt, v, got, op, inf->param[k->slot]->name);
+		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+		sb_release(&b);
+		return false;
+	}
+	for (int i = 0; i < op->nparams + op->nkwargs; i++)
+		if (slots[i] && inf->param[i]->convert && !dsl_convert(c, inf, inf->param[i], slots[i], call))
+			return false;
+	return true;
 }
 
 /* Map, coerce and check the bound value of slot i; false after reporting
@@ -793,7 +976,7 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 					 (int)(nl && name[nl - 1] == '_' ? nl - 1 : nl), name, i < 8 ? ord[i] : "an",
 					 p->kind == OPK_TENSOR ? "TensorType" : p->kind == OPK_TILE ? "TileType" : "ScalarType");
 			StrBuf b = { 0 };
-			expect_text(&b, p->expect ? p->expect : want, v, t);
+			expect_text(&b, p->expect ? p->expect : want, v, t, inf->op, p->name);
 			diag_error(c->d, call->pos.line, call->pos.col, "%s: %s (argument '%s': %s)", op_where(c, inf), b.data, p->name, t);
 			sb_release(&b);
 			goto fail;
@@ -847,9 +1030,25 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	for (int k = 0; k < call->nkw; k++)
 		if (!attr_fits(c, inf, call, plan->kwslot[k], &slots[plan->kwslot[k]], false))
 			return NULL;
+	if (!dsl_checks(c, inf, slots, call))
+		return NULL;
+	/* a `late:` argument of the wrong kind is reported after the rule's own
+	 * checks, which see it as a value of unknown type */
+	int late = -1;
+	Expr *late_value = NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];
+		if (p->late && (plan->step[s].kind == STEP_KIND || plan->step[s].kind == STEP_CHECK) && !arg_ok(p->kind, slots[i])) {
+			if (late < 0) {
+				late = i;
+				late_value = slots[i];
+			}
+			Expr *u = ir_expr_new(c->a, EX_OP_CALL, slots[i]->pos);
+			u->str = intern_cstr(c->a, "?");
+			slots[i] = u;
+			continue;
+		}
 		switch (plan->step[s].kind) {
 		case STEP_KIND:
 			if (arg_ok(p->kind, slots[i]))
@@ -909,9 +1108,32 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	call->type = typerule_infer(&rc, &inf->op->result);
 	if (rc.failed)
 		return NULL;
+	if (late >= 0) {
+		slots[late] = late_value;
+		check_arg(c, inf, late, slots, call);
+		return NULL;
+	}
 	return call;
 fail:
 	return NULL;
+}
+
+/* the reference's wording for a name its DSL lacks: "Unknown pl.tile
+ * operation: exq" in a namespace it has, "Unknown operation 'pl.tiles'" for
+ * one it has not, "Unknown distributed operation 'pld.x.y'" */
+static void unknown_words(const char *name, char *what, size_t n)
+{
+	const char *dot = strchr(name, '.');
+	static const char *const spaces[] = { "tensor.", "tile.", "system.", "array.", "prefetch.", NULL };
+	bool in_space = false;
+	for (int i = 0; dot && spaces[i]; i++)
+		in_space |= !strncmp(name, spaces[i], strlen(spaces[i]));
+	if (!strncmp(name, "pld.", 4))
+		snprintf(what, n, "Unknown distributed operation '%s'", name);
+	else if (in_space)
+		snprintf(what, n, "Unknown pl.%.*s operation: %s", (int)(dot - name), name, dot + 1);
+	else
+		snprintf(what, n, "Unknown operation 'pl.%.*s'", dot ? (int)(dot - name) : (int)strlen(name), name);
 }
 
 /* A call of a name neither the registry nor the DSL knows: an error with
@@ -930,22 +1152,8 @@ static Expr *unregistered(SugarCtx *c, const OpInfo *inf, Expr *call)
 		}
 		return call;
 	}
-	/* the reference's wording: "Unknown pl.tile operation: exq" in a
-	 * namespace it has, "Unknown operation 'pl.tiles'" for one it has not,
-	 * "Unknown distributed operation 'pld.x.y'" */
 	char what[256];
-	const char *dot = strchr(inf->name, '.');
-	static const char *const spaces[] = { "tensor.", "tile.", "system.", "array.", "prefetch.", NULL };
-	bool in_space = false;
-	for (int i = 0; dot && spaces[i]; i++)
-		in_space |= !strncmp(inf->name, spaces[i], strlen(spaces[i]));
-	if (!strncmp(inf->name, "pld.", 4))
-		snprintf(what, sizeof what, "Unknown distributed operation '%s'", inf->name);
-	else if (in_space)
-		snprintf(what, sizeof what, "Unknown pl.%.*s operation: %s", (int)(dot - inf->name), inf->name, dot + 1);
-	else
-		snprintf(what, sizeof what, "Unknown operation 'pl.%.*s'", dot ? (int)(dot - inf->name) : (int)strlen(inf->name),
-			 inf->name);
+	unknown_words(inf->name, what, sizeof what);
 	const char *near = ops_suggest(r, inf->name);
 	if (near)
 		FAIL("%s; did you mean '%s%s'? (--allow-unregistered-ops lets unknown operations through)", what,
@@ -970,7 +1178,8 @@ static bool positional_by_name(SugarCtx *c, const OpInfo *inf, const SugarDef *s
 	for (int i = 0; i < call->nargs; i++) {
 		kw[i] = (Kwarg){ intern_cstr(c->a, sc->names[i]), call->args[i] };
 		int j = keyword_slot(inf, kw[i].name);
-		if (j >= 0 && !attr_fits(c, inf, call, j, &call->args[i], true))
+		/* Python's "multiple values" error comes first */
+		if (j >= 0 && !has_keyword(call, kw[i].name) && !attr_fits(c, inf, call, j, &call->args[i], true))
 			return false;
 	}
 	for (int k = 0; k < call->nkw; k++)
@@ -1039,6 +1248,12 @@ Expr *sugar_lower_call(SugarCtx *c, Expr *call)
 	}
 	if (!inf->op)
 		return unregistered(c, inf, call);
+	if (inf->op->internal) {
+		char what[256];
+		unknown_words(inf->name, what, sizeof what);
+		FAIL("%s (%s%s is an op only the reference's passes create; its DSL has no such function)", what, inf->prefix,
+		     inf->name);
+	}
 	int n = inf->n;
 	if (!dsl_positional(c, inf, call))
 		return NULL;

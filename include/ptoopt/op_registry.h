@@ -19,6 +19,16 @@
 
 typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE } OpsKind;
 typedef enum OpsEffect { EFF_READ, EFF_WRITE, EFF_READWRITE } OpsEffect;
+/* convert: what the reference's DSL wrapper (or its IR builder) does with the
+ * value before the type deduction sees it, and so how a value of the wrong
+ * class fails there (Python's words, ahead of any kind check) */
+typedef enum OpsConvert {
+	CONV_NONE,
+	CONV_UNWRAP,    /* value.unwrap(): a literal or list has none */
+	CONV_CONST_INT, /* ConstInt(value, ...): pybind rejects a Tile / Tensor / list */
+	CONV_FLOAT,     /* float(value): a Tile / Tensor / list is no real number */
+	CONV_EXPR,      /* _normalize_expr(value): "Cannot convert <class ...> to IR expression" */
+} OpsConvert;
 typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT, OMIT_ALWAYS /* DSL-only: never printed */ } OpsOmit;
 
 /* A constant from the YAML (a default, an enum value, a condition). */
@@ -82,6 +92,9 @@ typedef struct OpsParam {
 	 * for one that is not ("tensor.slice offset tuple element {i} must have
 	 * integer dtype, but got {dtype}"); NULL: unchecked */
 	const char *int_elems;
+	OpsConvert convert; /* convert: */
+	bool late;          /* late: the deduction checks this argument's kind after its checks of
+			     * the others (the rule runs first with it as of unknown type) */
 } OpsParam;
 
 /* One parameter of the DSL function's Python signature (op field `dsl:`). */
@@ -91,6 +104,27 @@ typedef struct OpsDslArg {
 			* has no slot for (the builders' span) */
 	bool optional; /* it has a default */
 } OpsDslArg;
+
+/* One of an op's `checks:`: the DSL wrapper's own validation of an
+ * argument's class, made before the reference's type deduction sees any
+ * argument (so ahead of the parameters' kind checks), in the order listed. */
+enum { OPS_IS_TENSOR = 1, OPS_IS_DIST = 2, OPS_IS_TILE = 4, OPS_IS_SCALAR = 8 };
+typedef struct OpsCheck {
+	int anyof[4]; int nanyof; /* any-of: at least one of these slots must be given (then
+				   * slot is -1 and error is set) */
+	int slot;          /* the parameter (then kwarg) checked */
+	unsigned is;       /* OPS_IS_* the value's type may be */
+	const char *error; /* the message ({op}, {arg}, {type}, {dsl}, {value}); NULL:
+			    * "{op} expects a <classes> {arg}[ (window-bound)]; got {value}" */
+} OpsCheck;
+
+/* One of a `*args` DSL function's accepted call forms (`forms:`): the
+ * names its extra positional arguments bind, in order, and the names that
+ * must come by keyword (every other name of the forms must not). */
+typedef struct OpsForm {
+	const char *pos[6]; int npos;
+	const char *kw[6]; int nkw;
+} OpsForm;
 
 struct RuleKind;
 
@@ -149,6 +183,9 @@ typedef struct OpDef {
 	/* context: host - the reference's parser accepts a call only in a HOST-level
 	 * function's body outside InCore / SPMD scopes */
 	bool host_only;
+	/* context: internal - the reference has no DSL function for it (only its
+	 * passes make it): a call in the text is its "Unknown pl.X operation" */
+	bool internal;
 	OpsCore core;
 	/* the reference's DSL function's Python signature: what its arity errors
 	 * count and how positional arguments bind (`dsl:`; by default the params
@@ -162,6 +199,9 @@ typedef struct OpDef {
 	 * more than M positional arguments (arity_error NULL: none) */
 	int arity_min, arity_max;
 	const char *arity_error;
+	OpsCheck *checks; int nchecks; /* `checks:` */
+	OpsForm *forms; int nforms;    /* `forms:` */
+	const char *form_names[8]; int nform_names; /* the names they bind, first seen first */
 } OpDef;
 
 typedef struct SugarCase {

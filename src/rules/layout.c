@@ -776,18 +776,24 @@ static Type *mx_product(RuleCtx *rc, Type *lt, Type *ls, Type *rt, Type *rs)
 	Expr *rk = bad ? NULL : mx_groups(rc, rt->shape[0], &bad), *rvk = bad ? NULL : mx_groups(rc, rv[0], &bad);
 	if (bad)
 		return NULL;
+	/* (a scale of unknown type - a `late:` one of the wrong kind - ends the
+	 * checks where the reference's deducer checks its kind) */
 	if (!lk) {
+		if (!ls)
+			return NULL;
 		if (ls->ndim != 2)
 			return tr_error(rc, "The operator %s requires lhs_scale to be 2D, but got %d dimensions", op, ls->ndim);
 		lk = ls->shape[1];
 	}
 	if (!rk) {
+		if (!rs)
+			return NULL;
 		if (rs->ndim != 2)
 			return tr_error(rc, "The operator %s requires rhs_scale to be 2D, but got %d dimensions", op, rs->ndim);
 		rk = rs->shape[0];
 	}
-	if (!mx_scale(rc, ls, lt->shape[0], lk, lv[0], lvk ? lvk : lk, "lhs_scale") ||
-	    !mx_scale(rc, rs, rk, rt->shape[1], rvk ? rvk : rk, rv[1], "rhs_scale"))
+	if (!ls || !mx_scale(rc, ls, lt->shape[0], lk, lv[0], lvk ? lvk : lk, "lhs_scale") ||
+	    !rs || !mx_scale(rc, rs, rk, rt->shape[1], rvk ? rvk : rk, rv[1], "rhs_scale"))
 		return NULL;
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
 	shape[0] = lt->shape[0], shape[1] = rt->shape[1];
@@ -806,7 +812,7 @@ static Type *matmul_mx(RuleCtx *rc)
 	Type *lt = targ(rc, r->args[0]), *ls = targ(rc, r->args[1]), *rt = targ(rc, r->args[2]), *rs = targ(rc, r->args[3]);
 	int acc_i = opt_arg(rc, "acc"), bias_i = opt_arg(rc, "bias");
 	Type *acc = targ(rc, acc_i), *bias = targ(rc, bias_i);
-	if (!lt || !ls || !rt || !rs || (acc_i >= 0 && !acc) || (bias_i >= 0 && !bias))
+	if (!lt || !rt || (acc_i >= 0 && !acc) || (bias_i >= 0 && !bias))
 		return NULL;
 	Type *extra = acc ? acc : bias;
 	const char *en = acc ? "acc" : "bias";
@@ -1626,12 +1632,13 @@ static Type *paged(RuleCtx *rc)
 }
 
 /* {rule: scatter-update, arg: INPUT, args: [INPUT, INDEX, SRC]}: INPUT's
- * type once index, src and the dim kwarg are all given */
+ * type once index, src and the dim kwarg are all given (the entry's forms:
+ * see to that) */
 static Type *scatter_update(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
 	if (!tr_arg(rc, rc->r->args[1]) || !tr_arg(rc, rc->r->args[2]) || !tr_kwarg(rc, "dim"))
-		return tr_error(rc, "scatter_update requires input, dim, index, and src");
+		return NULL;
 	Type *t0 = targ(rc, rc->r->arg), *it = targ(rc, rc->r->args[1]), *st = targ(rc, rc->r->args[2]);
 	if (!t0)
 		return NULL;
@@ -1715,7 +1722,7 @@ static Type *viewed(RuleCtx *rc)
 		return tr_error(rc, "tensor.view: src must be TensorType or DistributedTensorType, got %s", tr_type_name(t0));
 	Expr *s = tr_arg(rc, rc->r->shape), *v = tr_arg(rc, rc->r->valid_shape), *l = rc->r->layout_kw ? tr_kwarg(rc, rc->r->layout_kw) : NULL;
 	if (!s && !l)
-		return tr_error(rc, "tensor.view requires at least one of shape or layout");
+		return NULL; /* (the entry's checks: report it first, as the reference's builder does) */
 	const char *sl = tensor_layout(t0), *nl = l && l->kind == EX_SYMBOL ? l->str : sl;
 	if (strstr(sl, ".MX_") || strstr(nl, ".MX_"))
 		return tr_error(rc, "tensor.view does not support MX layouts");
@@ -2316,7 +2323,7 @@ static Type *mscattered(RuleCtx *rc)
 {
 	const char *op = rc->op->name;
 	Type *st = targ(rc, rc->r->arg), *it = targ(rc, rc->r->arg2), *ot = targ(rc, rc->r->args[2]);
-	if (!st || !it || !ot)
+	if (!st || !it)
 		return ot;
 	if (!is_tile(st))
 		return tr_error(rc, "The operator %s requires first argument to be a TileType, but got %s", op, tr_type_name(st));
@@ -2334,6 +2341,8 @@ static Type *mscattered(RuleCtx *rc)
 			return tr_error(rc, "The operator %s requires idx shape to match src shape at dimension %d, but got %lld vs %lld", op, i,
 					(long long)b, (long long)a);
 	}
+	if (!ot)
+		return NULL;
 	if (!is_tensor(ot))
 		return tr_error(rc, "The operator %s requires third argument to be a TensorType or DistributedTensorType, but got %s", op,
 				tr_type_name(ot));

@@ -133,12 +133,9 @@ static Type *tpop(RuleCtx *rc)
 static Type *remote_load(RuleCtx *rc)
 {
 	const char *op = "pld.tile.remote_load";
-	Type *dt = of_kind(rc, 0, TY_DIST_TENSOR);
-	if (!dt) {
-		if (unknown(rc, 0))
-			return NULL;
-		return tr_error(rc, "%s expects a DistributedTensor target (window-bound); got %s", op, printed(tr_arg(rc, 0)));
-	}
+	Type *dt = of_kind(rc, 0, TY_DIST_TENSOR); /* (the registry's checks: a DistributedTensor) */
+	if (!dt)
+		return NULL;
 	if (!unknown(rc, 1) && !of_kind(rc, 1, TY_SCALAR) && tr_arg(rc, 1)->kind != EX_INT)
 		return tr_error(rc, "%s peer must be a scalar (rank index), got %s", op, type_name(tr_arg(rc, 1)));
 	Expr *offs = tr_arg(rc, 2), *shape = tr_arg(rc, 3), *valid = tr_arg(rc, 4);
@@ -275,29 +272,6 @@ static Type *collective(RuleCtx *rc)
 	Type *res = tr_type(tr_arg(rc, ri));
 	if (!form)
 		return res;
-	/* the DSL's own check comes first: each window-bound operand by role,
-	 * the type as printed */
-	static const struct { const char *form; int idx[3]; const char *role[3]; } roles[] = {
-		{ "allreduce", { 0, 1, -1 }, { "target", "signal" } },
-		{ "barrier", { 0, -1, -1 }, { "signal" } },
-		{ "broadcast", { 0, 1, -1 }, { "target", "signal" } },
-		{ "reduce_scatter", { 0, 1, -1 }, { "target", "signal" } },
-		{ "allgather", { 1, 2, -1 }, { "target", "signal" } },
-		{ "all_to_all", { 1, 2, -1 }, { "target", "signal" } },
-		{ "all_to_all_v", { 1, 2, 4 }, { "target", "signal", "recv_counts" } },
-	};
-	for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
-		if (strcmp(roles[r].form, form))
-			continue;
-		for (int j = 0; j < 3 && roles[r].idx[j] >= 0; j++) {
-			Type *t = tr_type(tr_arg(rc, roles[r].idx[j]));
-			if (t && t->kind != TY_DIST_TENSOR) {
-				char buf[256];
-				type_to_string(t, buf, sizeof buf);
-				return tr_error(rc, "%s expects a DistributedTensor %s (window-bound); got %s", op, roles[r].role[j], buf);
-			}
-		}
-	}
 	if (!strcmp(form, "allreduce") || !strcmp(form, "broadcast") || !strcmp(form, "reduce_scatter")) {
 		Type *t = of_kind(rc, 0, TY_DIST_TENSOR);
 		if (!t && !unknown(rc, 0))
@@ -571,13 +545,10 @@ static Type *remote_store(RuleCtx *rc)
 	bool tile = !strncmp(op, "pld.tile.", 9);
 	if (unknown(rc, 1))
 		return NULL;
-	Type *t = of_kind(rc, 1, TY_DIST_TENSOR);
+	Type *t = of_kind(rc, 1, TY_DIST_TENSOR); /* (the registry's checks: a DistributedTensor) */
 	if (!t)
-		return tr_error(rc, "%s expects a DistributedTensor target (window-bound); got %s", op, printed(tr_arg(rc, 1)));
+		return NULL;
 	Type *s = tr_type(tr_arg(rc, 0));
-	if (!tile && s && s->kind != TY_TENSOR)
-		return tr_error(rc, "pld.tensor.remote_store expects a Tensor src (a tensor-level value); got %s. In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use pld.tensor.put.",
-				printed(tr_arg(rc, 0)));
 	if (tile && s && s->kind != TY_TILE)
 		return tr_error(rc, "pld.tile.remote_store src_tile must be a TileType, got %s. In a tensor-level kernel (@pl.jit) call pld.tensor.remote_store instead (pld.remote_store dispatches between the two).",
 				type_name(tr_arg(rc, 0)));
@@ -681,13 +652,7 @@ static Type *transfer(RuleCtx *rc)
 		return NULL;
 	Type *dt = tr_type(dst), *st = tr_type(src);
 	bool dt_like = dt->kind == TY_TENSOR || dt->kind == TY_DIST_TENSOR, st_like = st->kind == TY_TENSOR || st->kind == TY_DIST_TENSOR;
-	/* the DSL wrapper's checks, before the deducer's */
-	if (put ? dt->kind != TY_DIST_TENSOR : !dt_like)
-		return tr_error(rc, put ? "%s expects a DistributedTensor dst (window-bound); got %s"
-					: "%s expects a Tensor or DistributedTensor dst; got %s", op, printed(dst));
-	if (put ? !st_like : st->kind != TY_DIST_TENSOR)
-		return tr_error(rc, put ? "%s expects a Tensor or DistributedTensor src; got %s"
-					: "%s expects a DistributedTensor src (window-bound); got %s", op, printed(src));
+	/* (the DSL wrapper's class checks are the registry's checks:) */
 	/* the DSL's region arguments come as all three or none (a single-stage
 	 * tile form's may sit in the stage2 slot; an empty list is a filler) */
 	int rfrom = tile ? 5 : 3, rgiven = 0;
