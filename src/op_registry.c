@@ -170,12 +170,12 @@ static OpsConst to_const(Loader *L, yaml_node_t *n, const char *field)
 
 static OpsKind to_kind(Loader *L, yaml_node_t *n, const char *field)
 {
-	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", NULL };
+	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr", NULL };
 	const char *s = scalar(L, n, field);
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(s, names[i]))
 			return (OpsKind)i;
-	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list or dtype)", field, s);
+	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list, dtype, int, number or expr)", field, s);
 }
 
 static OpsEffect to_effect(Loader *L, yaml_node_t *n, const char *field)
@@ -1131,7 +1131,7 @@ int ops_list(OpRegistry *r, StrBuf *b)
  * in the order they are tried. */
 static const char *kind_word(OpsKind k)
 {
-	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype" };
+	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr" };
 	return (unsigned)k < sizeof w / sizeof *w ? w[k] : "any";
 }
 

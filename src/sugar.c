@@ -210,7 +210,8 @@ static OpsKind kind_of(Expr *e)
 
 static const char *kind_name(OpsKind k)
 {
-	static const char *const n[] = { "a value", "a Tensor", "a Tile", "a scalar", "a list", "a dtype" };
+	static const char *const n[] = { "a value", "a Tensor", "a Tile", "a scalar", "a list", "a dtype", "an int",
+					 "a number", "a value" };
 	return n[k];
 }
 
@@ -244,6 +245,7 @@ static inline bool arg_ok(OpsKind k, Expr *v)
 	case OPK_ANY: return true;
 	case OPK_DTYPE: return kind_matches(OPK_DTYPE, v);
 	case OPK_LIST: return v->kind == EX_TUPLE; /* what kind_of calls a list */
+	case OPK_INT: case OPK_NUMBER: case OPK_EXPR: return true; /* check_arg asks py_fits */
 	default: break;
 	}
 	OpsKind vk = kind_of(v);
@@ -623,7 +625,8 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		if (given[i]) {
 			/* a bound value needs work for a value map, literal
 			 * coercion or a kind check (positional parameters only) */
-			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list || p->int_elems)
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list || p->int_elems ||
+			    p->kind >= OPK_INT)
 				step = STEP_CHECK;
 			else if (i < np && p->kind != OPK_ANY)
 				step = STEP_KIND;
@@ -718,6 +721,87 @@ static void expect_text(StrBuf *b, const char *fmt, Expr *v, const char *t)
 	static const char *const keys[] = { "type", "dsl", "value" };
 	const char *vals[] = { tn, dsl, t };
 	fill_template(b, fmt, keys, vals, 3);
+}
+
+/* Is v a literal as Python writes it (1, 2.5), not a pl.const of another
+ * dtype? */
+static bool py_literal(const Expr *v)
+{
+	return (v->kind == EX_INT && v->dtype == DT_INDEX) || (v->kind == EX_FLOAT && v->dtype == DT_FP32);
+}
+
+/* The repr of the Python class the reference's DSL hands an op wrapper for
+ * v, as its messages print type(v): a literal passed by position arrives
+ * as an IR constant (a bool one as a Scalar), by keyword as a Python
+ * value; variables arrive in their DSL wrappers. */
+static const char *dsl_pyclass(SugarCtx *c, const Expr *v, bool keyword)
+{
+	const char *cls = NULL;
+	switch (v->kind) {
+	case EX_TUPLE: cls = "list"; break;
+	case EX_STR: cls = "str"; break;
+	case EX_INT: cls = keyword && py_literal(v) ? "int" : "pypto.pypto_core.ir.ConstInt"; break;
+	case EX_FLOAT: cls = keyword && py_literal(v) ? "float" : "pypto.pypto_core.ir.ConstFloat"; break;
+	case EX_BOOL: cls = keyword ? "bool" : "pypto.language.typing.scalar.Scalar"; break;
+	case EX_SYMBOL: {
+		if (!strncmp(v->str, "pl.", 3) && ir_dtype_parse(v->str + 3) >= 0) {
+			cls = "pypto.pypto_core.DataType";
+			break;
+		}
+		/* pl.Mem.Vec: <enum 'MemorySpace'> */
+		const char *a = strchr(v->str, '.'), *b = a ? strchr(a + 1, '.') : NULL;
+		if (!b)
+			break;
+		int n = (int)(b - a - 1);
+		return n == 3 && !strncmp(a + 1, "Mem", 3) ? "<enum 'MemorySpace'>" : arena_printf(c->a, "<enum '%.*s'>", n, a + 1);
+	}
+	default: {
+		Type *t = ir_expr_type((Expr *)v);
+		switch (t ? t->kind : TY_UNKNOWN) {
+		case TY_TENSOR: cls = "pypto.language.typing.tensor.Tensor"; break;
+		case TY_DIST_TENSOR: cls = "pypto.language.distributed.typing.distributed_tensor.DistributedTensor"; break;
+		case TY_TILE: cls = "pypto.language.typing.tile.Tile"; break;
+		case TY_NAMED: cls = "pypto.language.distributed.typing.comm_ctx.CommCtx"; break;
+		default: cls = "pypto.language.typing.scalar.Scalar"; break;
+		}
+	}
+	}
+	return cls ? arena_printf(c->a, "<class '%s'>", cls) : "<class 'object'>";
+}
+
+/* Does v pass the DSL wrapper's Python-level check of kind k (OPK_INT: an
+ * int or ConstInt; OPK_NUMBER: a Python int or float; OPK_EXPR: an int,
+ * a float or an IR expression, as _normalize_expr takes)? */
+static bool py_fits(OpsKind k, const Expr *v, bool keyword)
+{
+	switch (k) {
+	case OPK_INT: return v->kind == EX_INT;
+	case OPK_NUMBER: return keyword && py_literal(v);
+	default: return v->kind == EX_INT || v->kind == EX_FLOAT;
+	}
+}
+
+/* The DSL wrapper's Python-level check of slot i's bound value (a param
+ * of kind int / number / expr), made before any of the deducer's; false
+ * after reporting an error. */
+static bool py_check(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr *call)
+{
+	const OpsParam *p = inf->param[i];
+	Expr *v = slots[i];
+	bool keyword = i >= call->nargs;
+	if (keyword && v->kind == EX_BOOL) /* a Python bool is an int */
+		slots[i] = v = tr_int(c, v->ival, DT_INDEX, v->pos);
+	if (py_fits(p->kind, v, keyword))
+		return true;
+	StrBuf b = { 0 };
+	static const char *const keys[] = { "pyclass", "name" };
+	const char *vals[] = { dsl_pyclass(c, v, keyword), p->name };
+	fill_template(&b, p->expect ? p->expect : p->kind == OPK_EXPR ? "Cannot convert {pyclass} to IR expression"
+								      : "{name} must be int or ConstInt, got {pyclass}",
+		      keys, vals, 2);
+	diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+	sb_release(&b);
+	return false;
 }
 
 /* Map, coerce and check the bound value of slot i; false after reporting
@@ -846,6 +930,10 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 			return NULL;
 	for (int k = 0; k < call->nkw; k++)
 		if (!attr_fits(c, inf, call, plan->kwslot[k], &slots[plan->kwslot[k]], false))
+			return NULL;
+	for (int s = 0; s < plan->nsteps; s++)
+		if (plan->step[s].kind == STEP_CHECK && inf->param[plan->step[s].slot]->kind >= OPK_INT &&
+		    !py_check(c, inf, plan->step[s].slot, slots, call))
 			return NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;

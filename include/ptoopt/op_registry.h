@@ -17,7 +17,11 @@
 #include "ptoopt/arena.h"
 #include "ptoopt/diag.h"
 
-typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE } OpsKind;
+/* OPK_INT, OPK_NUMBER, OPK_EXPR: the Python-level check of the reference's DSL
+ * wrapper (an int or ConstInt; a Python int or float; what _normalize_expr
+ * takes), which depends on how the DSL hands the value over (positional
+ * literals arrive as IR constants, keyword ones as Python values) */
+typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE, OPK_INT, OPK_NUMBER, OPK_EXPR } OpsKind;
 typedef enum OpsEffect { EFF_READ, EFF_WRITE, EFF_READWRITE } OpsEffect;
 typedef enum OpsOmit { OMIT_NEVER, OMIT_ABSENT, OMIT_DEFAULT, OMIT_ALWAYS /* DSL-only: never printed */ } OpsOmit;
 

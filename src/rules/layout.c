@@ -1448,9 +1448,152 @@ static Type *ptr(RuleCtx *rc)
 	return ir_type_new(rc->c->a, TY_PTR);
 }
 
+static Expr **packed_strides(SugarCtx *c, Expr **shape, int n, bool dn);
+
+/* Byte-addressable dtypes a reinterpret view takes. */
+static bool reinterpret_dtype(DType d)
+{
+	switch (d) {
+	case DT_INT8: case DT_INT16: case DT_INT32: case DT_INT64: case DT_UINT8: case DT_UINT16: case DT_UINT32:
+	case DT_UINT64: case DT_FP16: case DT_FP32: case DT_BF16:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Extent e of sb-byte elements counted in db-byte ones.  diag: report
+ * what cannot be represented (WHAT dimension AXIS); else NULL silently
+ * (and the inverse of a widening product, (e * k) / k, is recognised). */
+static Expr *scale_extent(RuleCtx *rc, Expr *e, int sb, int db, const char *what, int axis, bool diag)
+{
+	const char *op = rc->op->name;
+	int64_t v;
+	if (sb == db)
+		return e;
+	if ((sb > db ? sb % db : db % sb) != 0) {
+		if (diag)
+			tr_error(rc, "%s cannot represent dtype byte ratio %d:%d", op, sb, db);
+		return NULL;
+	}
+	if (sb > db) {
+		if (cint(e, &v))
+			return idx(rc->c, v * (sb / db));
+		return type_make_binary(rc->c->a, OP_MUL, e, idx(rc->c, sb / db), nopos, rc->c->d);
+	}
+	int k = db / sb;
+	if (cint(e, &v)) {
+		if (v % k == 0)
+			return idx(rc->c, v / k);
+		if (diag)
+			tr_error(rc, "%s %s dimension %d (%lld) is not divisible by %d for the wider target dtype", op, what, axis, (long long)v, k);
+		return NULL;
+	}
+	if (diag) {
+		tr_error(rc, "%s cannot prove that dynamic %s dimension %d is divisible by %d for the wider target dtype; provide a static divisible extent",
+			 op, what, axis, k);
+		return NULL;
+	}
+	if (e->kind == EX_BINARY && e->op == OP_MUL) {
+		if (cint(e->rhs, &v) && v == k)
+			return e->lhs;
+		if (cint(e->lhs, &v) && v == k)
+			return e->rhs;
+	}
+	return NULL;
+}
+
+/* dims with the contiguous axis scaled (NULL as scale_extent) */
+static Expr **scale_dims(RuleCtx *rc, Expr **d, int n, int axis, int sb, int db, const char *what, bool diag)
+{
+	Expr **r = dims_copy(rc->c, d, n);
+	return (r[axis] = scale_extent(rc, d[axis], sb, db, what, axis, diag)) ? r : NULL;
+}
+
+/* The static element count of dims, -1 when one is dynamic; -2 after
+ * reporting a non-positive one. */
+static int64_t reinterpret_count(RuleCtx *rc, Expr **d, int n, const char *what)
+{
+	int64_t p = 1, v;
+	for (int i = 0; i < n; i++) {
+		if (!cint(d[i], &v))
+			return -1;
+		if (v <= 0)
+			return tr_error(rc, "%s %s dimension %d must be positive, got %lld", rc->op->name, what, i, (long long)v), -2;
+		p *= v;
+	}
+	return p;
+}
+
+/* The reference's byte-preserving plan of a reinterpret view of t0 as dt:
+ * the requested shape req (rank rn, NULL: the contiguous axis scaled by the
+ * byte ratio) into *shape / *nd, and the valid shape (NULL: the whole
+ * shape) into *valid; false after reporting an error. */
+static bool reinterpret_plan(RuleCtx *rc, const Type *t0, DType dt, int axis, Expr **req, int rn, Expr ***shape, int *nd,
+			     Expr ***valid)
+{
+	const char *op = rc->op->name;
+	int n = t0->ndim;
+	static const char *const supported = "supported dtypes are byte-addressable int/uint8/16/32/64, FP16, BF16, and FP32";
+	if (!reinterpret_dtype(t0->dtype))
+		return tr_error(rc, "%s does not support source dtype %s; %s", op, tr_dtype_str(t0->dtype), supported), false;
+	if (!reinterpret_dtype(dt))
+		return tr_error(rc, "%s does not support target dtype %s; %s", op, tr_dtype_str(dt), supported), false;
+	if (dt == t0->dtype)
+		return tr_error(rc, "%s requires source and target dtypes to differ; use reshape/view for shape-only changes", op), false;
+	int64_t v, pv;
+	for (int i = 0; i < n; i++)
+		if (cint(t0->shape[i], &v) && v <= 0)
+			return tr_error(rc, "%s source shape dimension %d must be positive, got %lld", op, i, (long long)v), false;
+	Expr **sv = has_valid(t0) ? valid_of(t0) : NULL;
+	for (int i = 0; sv && i < n; i++) {
+		if (!cint(sv[i], &v))
+			continue;
+		if (v < 0)
+			return tr_error(rc, "%s source valid_shape dimension %d must be non-negative, got %lld", op, i, (long long)v), false;
+		if (cint(t0->shape[i], &pv) && v > pv)
+			return tr_error(rc, "%s source valid_shape dimension %d (%lld) exceeds physical dimension %lld", op, i, (long long)v,
+					(long long)pv), false;
+	}
+	int sb = (ir_dtype_bits(t0->dtype) + 7) / 8, db = (ir_dtype_bits(dt) + 7) / 8;
+	Expr **aut = scale_dims(rc, t0->shape, n, axis, sb, db, "shape", false);
+	if (req) {
+		for (int i = 0; i < rn; i++)
+			if (cint(req[i], &v) && v <= 0)
+				return tr_error(rc, "%s target shape dimension %d must be positive, got %lld", op, i, (long long)v), false;
+		if (!(aut && rn == n && dims_equal(req, aut, n))) {
+			int64_t a = reinterpret_count(rc, t0->shape, n, "source shape"), b = reinterpret_count(rc, req, rn, "target shape");
+			if (a == -2 || b == -2)
+				return false;
+			if (a < 0 || b < 0)
+				return tr_error(rc, "%s cannot prove byte-size equality for an explicit shape with dynamic dimensions; omit shape to use layout-aware auto detection, or provide fully static shapes",
+						op), false;
+			if (a * sb != b * db)
+				return tr_error(rc, "%s requires equal source and target byte sizes, but source has %lld bytes and target has %lld bytes",
+						op, (long long)(a * sb), (long long)(b * db)), false;
+		}
+		*shape = req, *nd = rn;
+	} else {
+		if (!aut && !(aut = scale_dims(rc, t0->shape, n, axis, sb, db, "shape", true)))
+			return false;
+		*shape = aut, *nd = n;
+	}
+	*valid = NULL;
+	if (!sv || dims_equal(sv, t0->shape, n))
+		return true;
+	if (req) {
+		if (!aut && !(aut = scale_dims(rc, t0->shape, n, axis, sb, db, "shape", true)))
+			return false;
+		if (rn != n || !dims_equal(req, aut, n))
+			return tr_error(rc, "%s cannot preserve a partial valid_shape through an arbitrary explicit reshape; omit shape or use the layout-aware auto-detected shape",
+					op), false;
+	}
+	return (*valid = scale_dims(rc, sv, n, axis, sb, db, "valid_shape", true)) != NULL;
+}
+
 /* {rule: reinterpreted, arg: T, shape: N?, dtype: KW, opts: {shape-kw: KW}?}: T's bytes as dtype
- * KW: the given shape, else the contiguous (last) dim scaled by the ratio
- * of the element widths */
+ * KW (the reference's reinterpret_view checks and plan): the given shape,
+ * else the contiguous dim scaled by the ratio of the element widths */
 static const char *const reinterpreted_opts[] = { "shape-kw", NULL };
 
 static Type *reinterpreted(RuleCtx *rc)
@@ -1458,8 +1601,7 @@ static Type *reinterpreted(RuleCtx *rc)
 	SugarCtx *c = rc->c;
 	const char *op = rc->op->name;
 	Type *t0 = targ(rc, rc->r->arg);
-	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
-	if (!t0 || dt < 0)
+	if (!t0)
 		return NULL;
 	bool tile = op[1] == 'i';
 	if (!tile && t0->kind == TY_DIST_TENSOR)
@@ -1467,38 +1609,69 @@ static Type *reinterpreted(RuleCtx *rc)
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
 		return tr_error(rc, "%s requires data to be a %s, but got %s", op, tile ? "TileType" : "TensorType", tr_type_name(t0));
 	int nd = t0->ndim;
+	const char *tl = tile ? NULL : tensor_layout(t0), *lay[2] = { NULL, NULL };
+	if (!tile && strstr(tl, ".MX_"))
+		return tr_error(rc, "%s does not support MX-layout tensors", op);
 	if (nd == 0)
-		return tr_error(rc, "%s requires a %s rank >= 1", op, tile ? "tile" : "tensor");
-	Expr **shape, **vshape = NULL;
-	const char *skw = tr_opt(rc->r, "shape-kw");
-	Expr *s = skw ? tr_kwarg(rc, skw) : rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
-	if (s && s->kind == EX_TUPLE && s->nargs) {
-		shape = s->args;
-		nd = s->nargs;
+		return tile ? tr_error(rc, "%s requires a tile rank >= 1, but got 0", op) : tr_error(rc, "%s requires a tensor rank >= 1", op);
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	if (dt < 0)
+		return NULL;
+	/* the second-minor axis is the contiguous one of DN tensors and col_major tiles */
+	bool minor2;
+	Expr *sst = tile ? NULL : tr_view_kw(t0, "stride");
+	if (tile) {
+		layouts_of(t0, lay);
+		if (strcmp(lay[1], "none_box"))
+			return tr_error(rc, "%s only supports flat tiles with slayout=none_box; boxed/fractal tiles are unsupported", op);
+		if (strcmp(lay[0], "row_major") && strcmp(lay[0], "col_major"))
+			return tr_error(rc, "%s requires row_major or col_major blayout", op);
+		minor2 = !strcmp(lay[0], "col_major");
+		if (minor2 && nd < 2)
+			return tr_error(rc, "%s requires rank >= 2 for col_major layout", op);
 	} else {
-		shape = dims_copy(c, t0->shape, nd);
-		vshape = has_valid(t0) ? dims_copy(c, valid_of(t0), nd) : NULL;
-		int ob = ir_dtype_bits(t0->dtype), nb = ir_dtype_bits((DType)dt);
-		int axis = !strcmp(tensor_layout(t0), "pl.TensorLayout.DN") && nd >= 2 ? nd - 2 : nd - 1;
-		int64_t v;
-		if (ob != nb) {
-			if (!cint(shape[axis], &v))
-				return NULL;
-			if ((v * ob) % nb)
-				return tr_error(rc, "%s: the contiguous dimension (%lld x %d bits) is not a multiple of the target element width (%d bits)",
-						op, (long long)v, ob, nb);
-			shape[axis] = idx(c, v * ob / nb);
-			if (vshape && cint(vshape[axis], &v) && (v * ob) % nb == 0)
-				vshape[axis] = idx(c, v * ob / nb);
+		if (!strcmp(tl, "pl.TensorLayout.NZ"))
+			return tr_error(rc, "%s does not support boxed/fractal NZ tensor layout", op);
+		minor2 = !strcmp(tl, "pl.TensorLayout.DN");
+		if (minor2 && nd < 2)
+			return tr_error(rc, "%s requires rank >= 2 for DN layout", op);
+		if (sst && sst->kind == EX_TUPLE && sst->nargs) {
+			Expr **canon = packed_strides(c, t0->shape, nd, minor2);
+			if (canon && (sst->nargs != nd || !dims_equal(sst->args, canon, nd)))
+				return tr_error(rc, "%s only supports packed tensors with canonical strides for their layout", op);
+		} else {
+			sst = NULL;
 		}
 	}
-	if (tile) {
-		return mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem, vshape);
+	const char *skw = tr_opt(rc->r, "shape-kw");
+	Expr *s = skw ? tr_kwarg(rc, skw) : rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
+	if (s && s->kind != EX_TUPLE)
+		return NULL;
+	if (s) {
+		if (!s->nargs)
+			return tr_error(rc, "%s shape must have rank >= 1", op);
+		for (int i = 0; i < s->nargs; i++) {
+			int ed = tr_elem_dtype(s->args[i]);
+			if (ed >= 0 && ed != DT_INT64 && ed != DT_UINT64 && ed != DT_INDEX)
+				return tr_error(rc, "%s shape element %d must have dtype INT64, UINT64, or INDEX, but got %s", op, i,
+						tr_dtype_str((DType)ed));
+		}
+		if (minor2 && s->nargs < 2)
+			return tr_error(rc, "%s requires target rank >= 2 for %s layout", op, tile ? "col_major" : "DN");
 	}
+	Expr **shape, **valid;
+	if (!reinterpret_plan(rc, t0, (DType)dt, minor2 ? nd - 2 : nd - 1, s ? s->args : NULL, s ? s->nargs : 0, &shape, &nd, &valid))
+		return NULL;
+	/* only a zero pad means the same in every dtype */
+	Expr *pad = tr_view_kw(t0, "pad");
+	if (pad && !(pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.zero")))
+		pad = NULL;
+	if (tile)
+		return mk_tile(c, shape, nd, (DType)dt, t0->mem, valid, lay[0], lay[1], pad);
 	Type *t = mk_tensor(c, shape, nd, (DType)dt);
 	t->memref = t0->memref;
-	if (strcmp(tensor_layout(t0), "pl.TensorLayout.ND"))
-		t->view = mk_tensor_view(c, NULL, NULL, tensor_layout(t0), NULL);
+	Expr **st = sst ? packed_strides(c, shape, nd, minor2) : NULL;
+	set_tensor_view(c, t, valid ? tr_list(c, valid, nd, nopos) : NULL, st ? tr_list(c, st, nd, nopos) : NULL, tl, pad);
 	return t;
 }
 
@@ -1730,6 +1903,9 @@ static Type *viewed(RuleCtx *rc)
 		if (s->kind != EX_TUPLE)
 			return NULL;
 		shape = s->args, n = s->nargs;
+		for (int i = 0; i < n; i++)
+			if (shape[i]->kind == EX_INT && shape[i]->ival <= 0)
+				return tr_error(rc, "tensor.view shape dimension %d must be positive, got %lld", i, (long long)shape[i]->ival);
 		int64_t a = const_product(t0->shape, t0->ndim), b = const_product(shape, n);
 		if (a > 0 && b > 0 && a != b)
 			return tr_error(rc, "tensor.view: cannot reinterpret tensor of size %lld as shape with size %lld", (long long)a, (long long)b);
@@ -1761,10 +1937,27 @@ static Type *viewed(RuleCtx *rc)
 	}
 	Expr *valid = NULL, *pad = NULL;
 	if (explicit_valid) {
-		if (v->nargs && !has_valid(t0))
-			return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
 		if (v->nargs && v->nargs != n)
 			return tr_error(rc, "tensor.view: valid_shape rank (%d) must match target shape rank (%d)", v->nargs, n);
+		for (int i = 0; i < v->nargs; i++) {
+			Expr *d = v->args[i];
+			int dt = tr_elem_dtype(d);
+			if (dt >= 0 && !ir_dtype_is_int((DType)dt))
+				return tr_error(rc, "tensor.view valid_shape dimension %d must have integer dtype", i);
+			if (d->kind != EX_INT)
+				continue;
+			if (d->ival <= 0)
+				return tr_error(rc, "tensor.view valid_shape dimension %d must be positive, got %lld", i, (long long)d->ival);
+			if (shape[i]->kind == EX_INT && d->ival > shape[i]->ival)
+				return tr_error(rc, "tensor.view valid_shape dimension %d (%lld) exceeds target shape dimension %lld", i,
+						(long long)d->ival, (long long)shape[i]->ival);
+		}
+		if (v->nargs && !has_valid(t0))
+			return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
+		if (v->nargs && (strcmp(sl, "pl.TensorLayout.ND") || strcmp(nl, "pl.TensorLayout.ND")))
+			return tr_error(rc, "tensor.view: explicit valid_shape shape reinterpretation only supports ND layout");
+		if (!v->nargs && has_valid(t0))
+			return tr_error(rc, "tensor.view: a partial source valid_shape requires a non-empty target valid_shape");
 		valid = v->nargs ? v : NULL;
 	} else if (!s && has_valid(t0)) {
 		Expr **vd = dims_copy(c, valid_of(t0), n);
