@@ -170,12 +170,12 @@ static OpsConst to_const(Loader *L, yaml_node_t *n, const char *field)
 
 static OpsKind to_kind(Loader *L, yaml_node_t *n, const char *field)
 {
-	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr", NULL };
+	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr", "scalar-expr", NULL };
 	const char *s = scalar(L, n, field);
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(s, names[i]))
 			return (OpsKind)i;
-	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list, dtype, int, number or expr)", field, s);
+	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list, dtype, int, number, expr or scalar-expr)", field, s);
 }
 
 static OpsEffect to_effect(Loader *L, yaml_node_t *n, const char *field)
@@ -229,10 +229,11 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", NULL };
+					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "index-elems",
+					    "rank", "allow", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
-	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
+	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = p->rank_as = -1;
 	yaml_node_t *v = get(L, n, "name");
 	if (!v)
 		lerr(L, n, "%s without 'name'", is_kwarg ? "kwarg" : "parameter");
@@ -252,6 +253,36 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		p->invalid = istr(L, scalar(L, v, "invalid"));
 	if ((v = get(L, n, "int-elems")))
 		p->int_elems = istr(L, scalar(L, v, "int-elems"));
+	if ((v = get(L, n, "index-elems")))
+		p->index_elems = istr(L, scalar(L, v, "index-elems"));
+	if ((v = get(L, n, "rank"))) {
+		static const char *const rk[] = { "as", "error", "empty", NULL };
+		check_keys(L, v, "rank", rk);
+		yaml_node_t *as = get(L, v, "as"), *er = get(L, v, "error"), *em = get(L, v, "empty");
+		if (!as || !er)
+			lerr(L, v, "rank needs 'as: PARAM' and 'error: MSG'");
+		p->rank_as = -2; /* resolved by check_op */
+		p->rank_name = istr(L, scalar(L, as, "as"));
+		p->rank_error = istr(L, scalar(L, er, "error"));
+		if (em) {
+			const char *e = scalar(L, em, "empty");
+			p->rank_empty_ok = !strcmp(e, "ok");
+			p->rank_empty = p->rank_empty_ok ? NULL : istr(L, e);
+		}
+	}
+	if ((v = get(L, n, "allow"))) {
+		static const char *const ak[] = { "values", "error", NULL };
+		check_keys(L, v, "allow", ak);
+		yaml_node_t *vs = get(L, v, "values"), *er = get(L, v, "error");
+		if (!vs || !er)
+			lerr(L, v, "allow needs 'values: [SYMBOL, ...]' and 'error: MSG'");
+		need_seq(L, vs, "values");
+		p->nallow = seq_len(vs);
+		p->allow = arena_alloc(&L->r->arena, (size_t)(p->nallow + 1) * sizeof *p->allow);
+		for (int i = 0; i < p->nallow; i++)
+			p->allow[i] = istr(L, scalar(L, seq_at(L, vs, i), "values"));
+		p->allow_error = istr(L, scalar(L, er, "error"));
+	}
 	if ((v = get(L, n, "default")))
 		p->def = to_const(L, v, "default");
 	if ((v = get(L, n, "omit"))) {
@@ -517,6 +548,16 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 		else if (prev)
 			lerr(L, n, "%s: parameter '%s' declared twice", op->name, p->name);
 		pmap_put(names, p->name, p);
+	}
+	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
+		OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (p->rank_as != -2)
+			continue;
+		for (int j = 0; j < op->nparams + op->nkwargs; j++)
+			if (j != i && (j < op->nparams ? &op->params[j] : &op->kwargs[j - op->nparams])->name == p->rank_name)
+				p->rank_as = j;
+		if (p->rank_as < 0)
+			lerr(L, n, "%s: rank of '%s' names '%s', which is no parameter of it", op->name, p->name, p->rank_name);
 	}
 	for (int i = 0; i < op->nparams; i++)
 		if (op->params[i].attr_kwarg == -2)
@@ -1131,7 +1172,7 @@ int ops_list(OpRegistry *r, StrBuf *b)
  * in the order they are tried. */
 static const char *kind_word(OpsKind k)
 {
-	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr" };
+	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr", "scalar-expr" };
 	return (unsigned)k < sizeof w / sizeof *w ? w[k] : "any";
 }
 

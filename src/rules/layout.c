@@ -1118,9 +1118,9 @@ static Type *padded(RuleCtx *rc)
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
 		return tr_error(rc, tile ? "The operator %s requires first argument to be a TileType, but got %s"
 					 : "%s requires first argument to be a TensorType, but got %s", op, tr_type_name(t0));
+	if (!tr_fillpad_pad(rc))
+		return NULL;
 	Expr *pad = tr_kwarg(rc, "pad_value");
-	if (pad && pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))
-		return tr_error(rc, "%s requires pad_value to be zero/max/min, not null", op);
 	Expr **shape = t0->shape;
 	int nd = t0->ndim;
 	if (rc->r->shape >= 0) {
@@ -2265,6 +2265,10 @@ static Type *sliced(RuleCtx *rc)
 		return NULL;
 	int n = s->nargs;
 	Expr *v = tr_arg(rc, rc->r->valid_shape);
+	Expr *wo = is_tile(t0) && rc->r->window_offsets >= 0 ? tr_arg(rc, rc->r->window_offsets) : NULL;
+	if (wo && wo->kind == EX_TUPLE && wo->nargs != n)
+		return tr_error(rc, "%s requires offset and shape to have the same rank, but got offset rank %d and shape rank %d", op,
+				wo->nargs, n);
 	if (v && v->kind == EX_TUPLE && v->nargs && v->nargs != n) {
 		char vs[256];
 		fmt_shape(vs, sizeof vs, v->args, v->nargs);
@@ -2426,12 +2430,12 @@ static Type *element(RuleCtx *rc)
 		return ir_scalar_type(c->a, t0->dtype);
 	Expr *v = tr_arg(rc, rc->r->args[2]);
 	Type *vt = tr_type(v);
-	if (!tile && vt && v->kind != EX_INT && v->kind != EX_FLOAT) {
+	if (vt) {
 		if (vt->kind != TY_SCALAR)
 			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, tr_type_name(vt));
 		if (vt->dtype != t0->dtype)
-			return tr_error(rc, "%s requires value dtype to match tensor dtype, but got value dtype %s and tensor dtype %s", op,
-					tr_dtype_str(vt->dtype), tr_dtype_str(t0->dtype));
+			return tr_error(rc, "%s requires value dtype to match %s dtype, but got value dtype %s and %s dtype %s", op, what,
+					tr_dtype_str(vt->dtype), what, tr_dtype_str(t0->dtype));
 	}
 	return t0;
 }
@@ -2588,6 +2592,12 @@ static Type *assembled(RuleCtx *rc)
 	if (!t0 || (!is_tensor(t0) && !is_tile(t0)))
 		return t0;
 	int n = t0->ndim;
+	/* tile.assemble: one dtype, or the Acc->Mat FIXPIPE downcast of an FP32
+	 * source into a BF16 / FP16 target */
+	if (is_tile(t0) && s0 && is_tile(s0) && t0->dtype != s0->dtype &&
+	    !(s0->dtype == DT_FP32 && (t0->dtype == DT_BF16 || t0->dtype == DT_FP16)))
+		return tr_error(rc, "%s requires target and source to have the same dtype (or an Acc->Mat FIXPIPE downcast to bf16/f16), but got %s and %s",
+				rc->op->name, tr_dtype_str(t0->dtype), tr_dtype_str(s0->dtype));
 	Expr **valid = union_valid(rc, t0, s0, off);
 	if (!valid)
 		return NULL;
