@@ -226,6 +226,17 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 		lerr(L, n, "field 'coerce': unknown dtype '%s'", s);
 }
 
+/* A YAML list of strings, interned, into an array (*n its length). */
+static const char **str_list(Loader *L, yaml_node_t *v, const char *field, int *n)
+{
+	need_seq(L, v, field);
+	*n = seq_len(v);
+	const char **a = arena_alloc(&L->r->arena, (size_t)(*n + 1) * sizeof *a);
+	for (int i = 0; i < *n; i++)
+		a[i] = istr(L, scalar(L, seq_at(L, v, i), field));
+	return a;
+}
+
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
@@ -238,13 +249,8 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 	if (!v)
 		lerr(L, n, "%s without 'name'", is_kwarg ? "kwarg" : "parameter");
 	p->name = istr(L, scalar(L, v, "name"));
-	if ((v = get(L, n, "alias"))) {
-		need_seq(L, v, "alias");
-		p->nalias = seq_len(v);
-		p->alias = arena_alloc(&L->r->arena, (size_t)(p->nalias + 1) * sizeof *p->alias);
-		for (int i = 0; i < p->nalias; i++)
-			p->alias[i] = istr(L, scalar(L, seq_at(L, v, i), "alias"));
-	}
+	if ((v = get(L, n, "alias")))
+		p->alias = str_list(L, v, "alias", &p->nalias);
 	if ((v = get(L, n, "kind")))
 		p->kind = to_kind(L, v, "kind");
 	if ((v = get(L, n, "expect")))
@@ -276,11 +282,7 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		yaml_node_t *vs = get(L, v, "values"), *er = get(L, v, "error");
 		if (!vs || !er)
 			lerr(L, v, "allow needs 'values: [SYMBOL, ...]' and 'error: MSG'");
-		need_seq(L, vs, "values");
-		p->nallow = seq_len(vs);
-		p->allow = arena_alloc(&L->r->arena, (size_t)(p->nallow + 1) * sizeof *p->allow);
-		for (int i = 0; i < p->nallow; i++)
-			p->allow[i] = istr(L, scalar(L, seq_at(L, vs, i), "values"));
+		p->allow = str_list(L, vs, "values", &p->nallow);
 		p->allow_error = istr(L, scalar(L, er, "error"));
 	}
 	if ((v = get(L, n, "default")))
