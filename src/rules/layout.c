@@ -106,23 +106,6 @@ static bool dims_equal(Expr **a, Expr **b, int n)
 	return true;
 }
 
-/* "[16, 64]" as the reference's FormatShape writes it (constants only;
- * others as "?") */
-static void fmt_shape(char *buf, size_t n, Expr **d, int nd)
-{
-	size_t k = (size_t)snprintf(buf, n, "[");
-	for (int i = 0; i < nd && k < n; i++) {
-		if (d[i]->kind == EX_INT)
-			k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]->ival);
-		else if (d[i]->kind == EX_VAR && d[i]->var)
-			k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", d[i]->var->name);
-		else
-			k += (size_t)snprintf(buf + k, n - k, "%s?", i ? ", " : "");
-	}
-	if (k < n)
-		snprintf(buf + k, n - k, "]");
-}
-
 
 
 /* The reference's implicit block / scatter layout of a tile of this shape
@@ -450,12 +433,12 @@ static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
 	*dt_out = dt;
 	char buf[128];
 	if (!ir_is_int_const(lt->shape[0], 1, DT_INDEX)) {
-		fmt_shape(buf, sizeof buf, lt->shape, lt->ndim);
+		tr_fmt_shape(buf, sizeof buf, lt->shape, lt->ndim);
 		return tr_error(rc, "GEMV requires lhs physical row extent to be exactly 1, but got shape %s", buf);
 	}
 	Expr **lv = valid_of(lt), **rv = valid_of(rt);
 	if (!ir_is_int_const(lv[0], 1, DT_INDEX)) {
-		fmt_shape(buf, sizeof buf, lv, 2);
+		tr_fmt_shape(buf, sizeof buf, lv, 2);
 		return tr_error(rc, "GEMV requires lhs logical row extent to be exactly 1, but got valid_shape %s", buf);
 	}
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
@@ -525,7 +508,7 @@ static bool bias_fits(RuleCtx *rc, const Type *bias, const Type *rt, DType adt)
 	if (bias->ndim != 2)
 		return tr_error(rc, "The operator %s requires bias to be 2D, but got %d dimensions", op, bias->ndim), false;
 	if (!ir_is_int_const(bias->shape[0], 1, DT_INDEX)) {
-		fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
+		tr_fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
 		return tr_error(rc, "The operator %s requires bias to have shape [1, N], but got %s", op, buf), false;
 	}
 	int64_t x, y;
@@ -617,8 +600,8 @@ static Type *matmul(RuleCtx *rc)
 			for (int a = 0; a < 2; a++) {
 				int64_t x, y;
 				if (cint(acc->shape[a], &x) && cint(t->shape[a], &y) && x != y) {
-					fmt_shape(want, sizeof want, t->shape, 2);
-					fmt_shape(got, sizeof got, acc->shape, 2);
+					tr_fmt_shape(want, sizeof want, t->shape, 2);
+					tr_fmt_shape(got, sizeof got, acc->shape, 2);
 					return tr_error(rc, "The operator %s requires accumulator physical shape %s, but got %s", op, want, got);
 				}
 			}
@@ -626,8 +609,8 @@ static Type *matmul(RuleCtx *rc)
 				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, tr_dtype_str(dt), tr_dtype_str(acc->dtype));
 			Expr **av = valid_of(acc), **ev = valid_of(t);
 			if (!dims_equal(av, ev, 2)) {
-				fmt_shape(want, sizeof want, ev, 2);
-				fmt_shape(got, sizeof got, av, 2);
+				tr_fmt_shape(want, sizeof want, ev, 2);
+				tr_fmt_shape(got, sizeof got, av, 2);
 				return tr_error(rc, "The operator %s requires accumulator valid_shape %s, but got %s", op, want, got);
 			}
 		}
@@ -637,7 +620,7 @@ static Type *matmul(RuleCtx *rc)
 						tr_dtype_str(dt), tr_dtype_str(bias->dtype));
 			int64_t v;
 			if (!cint(valid_of(bias)[0], &v) || v != 1) {
-				fmt_shape(got, sizeof got, valid_of(bias), 1); /* "[rows]" */
+				tr_fmt_shape(got, sizeof got, valid_of(bias), 1); /* "[rows]" */
 				got[strlen(got) - 1] = 0;
 				return tr_error(rc, "The operator %s requires bias to have exactly one valid row, but got %s", op, got + 1);
 			}
@@ -2271,7 +2254,7 @@ static Type *sliced(RuleCtx *rc)
 				wo->nargs, n);
 	if (v && v->kind == EX_TUPLE && v->nargs && v->nargs != n) {
 		char vs[256];
-		fmt_shape(vs, sizeof vs, v->args, v->nargs);
+		tr_fmt_shape(vs, sizeof vs, v->args, v->nargs);
 		return tr_error(rc, "%s requires valid_shape to have the same rank as the window, but got valid_shape rank %d %s "
 			    "and window rank %d", op, v->nargs, vs, n);
 	}
@@ -2682,9 +2665,9 @@ static Expr **reshape_valid(RuleCtx *rc, const Type *t0, Expr **ns, int nout, bo
 	if (unit_axis_map(valid, in, nin, ns, nout, 0, 0, failed, out))
 		return out;
 	char sin[256], sout[256], sval[256];
-	fmt_shape(sin, sizeof sin, in, nin);
-	fmt_shape(sout, sizeof sout, ns, nout);
-	fmt_shape(sval, sizeof sval, valid, nin);
+	tr_fmt_shape(sin, sizeof sin, in, nin);
+	tr_fmt_shape(sout, sizeof sout, ns, nout);
+	tr_fmt_shape(sval, sizeof sval, valid, nin);
 	const char *op = rc->op->name;
 	*err = true;
 	if (!row_major) {
@@ -2700,8 +2683,8 @@ static Expr **reshape_valid(RuleCtx *rc, const Type *t0, Expr **ns, int nout, bo
 	for (int i = free_dim + 1; i < nin; i++)
 		if (!ext_eq(valid[i], in[i])) {
 			char dv[64], dp[64];
-			fmt_shape(dv, sizeof dv, &valid[i], 1);
-			fmt_shape(dp, sizeof dp, &in[i], 1);
+			tr_fmt_shape(dv, sizeof dv, &valid[i], 1);
+			tr_fmt_shape(dp, sizeof dp, &in[i], 1);
 			dv[strlen(dv) - 1] = dp[strlen(dp) - 1] = 0;
 			tr_error(rc, "%s: cannot reshape %s to %s because only part of it holds real data (valid_shape %s). "
 				 "Dimension %d is valid for %s of %s, so the real data is scattered across the buffer rather "
