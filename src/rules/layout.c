@@ -1278,6 +1278,39 @@ static bool gatherb_dtype(DType t)
  *   mask: the columns cut by mask_pattern (1-2: /2, 3-6: /4, 7: all),
  *   output_dtype or SRC's; block (tile.gatherb): IDX's columns times the
  *   elements of a 32-byte block; compare: a (dst, count) tuple */
+/* tensor.gather's index form: index's shape, input's dtype, after the
+ * reference's dtype, rank, dim and non-gather-axis checks */
+static Type *tensor_gather(RuleCtx *rc, const Type *src, const Type *it)
+{
+	const char *op = rc->op->name;
+	bool src16 = src->dtype == DT_FP16 || src->dtype == DT_INT16;
+	if (!src16 && src->dtype != DT_FP32 && src->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires input dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
+				tr_dtype_str(src->dtype));
+	if (!is_tensor(it))
+		return tr_error(rc, "The operator %s requires index to be a TensorType, but got %s", op, tr_type_name(it));
+	if (it->dtype != DT_INT32 && !(it->dtype == DT_INT16 && src16))
+		return tr_error(rc, "The operator %s requires index dtype INT32 (any input), or INT16 with a 16-bit input (FP16/INT16); "
+				"INT16 indices with a 32-bit input are unsafe (tgather b32 reads them as u32). Got index %s with input %s",
+				op, tr_dtype_str(it->dtype), tr_dtype_str(src->dtype));
+	int n = src->ndim;
+	if (n < 2)
+		return tr_error(rc, "The operator %s requires rank >= 2, but got rank %d", op, n);
+	if (it->ndim != n)
+		return tr_error(rc, "The operator %s requires index rank (%d) to match input rank (%d)", op, it->ndim, n);
+	int64_t d, a, b;
+	if (!cint_signed(tr_kwarg(rc, "dim"), &d))
+		return NULL;
+	int64_t nd = d < 0 ? d + n : d;
+	if (nd < 0 || nd >= n)
+		return tr_error(rc, "The operator %s requires dim in [%d, %d], but got dim=%lld", op, -n, n - 1, (long long)d);
+	for (int i = 0; i < n; i++)
+		if (i != nd && cint(it->shape[i], &a) && cint(src->shape[i], &b) && a > b)
+			return tr_error(rc, "The operator %s requires index.shape[%d] (%lld) <= input.shape[%d] (%lld) on non-gather axes", op,
+					i, (long long)a, i, (long long)b);
+	return mk_tensor(rc->c, it->shape, it->ndim, src->dtype);
+}
+
 static Type *gathered(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -1304,7 +1337,7 @@ static Type *gathered(RuleCtx *rc)
 						"Got indices %s with src %s", op, tr_dtype_str(it->dtype), tr_dtype_str(src->dtype));
 			return mk_tile_like(c, src, it->shape, it->ndim, src->dtype, MS_VEC, NULL);
 		}
-		return mk_tensor(c, it->shape, it->ndim, src->dtype);
+		return tensor_gather(rc, src, it);
 	}
 	if (form_is(rc, "block")) {
 		if (!gatherb_dtype(src->dtype))
@@ -1347,10 +1380,15 @@ static Type *gathered(RuleCtx *rc)
 	}
 	if (src->ndim != 2)
 		return NULL;
+	/* the reference's name of the operand: src (tiles), input (tensors) */
+	const char *what = tile ? "src" : "input";
+	bool dt4 = src->dtype == DT_FP16 || src->dtype == DT_FP32 || src->dtype == DT_INT16 || src->dtype == DT_INT32;
 	if (form_is(rc, "mask")) {
-		if (src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
-			return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
+		if (!dt4)
+			return tr_error(rc, "The operator %s requires %s dtype to be FP16, FP32, INT16, or INT32, but got %s", op, what,
 					tr_dtype_str(src->dtype));
+		if (!tile && src->ndim != 2)
+			return tr_error(rc, "The operator %s requires 2D input, but got rank %d", op, src->ndim);
 		Expr *mp = tr_kwarg(rc, "mask_pattern");
 		int64_t p;
 		if (!cint(mp, &p))
@@ -1377,8 +1415,8 @@ static Type *gathered(RuleCtx *rc)
 			if ((dt = tr_dtype_symbol(c, od)) < 0)
 				return NULL;
 			if (ir_dtype_bits((DType)dt) != ir_dtype_bits(src->dtype))
-				return tr_error(rc, "The operator %s output_dtype must have the same bit width as src dtype (%s = %d bits), but got %s = %d bits",
-						op, tr_dtype_str(src->dtype), ir_dtype_bits(src->dtype), tr_dtype_str((DType)dt),
+				return tr_error(rc, "The operator %s output_dtype must have the same bit width as %s dtype (%s = %d bits), but got %s = %d bits",
+						op, what, tr_dtype_str(src->dtype), ir_dtype_bits(src->dtype), tr_dtype_str((DType)dt),
 						ir_dtype_bits((DType)dt));
 		}
 		if (tile)
@@ -1386,9 +1424,11 @@ static Type *gathered(RuleCtx *rc)
 		return mk_tensor(c, shape, 2, (DType)dt);
 	}
 	/* compare */
-	if (tile && src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
-		return tr_error(rc, "The operator %s requires src dtype in {FP16, FP32, INT16, INT32}, but got %s", op,
+	if (!dt4)
+		return tr_error(rc, "The operator %s requires %s dtype in {FP16, FP32, INT16, INT32}, but got %s", op, what,
 				tr_dtype_str(src->dtype));
+	if (!tile && src->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D input, but got rank %d", op, src->ndim);
 	Type *kt = targ(rc, rc->r->arg2);
 	if (kt && kt->kind != TY_SCALAR)
 		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, tr_type_name(kt));
