@@ -170,12 +170,12 @@ static OpsConst to_const(Loader *L, yaml_node_t *n, const char *field)
 
 static OpsKind to_kind(Loader *L, yaml_node_t *n, const char *field)
 {
-	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", NULL };
+	static const char *const names[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr", "scalar-expr", NULL };
 	const char *s = scalar(L, n, field);
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(s, names[i]))
 			return (OpsKind)i;
-	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list or dtype)", field, s);
+	lerr(L, n, "field '%s': unknown kind '%s' (expected any, tensor, tile, scalar, list, dtype, int, number, expr or scalar-expr)", field, s);
 }
 
 static OpsEffect to_effect(Loader *L, yaml_node_t *n, const char *field)
@@ -226,24 +226,31 @@ static void to_coerce(Loader *L, yaml_node_t *n, OpsParam *p)
 		lerr(L, n, "field 'coerce': unknown dtype '%s'", s);
 }
 
+/* A YAML list of strings, interned, into an array (*n its length). */
+static const char **str_list(Loader *L, yaml_node_t *v, const char *field, int *n)
+{
+	need_seq(L, v, field);
+	*n = seq_len(v);
+	const char **a = arena_alloc(&L->r->arena, (size_t)(*n + 1) * sizeof *a);
+	for (int i = 0; i < *n; i++)
+		a[i] = istr(L, scalar(L, seq_at(L, v, i), field));
+	return a;
+}
+
 static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 {
 	static const char *const keys[] = { "name", "alias", "kind", "default", "omit", "coerce", "effect",
-					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "convert", "late", NULL };
+					    "effect_if", "values", "attr", "expect", "invalid", "int-elems", "index-elems",
+					    "rank", "allow", "convert", "late", NULL };
 	check_keys(L, n, is_kwarg ? "a kwarg" : "a parameter", keys);
 	memset(p, 0, sizeof *p);
-	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = -1;
+	p->coerce_elem_of = p->coerce_dtype = p->attr_kwarg = p->rank_as = -1;
 	yaml_node_t *v = get(L, n, "name");
 	if (!v)
 		lerr(L, n, "%s without 'name'", is_kwarg ? "kwarg" : "parameter");
 	p->name = istr(L, scalar(L, v, "name"));
-	if ((v = get(L, n, "alias"))) {
-		need_seq(L, v, "alias");
-		p->nalias = seq_len(v);
-		p->alias = arena_alloc(&L->r->arena, (size_t)(p->nalias + 1) * sizeof *p->alias);
-		for (int i = 0; i < p->nalias; i++)
-			p->alias[i] = istr(L, scalar(L, seq_at(L, v, i), "alias"));
-	}
+	if ((v = get(L, n, "alias")))
+		p->alias = str_list(L, v, "alias", &p->nalias);
 	if ((v = get(L, n, "kind")))
 		p->kind = to_kind(L, v, "kind");
 	if ((v = get(L, n, "expect")))
@@ -263,6 +270,32 @@ static void load_param(Loader *L, yaml_node_t *n, OpsParam *p, bool is_kwarg)
 		if (!convs[m])
 			lerr(L, v, "field 'convert': unknown value '%s' (expected unwrap, const-int, float or expr)", s);
 		p->convert = (OpsConvert)m;
+	}
+	if ((v = get(L, n, "index-elems")))
+		p->index_elems = istr(L, scalar(L, v, "index-elems"));
+	if ((v = get(L, n, "rank"))) {
+		static const char *const rk[] = { "as", "error", "empty", NULL };
+		check_keys(L, v, "rank", rk);
+		yaml_node_t *as = get(L, v, "as"), *er = get(L, v, "error"), *em = get(L, v, "empty");
+		if (!as || !er)
+			lerr(L, v, "rank needs 'as: PARAM' and 'error: MSG'");
+		p->rank_as = -2; /* resolved by check_op */
+		p->rank_name = istr(L, scalar(L, as, "as"));
+		p->rank_error = istr(L, scalar(L, er, "error"));
+		if (em) {
+			const char *e = scalar(L, em, "empty");
+			p->rank_empty_ok = !strcmp(e, "ok");
+			p->rank_empty = p->rank_empty_ok ? NULL : istr(L, e);
+		}
+	}
+	if ((v = get(L, n, "allow"))) {
+		static const char *const ak[] = { "values", "error", NULL };
+		check_keys(L, v, "allow", ak);
+		yaml_node_t *vs = get(L, v, "values"), *er = get(L, v, "error");
+		if (!vs || !er)
+			lerr(L, v, "allow needs 'values: [SYMBOL, ...]' and 'error: MSG'");
+		p->allow = str_list(L, vs, "values", &p->nallow);
+		p->allow_error = istr(L, scalar(L, er, "error"));
 	}
 	if ((v = get(L, n, "default")))
 		p->def = to_const(L, v, "default");
@@ -529,6 +562,16 @@ static void check_op(Loader *L, yaml_node_t *n, OpDef *op)
 		else if (prev)
 			lerr(L, n, "%s: parameter '%s' declared twice", op->name, p->name);
 		pmap_put(names, p->name, p);
+	}
+	for (int i = 0; i < op->nparams + op->nkwargs; i++) {
+		OpsParam *p = i < op->nparams ? &op->params[i] : &op->kwargs[i - op->nparams];
+		if (p->rank_as != -2)
+			continue;
+		for (int j = 0; j < op->nparams + op->nkwargs; j++)
+			if (j != i && (j < op->nparams ? &op->params[j] : &op->kwargs[j - op->nparams])->name == p->rank_name)
+				p->rank_as = j;
+		if (p->rank_as < 0)
+			lerr(L, n, "%s: rank of '%s' names '%s', which is no parameter of it", op->name, p->name, p->rank_name);
 	}
 	for (int i = 0; i < op->nparams; i++)
 		if (op->params[i].attr_kwarg == -2)
@@ -1240,7 +1283,7 @@ int ops_list(OpRegistry *r, StrBuf *b)
  * in the order they are tried. */
 static const char *kind_word(OpsKind k)
 {
-	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype" };
+	static const char *const w[] = { "any", "tensor", "tile", "scalar", "list", "dtype", "int", "number", "expr", "scalar-expr" };
 	return (unsigned)k < sizeof w / sizeof *w ? w[k] : "any";
 }
 

@@ -210,7 +210,8 @@ static OpsKind kind_of(Expr *e)
 
 static const char *kind_name(OpsKind k)
 {
-	static const char *const n[] = { "a value", "a Tensor", "a Tile", "a scalar", "a list", "a dtype" };
+	static const char *const n[] = { "a value", "a Tensor", "a Tile", "a scalar", "a list", "a dtype", "an int",
+					 "a number", "a value", "a scalar" };
 	return n[k];
 }
 
@@ -244,12 +245,19 @@ static inline bool arg_ok(OpsKind k, Expr *v)
 	case OPK_ANY: return true;
 	case OPK_DTYPE: return kind_matches(OPK_DTYPE, v);
 	case OPK_LIST: return v->kind == EX_TUPLE; /* what kind_of calls a list */
+	case OPK_INT: case OPK_NUMBER: case OPK_EXPR: case OPK_SCALAR_EXPR: return true; /* py_check asks py_fits */
 	default: break;
 	}
 	OpsKind vk = kind_of(v);
 	if (k == OPK_SCALAR)
 		return vk == OPK_SCALAR || vk == OPK_ANY || v->kind == EX_INT || v->kind == EX_FLOAT || v->kind == EX_BOOL;
 	return vk == k || vk == OPK_ANY;
+}
+
+/* Has parameter p a check of the DSL wrapper's (py_check)? */
+static bool dsl_checked(const OpsParam *p)
+{
+	return p->kind >= OPK_INT || p->rank_as >= 0 || p->nallow;
 }
 
 /* ------------------------------------------------------------ values */
@@ -711,7 +719,8 @@ static CallPlan *plan_new(SugarCtx *c, OpInfo *inf, const Expr *call)
 		if (given[i]) {
 			/* a bound value needs work for a value map, literal
 			 * coercion or a kind check (positional parameters only) */
-			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list || p->int_elems)
+			if (p->nvalues || p->coerce_elem_of >= 0 || p->coerce_dtype >= 0 || p->coerce_list || p->int_elems ||
+			    p->index_elems || dsl_checked(p))
 				step = STEP_CHECK;
 			else if (i < np && p->kind != OPK_ANY)
 				step = STEP_KIND;
@@ -903,6 +912,126 @@ static bool dsl_checks(SugarCtx *c, const OpInfo *inf, Expr **slots, Expr *call)
 	return true;
 }
 
+/* Is v a literal as Python writes it (1, 2.5), not a pl.const of another
+ * dtype? */
+static bool py_literal(const Expr *v)
+{
+	return (v->kind == EX_INT && v->dtype == DT_INDEX) || (v->kind == EX_FLOAT && v->dtype == DT_FP32);
+}
+
+/* The Python enum class of symbol sym (pl.Mem.Vec: MemorySpace), NULL for
+ * none; *member (when asked) its member's name. */
+static const char *py_enum(SugarCtx *c, const char *sym, const char **member)
+{
+	const char *a = strchr(sym, '.'), *b = a ? strchr(a + 1, '.') : NULL;
+	if (!b || strchr(b + 1, '.'))
+		return NULL;
+	if (member)
+		*member = b + 1;
+	int n = (int)(b - a - 1);
+	return n == 3 && !strncmp(a + 1, "Mem", 3) ? "MemorySpace" : arena_printf(c->a, "%.*s", n, a + 1);
+}
+
+/* The repr of the Python class the reference's DSL hands an op wrapper for
+ * v, as its messages print type(v): a literal passed by position arrives
+ * as an IR constant (a bool one as a Scalar), by keyword as a Python
+ * value; variables arrive in their DSL wrappers. */
+static const char *dsl_pyclass(SugarCtx *c, const Expr *v, bool keyword)
+{
+	const char *cls = NULL;
+	switch (v->kind) {
+	case EX_TUPLE: cls = "list"; break;
+	case EX_STR: cls = "str"; break;
+	case EX_INT: cls = keyword && py_literal(v) ? "int" : "pypto.pypto_core.ir.ConstInt"; break;
+	case EX_FLOAT: cls = keyword && py_literal(v) ? "float" : "pypto.pypto_core.ir.ConstFloat"; break;
+	case EX_BOOL: cls = keyword ? "bool" : "pypto.language.typing.scalar.Scalar"; break;
+	case EX_SYMBOL: {
+		if (!strncmp(v->str, "pl.", 3) && ir_dtype_parse(v->str + 3) >= 0) {
+			cls = "pypto.pypto_core.DataType";
+			break;
+		}
+		const char *e = py_enum(c, v->str, NULL);
+		if (!e)
+			break;
+		return arena_printf(c->a, "<enum '%s'>", e);
+	}
+	default: {
+		Type *t = ir_expr_type((Expr *)v);
+		switch (t ? t->kind : TY_UNKNOWN) {
+		case TY_TENSOR: cls = "pypto.language.typing.tensor.Tensor"; break;
+		case TY_DIST_TENSOR: cls = "pypto.language.distributed.typing.distributed_tensor.DistributedTensor"; break;
+		case TY_TILE: cls = "pypto.language.typing.tile.Tile"; break;
+		case TY_NAMED: cls = "pypto.language.distributed.typing.comm_ctx.CommCtx"; break;
+		default: cls = "pypto.language.typing.scalar.Scalar"; break;
+		}
+	}
+	}
+	return cls ? arena_printf(c->a, "<class '%s'>", cls) : "<class 'object'>";
+}
+
+/* Does v pass the DSL wrapper's Python-level check of kind k (OPK_INT: an
+ * int or ConstInt; OPK_NUMBER: a Python int or float; OPK_EXPR: an int,
+ * a float or an IR expression, as _normalize_expr takes; OPK_SCALAR_EXPR:
+ * a scalar IR expression, not a Python literal)? */
+static bool py_fits(OpsKind k, Expr *v, bool keyword)
+{
+	switch (k) {
+	case OPK_INT: return v->kind == EX_INT;
+	case OPK_NUMBER: return keyword && py_literal(v);
+	case OPK_SCALAR_EXPR: return !(keyword && (v->kind == EX_INT || v->kind == EX_FLOAT)) && arg_ok(OPK_SCALAR, v);
+	default: return v->kind == EX_INT || v->kind == EX_FLOAT;
+	}
+}
+
+/* The DSL wrapper's Python-level check of slot i's bound value (a param
+ * of kind int / number / expr), made before any of the deducer's; false
+ * after reporting an error. */
+static bool py_check(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr *call)
+{
+	const OpsParam *p = inf->param[i];
+	Expr *v = slots[i];
+	bool keyword = i >= call->nargs;
+	const char *fmt = NULL;
+	char n[24], m[24];
+	const char *member = NULL, *en = NULL;
+	if (p->kind >= OPK_INT) {
+		if (keyword && v->kind == EX_BOOL) /* a Python bool is an int */
+			slots[i] = v = tr_int(c, v->ival, DT_INDEX, v->pos);
+		if (!py_fits(p->kind, v, keyword))
+			fmt = p->expect ? p->expect : p->kind == OPK_EXPR ? "Cannot convert {pyclass} to IR expression"
+									   : "{name} must be int or ConstInt, got {pyclass}";
+	}
+	Expr *o = p->rank_as >= 0 ? slots[p->rank_as] : NULL;
+	if (!fmt && o && v->kind == EX_TUPLE && o->kind == EX_TUPLE) {
+		snprintf(n, sizeof n, "%d", v->nargs);
+		snprintf(m, sizeof m, "%d", o->nargs);
+		if (v->nargs != o->nargs && !(v->nargs == 0 && p->rank_empty_ok))
+			fmt = p->rank_error;
+		else if (v->nargs == 0 && p->rank_empty)
+			fmt = p->rank_empty;
+	}
+	if (!fmt && p->nallow && v->kind == EX_SYMBOL) {
+		int k = 0;
+		while (k < p->nallow && strcmp(p->allow[k], v->str))
+			k++;
+		if (k == p->nallow) {
+			fmt = p->allow_error;
+			en = py_enum(c, v->str, &member);
+		}
+	}
+	if (!fmt)
+		return true;
+	StrBuf b = { 0 };
+	static const char *const keys[] = { "pyclass", "name", "n", "m", "value" };
+	const char *vals[] = { dsl_pyclass(c, v, keyword), p->name, n, m,
+			       en ? arena_printf(c->a, "%s.%s", en, member) : v->kind == EX_SYMBOL ? v->str : "" };
+	fill_template(&b, fmt, keys, vals, 5);
+	diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
+	sb_release(&b);
+	return false;
+}
+
+
 /* Map, coerce and check the bound value of slot i; false after reporting
  * an error. */
 static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr *call)
@@ -983,16 +1112,16 @@ static bool check_arg(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr 
 		}
 		FAIL("%s%s: argument '%s' must be %s, got %s", pf, name, p->name, kind_name(p->kind), t);
 	}
-	for (int k = 0; p->int_elems && v->kind == EX_TUPLE && k < v->nargs; k++) {
+	for (int k = 0; (p->int_elems || p->index_elems) && v->kind == EX_TUPLE && k < v->nargs; k++) {
 		int dt = tr_elem_dtype(v->args[k]);
-		if (dt < 0 || ir_dtype_is_int((DType)dt))
+		if (dt < 0 || (p->int_elems ? ir_dtype_is_int((DType)dt) : dt == DT_INT64 || dt == DT_UINT64 || dt == DT_INDEX))
 			continue;
 		StrBuf b = { 0 };
 		char idx[16];
 		snprintf(idx, sizeof idx, "%d", k);
 		static const char *const keys[] = { "i", "dtype" };
 		const char *vals[] = { idx, tr_dtype_str((DType)dt) };
-		fill_template(&b, p->int_elems, keys, vals, 2);
+		fill_template(&b, p->int_elems ? p->int_elems : p->index_elems, keys, vals, 2);
 		diag_error(c->d, call->pos.line, call->pos.col, "%s: %s", op_where(c, inf), b.data);
 		sb_release(&b);
 		goto fail;
@@ -1036,6 +1165,10 @@ static Expr *lower_planned(SugarCtx *c, const OpInfo *inf, const CallPlan *plan,
 	 * checks, which see it as a value of unknown type */
 	int late = -1;
 	Expr *late_value = NULL;
+	for (int s = 0; s < plan->nsteps; s++)
+		if (plan->step[s].kind == STEP_CHECK && dsl_checked(inf->param[plan->step[s].slot]) &&
+		    !py_check(c, inf, plan->step[s].slot, slots, call))
+			return NULL;
 	for (int s = 0; s < plan->nsteps; s++) {
 		int i = plan->step[s].slot;
 		const OpsParam *p = inf->param[i];

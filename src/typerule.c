@@ -50,6 +50,50 @@ static Type *no_memref(SugarCtx *c, Type *t)
 	return n;
 }
 
+/* dims as the reference's FormatShape writes them: [16, n, ?] */
+void tr_fmt_shape(char *buf, size_t n, Expr **d, int nd)
+{
+	size_t k = (size_t)snprintf(buf, n, "[");
+	for (int i = 0; i < nd && k < n; i++) {
+		if (d[i]->kind == EX_INT)
+			k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]->ival);
+		else if (d[i]->kind == EX_VAR && d[i]->var)
+			k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", d[i]->var->name);
+		else
+			k += (size_t)snprintf(buf + k, n - k, "%s?", i ? ", " : "");
+	}
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+}
+
+/* The reference's ResolveValidShape, as its deducers ask every operand's
+ * effective valid shape: an explicit valid_shape of another rank than the
+ * shape is rejected; false after reporting it.  The kinds whose deducers
+ * never ask (tile.move) or check it in words of their own (tile.load) are
+ * passed over. */
+static bool valid_ranks_ok(RuleCtx *rc, const RuleKind *k)
+{
+	static const char *const own[] = { "moved", "tile-move", "tile-load", NULL };
+	for (int i = 0; own[i]; i++)
+		if (!strcmp(k->name, own[i]))
+			return true;
+	for (int i = 0; i < rc->op->nparams; i++) {
+		Type *t = rc->slots[i] ? ir_expr_type(rc->slots[i]) : NULL;
+		if (!t || (t->kind != TY_TILE && t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR))
+			continue;
+		Expr *v = tr_view_kw(t, "valid_shape");
+		if (!v || v->kind != EX_TUPLE || !v->nargs || v->nargs == t->ndim)
+			continue;
+		char vs[256], ss[256];
+		tr_fmt_shape(vs, sizeof vs, v->args, v->nargs);
+		tr_fmt_shape(ss, sizeof ss, t->shape, t->ndim);
+		tr_error(rc, "%s valid_shape rank (%d) must match the physical shape rank (%d): valid_shape %s vs shape %s",
+			 t->kind == TY_TILE ? "TileType" : "TensorType", v->nargs, t->ndim, vs, ss);
+		return false;
+	}
+	return true;
+}
+
 Type *typerule_infer(RuleCtx *rc, const OpsResult *r)
 {
 	if (!r->kind || !r->kind->fn)
@@ -59,6 +103,8 @@ Type *typerule_infer(RuleCtx *rc, const OpsResult *r)
 		if (!w || w->kind != EX_INT || w->ival != r->when_equals)
 			return NULL;
 	}
+	if (!valid_ranks_ok(rc, r->kind))
+		return NULL;
 	const OpsResult *saved = rc->r;
 	rc->r = r;
 	Type *t = r->kind->fn(rc);

@@ -17,7 +17,14 @@
 #include "ptoopt/arena.h"
 #include "ptoopt/diag.h"
 
-typedef enum OpsKind { OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE } OpsKind;
+/* OPK_INT, OPK_NUMBER, OPK_EXPR, OPK_SCALAR_EXPR: the Python-level check of
+ * the reference's DSL wrapper (an int or ConstInt; a Python int or float;
+ * what _normalize_expr takes; a scalar IR expression, handed on as it is),
+ * which depends on how the DSL hands the value over (positional literals
+ * arrive as IR constants, keyword ones as Python values) */
+typedef enum OpsKind {
+	OPK_ANY, OPK_TENSOR, OPK_TILE, OPK_SCALAR, OPK_LIST, OPK_DTYPE, OPK_INT, OPK_NUMBER, OPK_EXPR, OPK_SCALAR_EXPR
+} OpsKind;
 typedef enum OpsEffect { EFF_READ, EFF_WRITE, EFF_READWRITE } OpsEffect;
 /* convert: what the reference's DSL wrapper (or its IR builder) does with the
  * value before the type deduction sees it, and so how a value of the wrong
@@ -95,6 +102,21 @@ typedef struct OpsParam {
 	OpsConvert convert; /* convert: */
 	bool late;          /* late: the deduction checks this argument's kind after its checks of
 			     * the others (the rule runs first with it as of unknown type) */
+	/* index-elems: ... whose elements must be index-like (INT64, UINT64 or
+	 * INDEX): "tile.slice offset tuple element {i} must have dtype ..." */
+	const char *index_elems;
+	/* rank: {as: NAME, error: MSG, empty: ok | MSG}: the DSL wrapper's check
+	 * that this list is as long as the list of parameter NAME (rank_as, its
+	 * slot; -1 none): MSG with {n} this length, {m} the other's; empty: ok
+	 * lets an empty list pass, a MSG rejects one */
+	int rank_as;
+	const char *rank_name, *rank_error, *rank_empty;
+	bool rank_empty_ok;
+	/* allow: {values: [SYMBOL, ...], error: MSG}: the DSL wrapper accepts only
+	 * these symbols; MSG names the one given as Python prints it ({value}:
+	 * MemorySpace.Acc) */
+	const char **allow; int nallow;
+	const char *allow_error;
 } OpsParam;
 
 /* One parameter of the DSL function's Python signature (op field `dsl:`). */

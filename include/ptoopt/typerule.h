@@ -118,6 +118,11 @@ ViewSpec *tr_tensor_view(SugarCtx *c, Expr *valid, const char *layout, Expr *pad
 ViewSpec *tr_tensor_view_strided(SugarCtx *c, Expr *valid, Expr *stride, const char *layout, Expr *pad);
 /* A view keyword's value (NULL when t has no view or not that keyword). */
 Expr *tr_view_kw(const Type *t, const char *kw);
+/* The fillpad pad_value kwarg normalized as the reference's DSL does (its
+ * PadValue name; NULL after reporting an error), src/rules/elementwise.c. */
+const char *tr_fillpad_pad(RuleCtx *rc);
+/* dims as the reference's FormatShape writes them into buf: [16, n, ?] */
+void tr_fmt_shape(char *buf, size_t n, Expr **d, int nd);
 /* The block and scatter layouts of a tile type: its view's, else the
  * implicit ones of its shape and memory space. */
 void tr_tile_layouts(const Type *t, const char *out[2]);

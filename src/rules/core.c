@@ -126,6 +126,9 @@ Expr *tr_window_read_valid(RuleCtx *rc, const Type *src, Expr *offs, Expr *windo
 	Expr *sv = tr_view_kw(src, "valid_shape");
 	if (sv && sv->kind != EX_TUPLE)
 		sv = NULL;
+	if (sv && sv->nargs && sv->nargs != src->ndim && offs->kind == EX_TUPLE && window->kind == EX_TUPLE &&
+	    window->nargs == src->ndim && offs->nargs == src->ndim)
+		return (Expr *)tr_error(rc, "%s source valid_shape rank %d does not match its shape rank %d", op, sv->nargs, src->ndim);
 	if (offs->kind != EX_TUPLE || window->kind != EX_TUPLE || (req && req->kind != EX_TUPLE) ||
 	    window->nargs != src->ndim || offs->nargs != src->ndim || (req && req->nargs != src->ndim) ||
 	    (sv && sv->nargs != src->ndim))

@@ -824,6 +824,33 @@ static Type *tile_prelu(RuleCtx *rc)
 	return tile_like(rc->c, src, src->shape, src->ndim, src->dtype);
 }
 
+/* The fillpad pad_value kwarg as the DSL normalizes it (normalize_pad_value):
+ * a PadValue other than null, or 0 / 0.0 for zero (the kwarg replaced by
+ * pl.PadValue.zero); its name ("zero" when absent), NULL after an error. */
+const char *tr_fillpad_pad(RuleCtx *rc)
+{
+	static const char hint[] = "Use pl.PadValue.zero / pl.PadValue.max / pl.PadValue.min, or one of the literals 0, 0.0, "
+				   "math.inf, -math.inf.";
+	Expr *pv = tr_kwarg(rc, "pad_value");
+	const char *ps = symbol_tail(pv, "pl.PadValue.");
+	if (ps) {
+		if (!strcmp(ps, "null"))
+			return tr_error(rc, "fillpad pad_value cannot be PadValue.null \u2014 that means no padding mode. %s", hint), NULL;
+		return ps;
+	}
+	if (pv && pv->kind == EX_BOOL)
+		return tr_error(rc, "fillpad pad_value cannot be bool (%s). %s", pv->ival ? "True" : "False", hint), NULL;
+	if (pv && pv->kind == EX_INT && pv->ival)
+		return tr_error(rc, "fillpad pad_value only accepts the integer literal 0 (mapped to PadValue.zero); got %lld. %s",
+				(long long)pv->ival, hint), NULL;
+	if (pv && pv->kind == EX_FLOAT && pv->fval != 0.0)
+		return tr_error(rc, "fillpad pad_value only accepts the float literals 0.0, math.inf, or -math.inf; got %g. %s",
+				pv->fval, hint), NULL;
+	if (pv && (pv->kind == EX_INT || pv->kind == EX_FLOAT))
+		replace_kwarg(rc, pv, tr_symbol(rc->c, "pl.PadValue.zero"));
+	return "zero";
+}
+
 /* tile.fillpad / fillpad_inplace / fillpad_expand: the input (or, with
  * shape: N, a larger destination of that literal shape) wholly valid, with
  * TileView pad set from kwarg pad_value; keeps the input's memory space
@@ -859,29 +886,9 @@ static Type *tile_fillpad(RuleCtx *rc)
 		shape = s->args;
 		n = s->nargs;
 	}
-	/* normalize_pad_value: a PadValue other than null, or 0 / 0.0 for zero */
-	static const char hint[] = "Use pl.PadValue.zero / pl.PadValue.max / pl.PadValue.min, or one of the literals 0, 0.0, "
-				   "math.inf, -math.inf.";
-	const char *pad = "zero";
-	Expr *pv = tr_kwarg(rc, "pad_value");
-	const char *ps = symbol_tail(pv, "pl.PadValue.");
-	if (ps) {
-		if (!strcmp(ps, "null"))
-			return tr_error(rc, "fillpad pad_value cannot be PadValue.null \u2014 that means no padding mode. %s", hint);
-		pad = ps;
-	} else if (pv && pv->kind == EX_BOOL) {
-		return tr_error(rc, "fillpad pad_value cannot be bool (%s). %s", pv->ival ? "True" : "False", hint);
-	} else if (pv && pv->kind == EX_INT) {
-		if (pv->ival)
-			return tr_error(rc, "fillpad pad_value only accepts the integer literal 0 (mapped to PadValue.zero); got %lld. %s",
-					(long long)pv->ival, hint);
-		replace_kwarg(rc, pv, tr_symbol(c, "pl.PadValue.zero"));
-	} else if (pv && pv->kind == EX_FLOAT) {
-		if (pv->fval != 0.0)
-			return tr_error(rc, "fillpad pad_value only accepts the float literals 0.0, math.inf, or -math.inf; got %g. %s",
-					pv->fval, hint);
-		replace_kwarg(rc, pv, tr_symbol(c, "pl.PadValue.zero"));
-	}
+	const char *pad = tr_fillpad_pad(rc);
+	if (!pad)
+		return NULL;
 	MemSpace mem = t0->mem == MS_NONE ? MS_VEC : t0->mem;
 	return tile_result(c, t0, shape, n, t0->dtype, NULL, 0, mem, true, pad);
 }

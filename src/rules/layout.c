@@ -106,23 +106,6 @@ static bool dims_equal(Expr **a, Expr **b, int n)
 	return true;
 }
 
-/* "[16, 64]" as the reference's FormatShape writes it (constants only;
- * others as "?") */
-static void fmt_shape(char *buf, size_t n, Expr **d, int nd)
-{
-	size_t k = (size_t)snprintf(buf, n, "[");
-	for (int i = 0; i < nd && k < n; i++) {
-		if (d[i]->kind == EX_INT)
-			k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]->ival);
-		else if (d[i]->kind == EX_VAR && d[i]->var)
-			k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", d[i]->var->name);
-		else
-			k += (size_t)snprintf(buf + k, n - k, "%s?", i ? ", " : "");
-	}
-	if (k < n)
-		snprintf(buf + k, n - k, "]");
-}
-
 
 
 /* The reference's implicit block / scatter layout of a tile of this shape
@@ -450,12 +433,12 @@ static Type *gemv_result(RuleCtx *rc, Type *lt, Type *rt, DType *dt_out)
 	*dt_out = dt;
 	char buf[128];
 	if (!ir_is_int_const(lt->shape[0], 1, DT_INDEX)) {
-		fmt_shape(buf, sizeof buf, lt->shape, lt->ndim);
+		tr_fmt_shape(buf, sizeof buf, lt->shape, lt->ndim);
 		return tr_error(rc, "GEMV requires lhs physical row extent to be exactly 1, but got shape %s", buf);
 	}
 	Expr **lv = valid_of(lt), **rv = valid_of(rt);
 	if (!ir_is_int_const(lv[0], 1, DT_INDEX)) {
-		fmt_shape(buf, sizeof buf, lv, 2);
+		tr_fmt_shape(buf, sizeof buf, lv, 2);
 		return tr_error(rc, "GEMV requires lhs logical row extent to be exactly 1, but got valid_shape %s", buf);
 	}
 	Expr **shape = arena_alloc(c->a, 3 * sizeof *shape), **valid = arena_alloc(c->a, 3 * sizeof *valid);
@@ -525,7 +508,7 @@ static bool bias_fits(RuleCtx *rc, const Type *bias, const Type *rt, DType adt)
 	if (bias->ndim != 2)
 		return tr_error(rc, "The operator %s requires bias to be 2D, but got %d dimensions", op, bias->ndim), false;
 	if (!ir_is_int_const(bias->shape[0], 1, DT_INDEX)) {
-		fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
+		tr_fmt_shape(buf, sizeof buf, bias->shape, bias->ndim);
 		return tr_error(rc, "The operator %s requires bias to have shape [1, N], but got %s", op, buf), false;
 	}
 	int64_t x, y;
@@ -617,8 +600,8 @@ static Type *matmul(RuleCtx *rc)
 			for (int a = 0; a < 2; a++) {
 				int64_t x, y;
 				if (cint(acc->shape[a], &x) && cint(t->shape[a], &y) && x != y) {
-					fmt_shape(want, sizeof want, t->shape, 2);
-					fmt_shape(got, sizeof got, acc->shape, 2);
+					tr_fmt_shape(want, sizeof want, t->shape, 2);
+					tr_fmt_shape(got, sizeof got, acc->shape, 2);
 					return tr_error(rc, "The operator %s requires accumulator physical shape %s, but got %s", op, want, got);
 				}
 			}
@@ -626,8 +609,8 @@ static Type *matmul(RuleCtx *rc)
 				return tr_error(rc, "The operator %s requires accumulator dtype %s, but got %s", op, tr_dtype_str(dt), tr_dtype_str(acc->dtype));
 			Expr **av = valid_of(acc), **ev = valid_of(t);
 			if (!dims_equal(av, ev, 2)) {
-				fmt_shape(want, sizeof want, ev, 2);
-				fmt_shape(got, sizeof got, av, 2);
+				tr_fmt_shape(want, sizeof want, ev, 2);
+				tr_fmt_shape(got, sizeof got, av, 2);
 				return tr_error(rc, "The operator %s requires accumulator valid_shape %s, but got %s", op, want, got);
 			}
 		}
@@ -637,7 +620,7 @@ static Type *matmul(RuleCtx *rc)
 						tr_dtype_str(dt), tr_dtype_str(bias->dtype));
 			int64_t v;
 			if (!cint(valid_of(bias)[0], &v) || v != 1) {
-				fmt_shape(got, sizeof got, valid_of(bias), 1); /* "[rows]" */
+				tr_fmt_shape(got, sizeof got, valid_of(bias), 1); /* "[rows]" */
 				got[strlen(got) - 1] = 0;
 				return tr_error(rc, "The operator %s requires bias to have exactly one valid row, but got %s", op, got + 1);
 			}
@@ -1124,9 +1107,9 @@ static Type *padded(RuleCtx *rc)
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
 		return tr_error(rc, tile ? "The operator %s requires first argument to be a TileType, but got %s"
 					 : "%s requires first argument to be a TensorType, but got %s", op, tr_type_name(t0));
+	if (!tr_fillpad_pad(rc))
+		return NULL;
 	Expr *pad = tr_kwarg(rc, "pad_value");
-	if (pad && pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.null"))
-		return tr_error(rc, "%s requires pad_value to be zero/max/min, not null", op);
 	Expr **shape = t0->shape;
 	int nd = t0->ndim;
 	if (rc->r->shape >= 0) {
@@ -1301,6 +1284,39 @@ static bool gatherb_dtype(DType t)
  *   mask: the columns cut by mask_pattern (1-2: /2, 3-6: /4, 7: all),
  *   output_dtype or SRC's; block (tile.gatherb): IDX's columns times the
  *   elements of a 32-byte block; compare: a (dst, count) tuple */
+/* tensor.gather's index form: index's shape, input's dtype, after the
+ * reference's dtype, rank, dim and non-gather-axis checks */
+static Type *tensor_gather(RuleCtx *rc, const Type *src, const Type *it)
+{
+	const char *op = rc->op->name;
+	bool src16 = src->dtype == DT_FP16 || src->dtype == DT_INT16;
+	if (!src16 && src->dtype != DT_FP32 && src->dtype != DT_INT32)
+		return tr_error(rc, "The operator %s requires input dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
+				tr_dtype_str(src->dtype));
+	if (!is_tensor(it))
+		return tr_error(rc, "The operator %s requires index to be a TensorType, but got %s", op, tr_type_name(it));
+	if (it->dtype != DT_INT32 && !(it->dtype == DT_INT16 && src16))
+		return tr_error(rc, "The operator %s requires index dtype INT32 (any input), or INT16 with a 16-bit input (FP16/INT16); "
+				"INT16 indices with a 32-bit input are unsafe (tgather b32 reads them as u32). Got index %s with input %s",
+				op, tr_dtype_str(it->dtype), tr_dtype_str(src->dtype));
+	int n = src->ndim;
+	if (n < 2)
+		return tr_error(rc, "The operator %s requires rank >= 2, but got rank %d", op, n);
+	if (it->ndim != n)
+		return tr_error(rc, "The operator %s requires index rank (%d) to match input rank (%d)", op, it->ndim, n);
+	int64_t d, a, b;
+	if (!cint_signed(tr_kwarg(rc, "dim"), &d))
+		return NULL;
+	int64_t nd = d < 0 ? d + n : d;
+	if (nd < 0 || nd >= n)
+		return tr_error(rc, "The operator %s requires dim in [%d, %d], but got dim=%lld", op, -n, n - 1, (long long)d);
+	for (int i = 0; i < n; i++)
+		if (i != nd && cint(it->shape[i], &a) && cint(src->shape[i], &b) && a > b)
+			return tr_error(rc, "The operator %s requires index.shape[%d] (%lld) <= input.shape[%d] (%lld) on non-gather axes", op,
+					i, (long long)a, i, (long long)b);
+	return mk_tensor(rc->c, it->shape, it->ndim, src->dtype);
+}
+
 static Type *gathered(RuleCtx *rc)
 {
 	SugarCtx *c = rc->c;
@@ -1327,7 +1343,7 @@ static Type *gathered(RuleCtx *rc)
 						"Got indices %s with src %s", op, tr_dtype_str(it->dtype), tr_dtype_str(src->dtype));
 			return mk_tile_like(c, src, it->shape, it->ndim, src->dtype, MS_VEC, NULL);
 		}
-		return mk_tensor(c, it->shape, it->ndim, src->dtype);
+		return tensor_gather(rc, src, it);
 	}
 	if (form_is(rc, "block")) {
 		if (!gatherb_dtype(src->dtype))
@@ -1370,10 +1386,15 @@ static Type *gathered(RuleCtx *rc)
 	}
 	if (src->ndim != 2)
 		return NULL;
+	/* the reference's name of the operand: src (tiles), input (tensors) */
+	const char *what = tile ? "src" : "input";
+	bool dt4 = src->dtype == DT_FP16 || src->dtype == DT_FP32 || src->dtype == DT_INT16 || src->dtype == DT_INT32;
 	if (form_is(rc, "mask")) {
-		if (src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
-			return tr_error(rc, "The operator %s requires src dtype to be FP16, FP32, INT16, or INT32, but got %s", op,
+		if (!dt4)
+			return tr_error(rc, "The operator %s requires %s dtype to be FP16, FP32, INT16, or INT32, but got %s", op, what,
 					tr_dtype_str(src->dtype));
+		if (!tile && src->ndim != 2)
+			return tr_error(rc, "The operator %s requires 2D input, but got rank %d", op, src->ndim);
 		Expr *mp = tr_kwarg(rc, "mask_pattern");
 		int64_t p;
 		if (!cint(mp, &p))
@@ -1400,8 +1421,8 @@ static Type *gathered(RuleCtx *rc)
 			if ((dt = tr_dtype_symbol(c, od)) < 0)
 				return NULL;
 			if (ir_dtype_bits((DType)dt) != ir_dtype_bits(src->dtype))
-				return tr_error(rc, "The operator %s output_dtype must have the same bit width as src dtype (%s = %d bits), but got %s = %d bits",
-						op, tr_dtype_str(src->dtype), ir_dtype_bits(src->dtype), tr_dtype_str((DType)dt),
+				return tr_error(rc, "The operator %s output_dtype must have the same bit width as %s dtype (%s = %d bits), but got %s = %d bits",
+						op, what, tr_dtype_str(src->dtype), ir_dtype_bits(src->dtype), tr_dtype_str((DType)dt),
 						ir_dtype_bits((DType)dt));
 		}
 		if (tile)
@@ -1409,9 +1430,11 @@ static Type *gathered(RuleCtx *rc)
 		return mk_tensor(c, shape, 2, (DType)dt);
 	}
 	/* compare */
-	if (tile && src->dtype != DT_FP16 && src->dtype != DT_FP32 && src->dtype != DT_INT16 && src->dtype != DT_INT32)
-		return tr_error(rc, "The operator %s requires src dtype in {FP16, FP32, INT16, INT32}, but got %s", op,
+	if (!dt4)
+		return tr_error(rc, "The operator %s requires %s dtype in {FP16, FP32, INT16, INT32}, but got %s", op, what,
 				tr_dtype_str(src->dtype));
+	if (!tile && src->ndim != 2)
+		return tr_error(rc, "The operator %s requires 2D input, but got rank %d", op, src->ndim);
 	Type *kt = targ(rc, rc->r->arg2);
 	if (kt && kt->kind != TY_SCALAR)
 		return tr_error(rc, "The operator %s requires kvalue to be a ScalarType, but got %s", op, tr_type_name(kt));
@@ -1454,9 +1477,152 @@ static Type *ptr(RuleCtx *rc)
 	return ir_type_new(rc->c->a, TY_PTR);
 }
 
+static Expr **packed_strides(SugarCtx *c, Expr **shape, int n, bool dn);
+
+/* Byte-addressable dtypes a reinterpret view takes. */
+static bool reinterpret_dtype(DType d)
+{
+	switch (d) {
+	case DT_INT8: case DT_INT16: case DT_INT32: case DT_INT64: case DT_UINT8: case DT_UINT16: case DT_UINT32:
+	case DT_UINT64: case DT_FP16: case DT_FP32: case DT_BF16:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Extent e of sb-byte elements counted in db-byte ones.  diag: report
+ * what cannot be represented (WHAT dimension AXIS); else NULL silently
+ * (and the inverse of a widening product, (e * k) / k, is recognised). */
+static Expr *scale_extent(RuleCtx *rc, Expr *e, int sb, int db, const char *what, int axis, bool diag)
+{
+	const char *op = rc->op->name;
+	int64_t v;
+	if (sb == db)
+		return e;
+	if ((sb > db ? sb % db : db % sb) != 0) {
+		if (diag)
+			tr_error(rc, "%s cannot represent dtype byte ratio %d:%d", op, sb, db);
+		return NULL;
+	}
+	if (sb > db) {
+		if (cint(e, &v))
+			return idx(rc->c, v * (sb / db));
+		return type_make_binary(rc->c->a, OP_MUL, e, idx(rc->c, sb / db), nopos, rc->c->d);
+	}
+	int k = db / sb;
+	if (cint(e, &v)) {
+		if (v % k == 0)
+			return idx(rc->c, v / k);
+		if (diag)
+			tr_error(rc, "%s %s dimension %d (%lld) is not divisible by %d for the wider target dtype", op, what, axis, (long long)v, k);
+		return NULL;
+	}
+	if (diag) {
+		tr_error(rc, "%s cannot prove that dynamic %s dimension %d is divisible by %d for the wider target dtype; provide a static divisible extent",
+			 op, what, axis, k);
+		return NULL;
+	}
+	if (e->kind == EX_BINARY && e->op == OP_MUL) {
+		if (cint(e->rhs, &v) && v == k)
+			return e->lhs;
+		if (cint(e->lhs, &v) && v == k)
+			return e->rhs;
+	}
+	return NULL;
+}
+
+/* dims with the contiguous axis scaled (NULL as scale_extent) */
+static Expr **scale_dims(RuleCtx *rc, Expr **d, int n, int axis, int sb, int db, const char *what, bool diag)
+{
+	Expr **r = dims_copy(rc->c, d, n);
+	return (r[axis] = scale_extent(rc, d[axis], sb, db, what, axis, diag)) ? r : NULL;
+}
+
+/* The static element count of dims, -1 when one is dynamic; -2 after
+ * reporting a non-positive one. */
+static int64_t reinterpret_count(RuleCtx *rc, Expr **d, int n, const char *what)
+{
+	int64_t p = 1, v;
+	for (int i = 0; i < n; i++) {
+		if (!cint(d[i], &v))
+			return -1;
+		if (v <= 0)
+			return tr_error(rc, "%s %s dimension %d must be positive, got %lld", rc->op->name, what, i, (long long)v), -2;
+		p *= v;
+	}
+	return p;
+}
+
+/* The reference's byte-preserving plan of a reinterpret view of t0 as dt:
+ * the requested shape req (rank rn, NULL: the contiguous axis scaled by the
+ * byte ratio) into *shape / *nd, and the valid shape (NULL: the whole
+ * shape) into *valid; false after reporting an error. */
+static bool reinterpret_plan(RuleCtx *rc, const Type *t0, DType dt, int axis, Expr **req, int rn, Expr ***shape, int *nd,
+			     Expr ***valid)
+{
+	const char *op = rc->op->name;
+	int n = t0->ndim;
+	static const char *const supported = "supported dtypes are byte-addressable int/uint8/16/32/64, FP16, BF16, and FP32";
+	if (!reinterpret_dtype(t0->dtype))
+		return tr_error(rc, "%s does not support source dtype %s; %s", op, tr_dtype_str(t0->dtype), supported), false;
+	if (!reinterpret_dtype(dt))
+		return tr_error(rc, "%s does not support target dtype %s; %s", op, tr_dtype_str(dt), supported), false;
+	if (dt == t0->dtype)
+		return tr_error(rc, "%s requires source and target dtypes to differ; use reshape/view for shape-only changes", op), false;
+	int64_t v, pv;
+	for (int i = 0; i < n; i++)
+		if (cint(t0->shape[i], &v) && v <= 0)
+			return tr_error(rc, "%s source shape dimension %d must be positive, got %lld", op, i, (long long)v), false;
+	Expr **sv = has_valid(t0) ? valid_of(t0) : NULL;
+	for (int i = 0; sv && i < n; i++) {
+		if (!cint(sv[i], &v))
+			continue;
+		if (v < 0)
+			return tr_error(rc, "%s source valid_shape dimension %d must be non-negative, got %lld", op, i, (long long)v), false;
+		if (cint(t0->shape[i], &pv) && v > pv)
+			return tr_error(rc, "%s source valid_shape dimension %d (%lld) exceeds physical dimension %lld", op, i, (long long)v,
+					(long long)pv), false;
+	}
+	int sb = (ir_dtype_bits(t0->dtype) + 7) / 8, db = (ir_dtype_bits(dt) + 7) / 8;
+	Expr **aut = scale_dims(rc, t0->shape, n, axis, sb, db, "shape", false);
+	if (req) {
+		for (int i = 0; i < rn; i++)
+			if (cint(req[i], &v) && v <= 0)
+				return tr_error(rc, "%s target shape dimension %d must be positive, got %lld", op, i, (long long)v), false;
+		if (!(aut && rn == n && dims_equal(req, aut, n))) {
+			int64_t a = reinterpret_count(rc, t0->shape, n, "source shape"), b = reinterpret_count(rc, req, rn, "target shape");
+			if (a == -2 || b == -2)
+				return false;
+			if (a < 0 || b < 0)
+				return tr_error(rc, "%s cannot prove byte-size equality for an explicit shape with dynamic dimensions; omit shape to use layout-aware auto detection, or provide fully static shapes",
+						op), false;
+			if (a * sb != b * db)
+				return tr_error(rc, "%s requires equal source and target byte sizes, but source has %lld bytes and target has %lld bytes",
+						op, (long long)(a * sb), (long long)(b * db)), false;
+		}
+		*shape = req, *nd = rn;
+	} else {
+		if (!aut && !(aut = scale_dims(rc, t0->shape, n, axis, sb, db, "shape", true)))
+			return false;
+		*shape = aut, *nd = n;
+	}
+	*valid = NULL;
+	if (!sv || dims_equal(sv, t0->shape, n))
+		return true;
+	if (req) {
+		if (!aut && !(aut = scale_dims(rc, t0->shape, n, axis, sb, db, "shape", true)))
+			return false;
+		if (rn != n || !dims_equal(req, aut, n))
+			return tr_error(rc, "%s cannot preserve a partial valid_shape through an arbitrary explicit reshape; omit shape or use the layout-aware auto-detected shape",
+					op), false;
+	}
+	return (*valid = scale_dims(rc, sv, n, axis, sb, db, "valid_shape", true)) != NULL;
+}
+
 /* {rule: reinterpreted, arg: T, shape: N?, dtype: KW, opts: {shape-kw: KW}?}: T's bytes as dtype
- * KW: the given shape, else the contiguous (last) dim scaled by the ratio
- * of the element widths */
+ * KW (the reference's reinterpret_view checks and plan): the given shape,
+ * else the contiguous dim scaled by the ratio of the element widths */
 static const char *const reinterpreted_opts[] = { "shape-kw", NULL };
 
 static Type *reinterpreted(RuleCtx *rc)
@@ -1464,8 +1630,7 @@ static Type *reinterpreted(RuleCtx *rc)
 	SugarCtx *c = rc->c;
 	const char *op = rc->op->name;
 	Type *t0 = targ(rc, rc->r->arg);
-	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
-	if (!t0 || dt < 0)
+	if (!t0)
 		return NULL;
 	bool tile = op[1] == 'i';
 	if (!tile && t0->kind == TY_DIST_TENSOR)
@@ -1473,38 +1638,69 @@ static Type *reinterpreted(RuleCtx *rc)
 	if (tile ? !is_tile(t0) : !is_tensor(t0))
 		return tr_error(rc, "%s requires data to be a %s, but got %s", op, tile ? "TileType" : "TensorType", tr_type_name(t0));
 	int nd = t0->ndim;
+	const char *tl = tile ? NULL : tensor_layout(t0), *lay[2] = { NULL, NULL };
+	if (!tile && strstr(tl, ".MX_"))
+		return tr_error(rc, "%s does not support MX-layout tensors", op);
 	if (nd == 0)
-		return tr_error(rc, "%s requires a %s rank >= 1", op, tile ? "tile" : "tensor");
-	Expr **shape, **vshape = NULL;
-	const char *skw = tr_opt(rc->r, "shape-kw");
-	Expr *s = skw ? tr_kwarg(rc, skw) : rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
-	if (s && s->kind == EX_TUPLE && s->nargs) {
-		shape = s->args;
-		nd = s->nargs;
+		return tile ? tr_error(rc, "%s requires a tile rank >= 1, but got 0", op) : tr_error(rc, "%s requires a tensor rank >= 1", op);
+	int dt = rc->r->dtype_kw ? tr_dtype_symbol(c, tr_kwarg(rc, rc->r->dtype_kw)) : -1;
+	if (dt < 0)
+		return NULL;
+	/* the second-minor axis is the contiguous one of DN tensors and col_major tiles */
+	bool minor2;
+	Expr *sst = tile ? NULL : tr_view_kw(t0, "stride");
+	if (tile) {
+		layouts_of(t0, lay);
+		if (strcmp(lay[1], "none_box"))
+			return tr_error(rc, "%s only supports flat tiles with slayout=none_box; boxed/fractal tiles are unsupported", op);
+		if (strcmp(lay[0], "row_major") && strcmp(lay[0], "col_major"))
+			return tr_error(rc, "%s requires row_major or col_major blayout", op);
+		minor2 = !strcmp(lay[0], "col_major");
+		if (minor2 && nd < 2)
+			return tr_error(rc, "%s requires rank >= 2 for col_major layout", op);
 	} else {
-		shape = dims_copy(c, t0->shape, nd);
-		vshape = has_valid(t0) ? dims_copy(c, valid_of(t0), nd) : NULL;
-		int ob = ir_dtype_bits(t0->dtype), nb = ir_dtype_bits((DType)dt);
-		int axis = !strcmp(tensor_layout(t0), "pl.TensorLayout.DN") && nd >= 2 ? nd - 2 : nd - 1;
-		int64_t v;
-		if (ob != nb) {
-			if (!cint(shape[axis], &v))
-				return NULL;
-			if ((v * ob) % nb)
-				return tr_error(rc, "%s: the contiguous dimension (%lld x %d bits) is not a multiple of the target element width (%d bits)",
-						op, (long long)v, ob, nb);
-			shape[axis] = idx(c, v * ob / nb);
-			if (vshape && cint(vshape[axis], &v) && (v * ob) % nb == 0)
-				vshape[axis] = idx(c, v * ob / nb);
+		if (!strcmp(tl, "pl.TensorLayout.NZ"))
+			return tr_error(rc, "%s does not support boxed/fractal NZ tensor layout", op);
+		minor2 = !strcmp(tl, "pl.TensorLayout.DN");
+		if (minor2 && nd < 2)
+			return tr_error(rc, "%s requires rank >= 2 for DN layout", op);
+		if (sst && sst->kind == EX_TUPLE && sst->nargs) {
+			Expr **canon = packed_strides(c, t0->shape, nd, minor2);
+			if (canon && (sst->nargs != nd || !dims_equal(sst->args, canon, nd)))
+				return tr_error(rc, "%s only supports packed tensors with canonical strides for their layout", op);
+		} else {
+			sst = NULL;
 		}
 	}
-	if (tile) {
-		return mk_tile_like(c, t0, shape, nd, (DType)dt, t0->mem, vshape);
+	const char *skw = tr_opt(rc->r, "shape-kw");
+	Expr *s = skw ? tr_kwarg(rc, skw) : rc->r->shape >= 0 ? tr_arg(rc, rc->r->shape) : NULL;
+	if (s && s->kind != EX_TUPLE)
+		return NULL;
+	if (s) {
+		if (!s->nargs)
+			return tr_error(rc, "%s shape must have rank >= 1", op);
+		for (int i = 0; i < s->nargs; i++) {
+			int ed = tr_elem_dtype(s->args[i]);
+			if (ed >= 0 && ed != DT_INT64 && ed != DT_UINT64 && ed != DT_INDEX)
+				return tr_error(rc, "%s shape element %d must have dtype INT64, UINT64, or INDEX, but got %s", op, i,
+						tr_dtype_str((DType)ed));
+		}
+		if (minor2 && s->nargs < 2)
+			return tr_error(rc, "%s requires target rank >= 2 for %s layout", op, tile ? "col_major" : "DN");
 	}
+	Expr **shape, **valid;
+	if (!reinterpret_plan(rc, t0, (DType)dt, minor2 ? nd - 2 : nd - 1, s ? s->args : NULL, s ? s->nargs : 0, &shape, &nd, &valid))
+		return NULL;
+	/* only a zero pad means the same in every dtype */
+	Expr *pad = tr_view_kw(t0, "pad");
+	if (pad && !(pad->kind == EX_SYMBOL && !strcmp(pad->str, "pl.PadValue.zero")))
+		pad = NULL;
+	if (tile)
+		return mk_tile(c, shape, nd, (DType)dt, t0->mem, valid, lay[0], lay[1], pad);
 	Type *t = mk_tensor(c, shape, nd, (DType)dt);
 	t->memref = t0->memref;
-	if (strcmp(tensor_layout(t0), "pl.TensorLayout.ND"))
-		t->view = mk_tensor_view(c, NULL, NULL, tensor_layout(t0), NULL);
+	Expr **st = sst ? packed_strides(c, shape, nd, minor2) : NULL;
+	set_tensor_view(c, t, valid ? tr_list(c, valid, nd, nopos) : NULL, st ? tr_list(c, st, nd, nopos) : NULL, tl, pad);
 	return t;
 }
 
@@ -1737,6 +1933,9 @@ static Type *viewed(RuleCtx *rc)
 		if (s->kind != EX_TUPLE)
 			return NULL;
 		shape = s->args, n = s->nargs;
+		for (int i = 0; i < n; i++)
+			if (shape[i]->kind == EX_INT && shape[i]->ival <= 0)
+				return tr_error(rc, "tensor.view shape dimension %d must be positive, got %lld", i, (long long)shape[i]->ival);
 		int64_t a = const_product(t0->shape, t0->ndim), b = const_product(shape, n);
 		if (a > 0 && b > 0 && a != b)
 			return tr_error(rc, "tensor.view: cannot reinterpret tensor of size %lld as shape with size %lld", (long long)a, (long long)b);
@@ -1768,10 +1967,27 @@ static Type *viewed(RuleCtx *rc)
 	}
 	Expr *valid = NULL, *pad = NULL;
 	if (explicit_valid) {
-		if (v->nargs && !has_valid(t0))
-			return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
 		if (v->nargs && v->nargs != n)
 			return tr_error(rc, "tensor.view: valid_shape rank (%d) must match target shape rank (%d)", v->nargs, n);
+		for (int i = 0; i < v->nargs; i++) {
+			Expr *d = v->args[i];
+			int dt = tr_elem_dtype(d);
+			if (dt >= 0 && !ir_dtype_is_int((DType)dt))
+				return tr_error(rc, "tensor.view valid_shape dimension %d must have integer dtype", i);
+			if (d->kind != EX_INT)
+				continue;
+			if (d->ival <= 0)
+				return tr_error(rc, "tensor.view valid_shape dimension %d must be positive, got %lld", i, (long long)d->ival);
+			if (shape[i]->kind == EX_INT && d->ival > shape[i]->ival)
+				return tr_error(rc, "tensor.view valid_shape dimension %d (%lld) exceeds target shape dimension %lld", i,
+						(long long)d->ival, (long long)shape[i]->ival);
+		}
+		if (v->nargs && !has_valid(t0))
+			return tr_error(rc, "tensor.view: an explicit target valid_shape requires a source valid_shape");
+		if (v->nargs && (strcmp(sl, "pl.TensorLayout.ND") || strcmp(nl, "pl.TensorLayout.ND")))
+			return tr_error(rc, "tensor.view: explicit valid_shape shape reinterpretation only supports ND layout");
+		if (!v->nargs && has_valid(t0))
+			return tr_error(rc, "tensor.view: a partial source valid_shape requires a non-empty target valid_shape");
 		valid = v->nargs ? v : NULL;
 	} else if (!s && has_valid(t0)) {
 		Expr **vd = dims_copy(c, valid_of(t0), n);
@@ -2079,9 +2295,13 @@ static Type *sliced(RuleCtx *rc)
 		return NULL;
 	int n = s->nargs;
 	Expr *v = tr_arg(rc, rc->r->valid_shape);
+	Expr *wo = is_tile(t0) && rc->r->window_offsets >= 0 ? tr_arg(rc, rc->r->window_offsets) : NULL;
+	if (wo && wo->kind == EX_TUPLE && wo->nargs != n)
+		return tr_error(rc, "%s requires offset and shape to have the same rank, but got offset rank %d and shape rank %d", op,
+				wo->nargs, n);
 	if (v && v->kind == EX_TUPLE && v->nargs && v->nargs != n) {
 		char vs[256];
-		fmt_shape(vs, sizeof vs, v->args, v->nargs);
+		tr_fmt_shape(vs, sizeof vs, v->args, v->nargs);
 		return tr_error(rc, "%s requires valid_shape to have the same rank as the window, but got valid_shape rank %d %s "
 			    "and window rank %d", op, v->nargs, vs, n);
 	}
@@ -2240,12 +2460,12 @@ static Type *element(RuleCtx *rc)
 		return ir_scalar_type(c->a, t0->dtype);
 	Expr *v = tr_arg(rc, rc->r->args[2]);
 	Type *vt = tr_type(v);
-	if (!tile && vt && v->kind != EX_INT && v->kind != EX_FLOAT) {
+	if (vt) {
 		if (vt->kind != TY_SCALAR)
 			return tr_error(rc, "%s requires third argument (value) to be a ScalarType, but got %s", op, tr_type_name(vt));
 		if (vt->dtype != t0->dtype)
-			return tr_error(rc, "%s requires value dtype to match tensor dtype, but got value dtype %s and tensor dtype %s", op,
-					tr_dtype_str(vt->dtype), tr_dtype_str(t0->dtype));
+			return tr_error(rc, "%s requires value dtype to match %s dtype, but got value dtype %s and %s dtype %s", op, what,
+					tr_dtype_str(vt->dtype), what, tr_dtype_str(t0->dtype));
 	}
 	return t0;
 }
@@ -2404,6 +2624,12 @@ static Type *assembled(RuleCtx *rc)
 	if (!t0 || (!is_tensor(t0) && !is_tile(t0)))
 		return t0;
 	int n = t0->ndim;
+	/* tile.assemble: one dtype, or the Acc->Mat FIXPIPE downcast of an FP32
+	 * source into a BF16 / FP16 target */
+	if (is_tile(t0) && s0 && is_tile(s0) && t0->dtype != s0->dtype &&
+	    !(s0->dtype == DT_FP32 && (t0->dtype == DT_BF16 || t0->dtype == DT_FP16)))
+		return tr_error(rc, "%s requires target and source to have the same dtype (or an Acc->Mat FIXPIPE downcast to bf16/f16), but got %s and %s",
+				rc->op->name, tr_dtype_str(t0->dtype), tr_dtype_str(s0->dtype));
 	Expr **valid = union_valid(rc, t0, s0, off);
 	if (!valid)
 		return NULL;
@@ -2488,9 +2714,9 @@ static Expr **reshape_valid(RuleCtx *rc, const Type *t0, Expr **ns, int nout, bo
 	if (unit_axis_map(valid, in, nin, ns, nout, 0, 0, failed, out))
 		return out;
 	char sin[256], sout[256], sval[256];
-	fmt_shape(sin, sizeof sin, in, nin);
-	fmt_shape(sout, sizeof sout, ns, nout);
-	fmt_shape(sval, sizeof sval, valid, nin);
+	tr_fmt_shape(sin, sizeof sin, in, nin);
+	tr_fmt_shape(sout, sizeof sout, ns, nout);
+	tr_fmt_shape(sval, sizeof sval, valid, nin);
 	const char *op = rc->op->name;
 	*err = true;
 	if (!row_major) {
@@ -2506,8 +2732,8 @@ static Expr **reshape_valid(RuleCtx *rc, const Type *t0, Expr **ns, int nout, bo
 	for (int i = free_dim + 1; i < nin; i++)
 		if (!ext_eq(valid[i], in[i])) {
 			char dv[64], dp[64];
-			fmt_shape(dv, sizeof dv, &valid[i], 1);
-			fmt_shape(dp, sizeof dp, &in[i], 1);
+			tr_fmt_shape(dv, sizeof dv, &valid[i], 1);
+			tr_fmt_shape(dp, sizeof dp, &in[i], 1);
 			dv[strlen(dv) - 1] = dp[strlen(dp) - 1] = 0;
 			tr_error(rc, "%s: cannot reshape %s to %s because only part of it holds real data (valid_shape %s). "
 				 "Dimension %d is valid for %s of %s, so the real data is scattered across the buffer rather "

@@ -145,6 +145,14 @@ static Type *remote_load(RuleCtx *rc)
 		return tr_error(rc, "%s shape must be a tuple (MakeTuple of scalars)", op);
 	if (valid && valid->kind != EX_TUPLE)
 		return tr_error(rc, "%s valid_shape must be a tuple (MakeTuple of scalars)", op);
+	for (int i = 0; valid && i < valid->nargs; i++) {
+		Expr *e = valid->args[i];
+		int edt = tr_elem_dtype(e);
+		if (edt >= 0 && !ir_dtype_is_int((DType)edt))
+			return tr_error(rc, "%s valid_shape %d must be an integer scalar, but got %s", op, i, type_name(e));
+		if ((e->kind == EX_INT && e->ival < 0) || (e->kind == EX_UNARY && e->op == UOP_NEG && e->lhs->kind == EX_INT && e->lhs->ival > 0))
+			return tr_error(rc, "%s valid_shape %d is provably negative; a valid region cannot have a negative extent", op, i);
+	}
 	if (offs->nargs != dt->ndim)
 		return tr_error(rc, "%s offsets rank (%d) must match target tensor rank (%d)", op, offs->nargs, dt->ndim);
 	if (shape->nargs != dt->ndim)
