@@ -270,13 +270,19 @@ YieldInfo *pp_trailing_yield(Parser *p, Block *b)
 	return pp_yield_info_of(p, last);
 }
 
-/* Return vars for a construct from its yield LHS (types: annotation, else the
- * yielded value's type). */
+/* Return vars for a construct from its yield LHS.  A loop's take the type of
+ * their iter_arg, whatever the LHS's annotation says (the reference's loop
+ * builder infers them by index and is given no type); an if's the
+ * annotation, else the yielded value's type. */
 void pp_make_rets(Parser *p, Stmt *s, YieldInfo *yi, Stmt *ystmt)
 {
 	s->nrets = yi->lhs.n;
 	s->rets = arena_alloc(p->a, (size_t)(yi->lhs.n + 1) * sizeof *s->rets);
 	for (int i = 0; i < yi->lhs.n; i++) {
+		if (s->kind != ST_IF && i < s->niter && s->iter_args[i]->type) {
+			s->rets[i] = pp_new_var(p, yi->lhs.names[i], s->iter_args[i]->type, VK_VAR, yi->lhs.pos[i]);
+			continue;
+		}
 		Type *t = yi->lhs.types[i];
 		Type *vt = ir_expr_type(ystmt->values[i]);
 		char err[700];
