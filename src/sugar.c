@@ -1003,12 +1003,14 @@ static bool py_check(SugarCtx *c, const OpInfo *inf, int i, Expr **slots, Expr *
 	}
 	Expr *o = p->rank_as >= 0 ? slots[p->rank_as] : NULL;
 	if (!fmt && o && v->kind == EX_TUPLE && o->kind == EX_TUPLE) {
-		snprintf(n, sizeof n, "%d", v->nargs);
-		snprintf(m, sizeof m, "%d", o->nargs);
 		if (v->nargs != o->nargs && !(v->nargs == 0 && p->rank_empty_ok))
 			fmt = p->rank_error;
 		else if (v->nargs == 0 && p->rank_empty)
 			fmt = p->rank_empty;
+		if (fmt) { /* the lengths for the message only: this runs on every call */
+			snprintf(n, sizeof n, "%d", v->nargs);
+			snprintf(m, sizeof m, "%d", o->nargs);
+		}
 	}
 	if (!fmt && p->nallow && v->kind == EX_SYMBOL) {
 		int k = 0;

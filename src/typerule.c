@@ -74,16 +74,17 @@ void tr_fmt_shape(char *buf, size_t n, Expr **d, int nd)
 static bool valid_ranks_ok(RuleCtx *rc, const RuleKind *k)
 {
 	static const char *const own[] = { "moved", "tile-move", "tile-load", NULL };
-	for (int i = 0; own[i]; i++)
-		if (!strcmp(k->name, own[i]))
-			return true;
 	for (int i = 0; i < rc->op->nparams; i++) {
 		Type *t = rc->slots[i] ? ir_expr_type(rc->slots[i]) : NULL;
-		if (!t || (t->kind != TY_TILE && t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR))
+		if (!t || !t->view || (t->kind != TY_TILE && t->kind != TY_TENSOR && t->kind != TY_DIST_TENSOR))
 			continue;
 		Expr *v = tr_view_kw(t, "valid_shape");
 		if (!v || v->kind != EX_TUPLE || !v->nargs || v->nargs == t->ndim)
 			continue;
+		/* the rules that make this check themselves (or never do) */
+		for (int j = 0; own[j]; j++)
+			if (!strcmp(k->name, own[j]))
+				return true;
 		char vs[256], ss[256];
 		tr_fmt_shape(vs, sizeof vs, v->args, v->nargs);
 		tr_fmt_shape(ss, sizeof ss, t->shape, t->ndim);
