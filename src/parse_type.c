@@ -153,7 +153,7 @@ static const char *const tile_view_python_order[] = {
  * keyword, a TensorView without layout). */
 static ViewSpec *parse_view(Parser *p, const char *const *allowed, const char *what, const Token *call)
 {
-	bool tensor = what[1] == 'e';
+	bool tensor = !strcmp(what, "TensorView");
 	const char *const *order = tensor ? tensor_view_python_order : tile_view_python_order;
 	expect_op(p, "(");
 	PtrVec names = ARENA_VEC(p->a), vals = ARENA_VEC(p->a);

@@ -587,23 +587,6 @@ static Var *lin_trace(Lineage *l, Var *v, int depth)
 	return NULL;
 }
 
-static const Stmt *first_return(const Block *b)
-{
-	for (int i = 0; i < b->n; i++) {
-		const Stmt *s = b->stmts[i];
-		if (s->kind == ST_RETURN)
-			return s;
-		if (ir_stmt_is_simple(s->kind))
-			continue;
-		const Stmt *r = first_return(&s->body);
-		if (!r)
-			r = first_return(&s->orelse);
-		if (r)
-			return r;
-	}
-	return NULL;
-}
-
 /* Trace each expression to a parameter index of f (-1 when it does not). */
 static void trace_to_params(Lineage *l, Expr *const *xs, int n, int *out)
 {
@@ -705,7 +688,7 @@ static const RetMap *callee_retmap(Lineage *l, const Expr *call)
 	lin_index(&cl, &f->body);
 	m = arena_alloc(l->prog->arena, sizeof *m);
 	*m = (RetMap){ 0 };
-	const Stmt *r = first_return(&f->body);
+	const Stmt *r = ir_find_stmt(&f->body, ST_RETURN);
 	if ((!r || !r->nvalues) && (f->type == FT_GROUP || f->type == FT_SPMD) && f->nrets)
 		wrapper_retmap(&cl, f, m);
 	else if (r && r->nvalues) {
