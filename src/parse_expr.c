@@ -236,7 +236,7 @@ Expr *pp_name_ref(Parser *p)
 		return ir_var_ref(p->a, g->dyn);
 	if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0)
 		return pp_int(p, name[0] == 'T', DT_BOOL, pos);
-	pp_error(p, pos.line, pos.col, "undefined variable '%s'", name);
+	pp_error(p, pos.line, pos.col, "Undefined variable '%s'", name);
 }
 
 /* Lists of integer literals (`[64, 128]`, `[0, 0]`) are shared tuples of

@@ -97,7 +97,7 @@ generate() {
     { echo "$header"; printf '        m = pl.tensor.create(['
       awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "1, "; printf "zz" }'
       echo '], dtype=pl.FP32)'; echo '        return n'; } > "$gen/gen_list_1e6_undefined_last.pto"
-    printf "undefined variable 'zz'\n7:3000031\n" > "$gen/gen_list_1e6_undefined_last.err"
+    printf "Undefined variable 'zz'\n7:3000031\n" > "$gen/gen_list_1e6_undefined_last.err"
     { echo "$header"; printf '        m = pl.tensor.create(['
       awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "1, " }'; echo; } > "$gen/gen_list_1e6_unclosed.pto"
     echo 'end of file' > "$gen/gen_list_1e6_unclosed.err"

@@ -338,11 +338,11 @@ case('duplicate_function_three_times', H + ('    @pl.function\n    def g(self):\
 case('duplicate_function_far_apart', BASE + '\n    @pl.function\n    def k(self, y: pl.Scalar[pl.INDEX]):\n        pass\n', 'uplicate function name "k"')
 
 # ---- undefined names
-case('undefined_in_return', body(ret='        return zz\n'), "undefined variable 'zz'", '7:16')
-case('undefined_range_bound', body('for i in pl.range(zz):', '    pass'), "undefined variable 'zz'", '7:27')
-case('undefined_if_condition', body('if zz > 0:', '    pass'), "undefined variable 'zz'", '7:12')
-case('undefined_in_op_kwarg', body('t: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=zz)'), "undefined variable 'zz'")
-case('undefined_dim_in_signature', H + '    @pl.function\n    def f(self, x: pl.Tensor[[Q], pl.FP32]) -> pl.Tensor[[Q], pl.FP32]:\n        return x\n', "undefined variable 'Q'", '6:31')
+case('undefined_in_return', body(ret='        return zz\n'), "Undefined variable 'zz'", '7:16')
+case('undefined_range_bound', body('for i in pl.range(zz):', '    pass'), "Undefined variable 'zz'", '7:27')
+case('undefined_if_condition', body('if zz > 0:', '    pass'), "Undefined variable 'zz'", '7:12')
+case('undefined_in_op_kwarg', body('t: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=zz)'), "Undefined variable 'zz'")
+case('undefined_dim_in_signature', H + '    @pl.function\n    def f(self, x: pl.Tensor[[Q], pl.FP32]) -> pl.Tensor[[Q], pl.FP32]:\n        return x\n', "Undefined variable 'Q'", '6:31')
 case('undefined_after_loop_scope', body('for i in pl.range(4):', '    pass', ret='        return i2\n'), "'i2'")
 case('undefined_in_yield', body('for i, (a,) in pl.range(n, init_values=(x,)):', '    r: pl.Tensor[[64], pl.FP32] = pl.yield_(zz)'), "'zz'")
 case('undefined_self_callee_in_expression', body('y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(self.missing(x), 1.0)'), 'missing')

@@ -1031,7 +1031,7 @@ START_TEST(repeated_annotations_follow_scope)
 		    "    def h(self, x: pl.Tensor[[N, 64], pl.FP32], m: pl.Scalar[pl.INDEX]) -> pl.Tensor[[N, 64], pl.FP32]:\n"
 		    "        a: pl.Tensor[[n, 64], pl.FP32] = pl.tensor.create([m, 64], dtype=pl.FP32)\n"
 		    "        return x\n",
-		    "t.pto:20:23: error:", "undefined variable 'n'", NULL);
+		    "t.pto:20:23: error:", "Undefined variable 'n'", NULL);
 }
 END_TEST
 
