@@ -25,6 +25,7 @@
 #include "ptoopt/file_read.h"
 #include "ptoopt/golden.h"
 #include "ptoopt/lossless.h"
+#include "ptoopt/parallel.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
 #include "ptoopt/write.h"
@@ -271,6 +272,7 @@ typedef struct Result {
 	Program *prog;
 	const char *text;
 	size_t len;
+	StrBuf printed; /* the text when the pipeline ran in parts (parallel.c) */
 } Result;
 
 static int emit_result(FILE *f, void *ctx)
@@ -295,15 +297,28 @@ static int write_result(const char *dest, const Result *res)
 	return write_atomic(dest, emit_result, (void *)res);
 }
 
+/* May the pipeline run in parts (parallel.c)?  Not where anything looks
+ * at the program between passes or needs it after them. */
+static bool may_run_in_parts(const DriverConfig *c)
+{
+	return c->jobs != 1 && !c->verify_each && !c->dump_dir && !c->time_passes && !c->print_changed &&
+	       !c->print_after_all && !c->print_before_all && !c->print_before && !c->print_after &&
+	       !c->verify_diagnostics && !c->split_input && (!c->expect || c->expect_mode == EXPECT_TEXT);
+}
+
 /* Parse src and run the pipeline on it; *progp is the program (also after
- * a pass failed, for the caller to release), NULL when it did not parse. */
+ * a pass failed, for the caller to release), NULL when it did not parse.
+ * With printed given, the pipeline may run in parts (parallel.c), its
+ * result printed there instead (printed->data set, *progp NULL). */
 static int run_text(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, Arena *arena,
-		    Diag *d, Program **progp)
+		    Diag *d, Program **progp, StrBuf *printed)
 {
 	bool from_stdin = strcmp(path, "-") == 0;
 	int rc = 0;
 	RunCtx r = { .c = c, .shown = shown };
 	StrBuf dumps = { 0 };
+	if (printed && c->pipeline.n && may_run_in_parts(c) && par_run(src, len, &c->pipeline, c->jobs, printed))
+		return 0;
 	Program *prog = *progp = parse_program(arena, d, src, len);
 	if (!prog)
 		rc = 1;
@@ -347,17 +362,24 @@ static int run_part(DriverConfig *c, const char *path, const char *shown, const 
 	diag_init(&d, shown, src, len);
 	DiagExpect *x = c->verify_diagnostics ? dexp_begin(&d, src, len) : NULL;
 	Program *prog = NULL;
-	int rc = run_text(c, path, shown, src, len, arena, &d, &prog);
+	StrBuf printed = { 0 };
+	int rc = run_text(c, path, shown, src, len, arena, &d, &prog, whole ? &printed : NULL);
 	if (x && dexp_end(x, &d) != 0)
 		rc = 1;
 	else if (x && rc)
 		rc = 2; /* the errors were the expected ones: no output, not a failure */
 	if (!rc && out)
 		print_program(out, prog);
-	if (!rc && whole) {
+	if (!rc && whole && printed.data) {
+		whole->printed = printed; /* the caller releases it */
+		whole->text = printed.data;
+		whole->len = printed.len;
+		printed = (StrBuf){ 0 };
+	} else if (!rc && whole) {
 		whole->prog = prog; /* the caller prints and releases it */
 		return 0;
 	}
+	sb_release(&printed);
 	if (prog)
 		ir_program_release(prog);
 	return rc;
@@ -517,6 +539,7 @@ static int process(DriverConfig *c, const char *path)
 done:
 	if (res.prog)
 		ir_program_release(res.prog);
+	sb_release(&res.printed);
 	arena_free(&arena);
 	sb_release(&joined);
 	file_free(src);

@@ -5,6 +5,7 @@
  * usage error (including a bad pipeline file).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,10 @@ static void usage(FILE *f)
 	      "                       let calls of ops the registry does not know through,\n"
 	      "                       as written (one warning per op); else they are errors\n"
 	      "  --verify-each        run the IR verifiers after every pass\n"
+	      "  -j, --jobs=N         run the function-local passes (convert-to-ssa and the\n"
+	      "                       outliners) on parts of a program in N processes; the\n"
+	      "                       result is the same (default: one per processor for an\n"
+	      "                       input of 256 KiB or more; 1: never)\n"
 	      "  --list-passes        list the known passes and exit\n"
 	      "  --list-ops           list the op registry (signature and written arguments of\n"
 	      "                       every op, with any --ops files given before) and exit\n"
@@ -193,7 +198,7 @@ int main(int argc, char **argv)
 		OPT_PASSES = 256, OPT_LIST, OPT_VERSION, OPT_VERIFY_EACH, OPT_PASS_OPTION, OPT_OPS, OPT_CONFIG,
 		OPT_PRINT_PIPELINE, OPT_DIFF, OPT_COLOR, OPT_PRINT_AFTER_ALL, OPT_PRINT_CHANGED, OPT_DUMP_DIR,
 		OPT_TIME_PASSES, OPT_EXPECT, OPT_EXPECT_MODE, OPT_UPDATE, OPT_ALLOW_UNREGISTERED,
-		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_LIST_OPS, OPT_LIST_DSL, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION,
+		OPT_SPLIT, OPT_VERIFY_DIAG, OPT_CHECK_LOSSLESS, OPT_ALLOW_LOSSY, OPT_LIST_OPS, OPT_LIST_DSL, OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_FUNCTION, OPT_JOBS,
 	};
 	static const struct option longopts[] = {
 		{ "passes", required_argument, NULL, OPT_PASSES },
@@ -207,6 +212,7 @@ int main(int argc, char **argv)
 		{ "list-ops", no_argument, NULL, OPT_LIST_OPS },
 		{ "list-dsl", no_argument, NULL, OPT_LIST_DSL },
 		{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "pass-option", required_argument, NULL, OPT_PASS_OPTION },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "color", required_argument, NULL, OPT_COLOR },
@@ -239,7 +245,7 @@ int main(int argc, char **argv)
 	opterr = 0;
 	/* getopt_long_only: -passes=... is --passes=..., as mlir-opt and opt
 	 * take it; a single letter stays a short option (-o, -i, -h) */
-	for (int word = optind; (opt = getopt_long_only(argc, argv, ":o:ih", longopts, NULL)) != -1; word = optind) {
+	for (int word = optind; (opt = getopt_long_only(argc, argv, ":o:ihj:", longopts, NULL)) != -1; word = optind) {
 		switch (opt) {
 		case OPT_PASSES:
 			pipe_release(&c.pipeline);
@@ -262,6 +268,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PRINT_PIPELINE: print_pipeline = true; break;
 		case OPT_VERIFY_EACH: c.verify_each = true; break;
+		case 'j':
+		case OPT_JOBS: {
+			char *end = NULL;
+			errno = 0;
+			long n = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || n < 1 || n > 1024) {
+				diag_error(&pd, 0, 0, "invalid --jobs '%s' (a number of processes, 1 to 1024)", optarg);
+				goto usage_error;
+			}
+			c.jobs = (int)n;
+			break;
+		}
 		case OPT_PASS_OPTION:
 			if (!pipe_parse_option(optarg, &c.pass_options, &pd))
 				goto usage_error;

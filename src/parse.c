@@ -704,6 +704,7 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 				break;
 			}
 		}
+		prog->module_var_ids = prog->next_var_id;
 		const Token *t = peek(p);
 		if (t->kind == TK_EOF)
 			PERR_AT(p, t, "no @pl.program or @pl.function in the input");

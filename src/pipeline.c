@@ -30,14 +30,14 @@ static bool verify_outline_hierarchy(Program *p, Diag *d);
  * infer-directions, which the reference does not have, rewrites parameter
  * directions only and needs nothing. */
 static const PassInfo passes[] = {
-	{ .structural_after = true, .name = "convert-to-ssa", .ref_name = "ConvertToSSA",
+	{ .structural_after = true, .function_local = true, .name = "convert-to-ssa", .ref_name = "ConvertToSSA",
 	  .summary = "versions re-assigned variables; loop carries and if merges via pl.yield_",
 	  .run = ssa_convert_program, .produces = PROP_SSA, .invalidates = PROP_NORMALIZED },
-	{ .name = "outline-incore", .ref_name = "OutlineIncoreScopes", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
+	{ .function_local = true, .name = "outline-incore", .ref_name = "OutlineIncoreScopes", .summary = "InCore scopes (pl.at(level=CORE_GROUP)) become InCore functions",
 	  .run = outline_incore_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_INCORE_OUTLINED,
 	  .verify_before = verify_no_nested_incore,
 	  .verify_after = verify_outline_incore },
-	{ .name = "outline-cluster", .ref_name = "OutlineClusterScopes",
+	{ .function_local = true, .name = "outline-cluster", .ref_name = "OutlineClusterScopes",
 	  .summary = "pl.cluster scopes become Group functions, standalone pl.spmd scopes Spmd functions",
 	  .run = outline_cluster_program, .requires = PROP_SSA, .produces = PROP_SSA | PROP_CLUSTERS_OUTLINED,
 	  .verify_after = verify_clusters_outlined },

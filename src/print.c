@@ -1706,6 +1706,17 @@ static void rename_sharers(Printer *pr, Var **vs, int n)
 
 /* ------------------------------------------------------------ dynamic dims */
 
+/* The program header: its opening lines, one pl.dynamic line, the class line. */
+static void header_open(StrBuf *out, const char *name)
+{
+	sb_printf(out, "# pypto.program: %s\nimport pypto.language as pl\n\n", name);
+}
+
+static void header_dyn(StrBuf *out, const char *name) { sb_printf(out, "%s = pl.dynamic(\"%s\")\n", name, name); }
+
+static void header_class(StrBuf *out, const char *name) { sb_printf(out, "@pl.program\nclass %s:\n", name); }
+
+
 static int cmp_var_name(const void *a, const void *b)
 {
 	const Var *x = *(Var *const *)a, *y = *(Var *const *)b;
@@ -1741,7 +1752,7 @@ static void print_dyn_header(Printer *pr, PtrVec *dyn)
 	}
 	for (size_t i = 0; i < dyn->len; i++) {
 		const char *nm = pmap_get(&pr->dyn_names, dyn->items[i]);
-		sb_printf(&pr->out, "%s = pl.dynamic(\"%s\")\n", nm, nm);
+		header_dyn(&pr->out, nm);
 	}
 	if (dyn->len)
 		sb_addc(&pr->out, '\n');
@@ -1904,19 +1915,17 @@ static void print_function(Printer *pr, Function *f, const FnFacts *facts, int i
 
 /* ------------------------------------------------------------ program */
 
-/* Callee-first order: depth-first post-order over the name-sorted functions,
- * each one's callees in name order; on a call cycle, plain name order.  The
- * stack is explicit: a chain of thousands of calls must not overflow the C
- * stack.  Returns indices into sorted (malloc'd). */
-static int *function_order(const Walk *w, Function **sorted, int n, const FnFacts *facts)
+/* Callee-first order of n functions sorted by name: depth-first post-order
+ * over them, each one's callees in name order; on a call cycle, plain name
+ * order.  Function i calls callee[at[i] .. at[i] + ncalls[i]) (indices, in
+ * name order; -1: not a function of the program).  The stack is explicit:
+ * a chain of thousands of calls must not overflow the C stack.  Returns
+ * the indices in print order (malloc'd). */
+static int *callee_first(int n, const size_t *at, const int *ncalls, const int *callee)
 {
 	typedef struct Frame {
 		int fn, next; /* next: the next of its callees to visit */
 	} Frame;
-	PtrMap index = { 0 }; /* Function -> index+1 */
-	pmap_reserve(&index, (size_t)n);
-	for (int i = 0; i < n; i++)
-		pmap_put(&index, sorted[i], (void *)(uintptr_t)(i + 1));
 	int *state = xmalloc((size_t)(n + 1) * sizeof *state); /* 0 new, 1 on the stack, 2 done */
 	memset(state, 0, (size_t)(n + 1) * sizeof *state);
 	Frame *stack = xmalloc((size_t)(n + 1) * sizeof *stack); /* each function is pushed once */
@@ -1931,10 +1940,8 @@ static int *function_order(const Walk *w, Function **sorted, int n, const FnFact
 		stack[depth++] = (Frame){ root, 0 };
 		while (depth) {
 			Frame *fr = &stack[depth - 1];
-			const FnFacts *ff = &facts[fr->fn];
-			if (!cycle && fr->next < ff->ncalls) {
-				const Function *callee = w->calls.items[ff->calls_at + (size_t)fr->next++];
-				int j = (int)(uintptr_t)pmap_get(&index, callee) - 1;
+			if (!cycle && fr->next < ncalls[fr->fn]) {
+				int j = callee[at[fr->fn] + (size_t)fr->next++];
 				if (j < 0 || state[j] == 2)
 					continue;
 				if (state[j] == 1) {
@@ -1955,70 +1962,226 @@ static int *function_order(const Walk *w, Function **sorted, int n, const FnFact
 			out[i] = i;
 	free(state);
 	free(stack);
-	pmap_release(&index);
 	return out;
 }
 
-static void print_program_with(StrBuf *out, Program *p, bool canonical)
+/* callee_first over the walk's facts of the name-sorted functions. */
+static int *function_order(const Walk *w, Function **sorted, int n, const FnFacts *facts)
 {
-	Printer pr = { 0 };
-	pr.canonical = canonical;
-	pr.out = *out;
-	pr.prog = p;
-	pr.a = p->arena;
-	pr.in_program = p->name != NULL;
-	pr.lists = xmalloc(LIST_CACHE_SIZE * sizeof *pr.lists);
-	memset(pr.lists, 0, LIST_CACHE_SIZE * sizeof *pr.lists);
+	PtrMap index = { 0 }; /* Function -> index+1 */
+	pmap_reserve(&index, (size_t)n);
+	for (int i = 0; i < n; i++)
+		pmap_put(&index, sorted[i], (void *)(uintptr_t)(i + 1));
+	size_t *at = xmalloc((size_t)(n + 1) * sizeof *at);
+	int *ncalls = xmalloc((size_t)(n + 1) * sizeof *ncalls);
+	int *callee = xmalloc((w->calls.len + 1) * sizeof *callee);
+	size_t k = 0;
+	for (int i = 0; i < n; i++) {
+		at[i] = k;
+		ncalls[i] = facts[i].ncalls;
+		for (int j = 0; j < facts[i].ncalls; j++)
+			callee[k++] = (int)(uintptr_t)pmap_get(&index, w->calls.items[facts[i].calls_at + (size_t)j]) - 1;
+	}
+	int *order = callee_first(n, at, ncalls, callee);
+	free(at);
+	free(ncalls);
+	free(callee);
+	pmap_release(&index);
+	return order;
+}
+
+/* What print_program_with does before printing functions: the name-sorted
+ * functions walked for their facts. */
+typedef struct ProgPrint {
+	Printer pr;
+	Walk w;
+	Function **sorted;
+	FnFacts *facts;
+	int n;
+} ProgPrint;
+
+static void prog_print_begin(ProgPrint *pp, StrBuf *out, Program *p, bool canonical)
+{
+	*pp = (ProgPrint){ 0 };
+	Printer *pr = &pp->pr;
+	pr->canonical = canonical;
+	pr->out = *out;
+	pr->prog = p;
+	pr->a = p->arena;
+	pr->in_program = p->name != NULL;
+	pr->lists = xmalloc(LIST_CACHE_SIZE * sizeof *pr->lists);
+	memset(pr->lists, 0, LIST_CACHE_SIZE * sizeof *pr->lists);
 	/* Var.mark and Type.mark values left by an earlier print of the same
 	 * program (dumps after each pass, golden comparisons) must not look
 	 * current: every print takes fresh epochs */
 	static unsigned last_epoch = 2;
-	int n = p->nfuncs;
-	Function **sorted = xmalloc((size_t)(n + 1) * sizeof *sorted);
+	int n = pp->n = p->nfuncs;
+	pp->sorted = xmalloc((size_t)(n + 1) * sizeof *pp->sorted);
 	if (n)
-		memcpy(sorted, p->funcs, (size_t)n * sizeof *sorted);
-	sort_fns_by_name(sorted, (size_t)n);
-	Walk w = { 0 };
-	w.p = p;
-	w.type_epoch = last_epoch;
-	FnFacts *facts = xmalloc((size_t)(n + 1) * sizeof *facts);
+		memcpy(pp->sorted, p->funcs, (size_t)n * sizeof *pp->sorted);
+	sort_fns_by_name(pp->sorted, (size_t)n);
+	pp->w.p = p;
+	pp->w.type_epoch = last_epoch;
+	pp->facts = xmalloc((size_t)(n + 1) * sizeof *pp->facts);
 	for (int i = 0; i < n; i++) {
 		last_epoch += 2;
-		walk_function(&w, sorted[i], &facts[i], last_epoch);
+		walk_function(&pp->w, pp->sorted[i], &pp->facts[i], last_epoch);
 	}
 	last_epoch += 2;
-	pr.type_mark = last_epoch; /* no walk's: the next print's walk takes the one after */
+	pr->type_mark = last_epoch; /* no walk's: the next print's walk takes the one after */
 	last_epoch += 2;
-	pr.walk = &w;
-	int *order = function_order(&w, sorted, n, facts);
-	if (pr.in_program) {
-		sb_printf(&pr.out, "# pypto.program: %s\nimport pypto.language as pl\n\n", p->name);
-		print_dyn_header(&pr, &w.dyn);
-		sb_printf(&pr.out, "@pl.program\nclass %s:\n", p->name);
+	pr->walk = &pp->w;
+}
+
+static void prog_print_end(ProgPrint *pp, StrBuf *out)
+{
+	Printer *pr = &pp->pr;
+	*out = pr->out;
+	free(pp->facts);
+	free(pp->sorted);
+	vec_release(&pp->w.vars);
+	vec_release(&pp->w.calls);
+	vec_release(&pp->w.uses);
+	vec_release(&pp->w.dyn);
+	pmap_release(&pp->w.dyn_seen);
+	free(pr->name_slots);
+	free(pr->lists);
+	pmap_release(&pr->dyn_names);
+	pmap_release(&pr->body_defs);
+	free(pr->type_slots);
+	free(pr->type_spans);
+	sb_release(&pr->type_texts);
+}
+
+static void print_program_with(StrBuf *out, Program *p, bool canonical)
+{
+	ProgPrint pp;
+	prog_print_begin(&pp, out, p, canonical);
+	Printer *pr = &pp.pr;
+	int n = pp.n;
+	int *order = function_order(&pp.w, pp.sorted, n, pp.facts);
+	if (pr->in_program) {
+		header_open(&pr->out, p->name);
+		print_dyn_header(pr, &pp.w.dyn);
+		header_class(&pr->out, p->name);
 	}
 	for (int i = 0; i < n; i++) {
 		if (i)
-			sb_addc(&pr.out, '\n');
-		print_function(&pr, sorted[order[i]], &facts[order[i]], pr.in_program ? 4 : 0);
+			sb_addc(&pr->out, '\n');
+		print_function(pr, pp.sorted[order[i]], &pp.facts[order[i]], pr->in_program ? 4 : 0);
 	}
-	sb_addc(&pr.out, '\n');
-	sb_terminate(&pr.out);
-	*out = pr.out;
+	sb_addc(&pr->out, '\n');
+	sb_terminate(&pr->out);
 	free(order);
-	free(facts);
-	free(sorted);
-	vec_release(&w.vars);
-	vec_release(&w.calls);
-	vec_release(&w.uses);
-	vec_release(&w.dyn);
-	pmap_release(&w.dyn_seen);
-	free(pr.name_slots);
-	free(pr.lists);
-	pmap_release(&pr.dyn_names);
-	pmap_release(&pr.body_defs);
-	free(pr.type_slots);
-	free(pr.type_spans);
-	sb_release(&pr.type_texts);
+	prog_print_end(&pp, out);
+}
+
+/* ------------------------------------------------------------ in parts */
+
+bool print_part(PrintedPart *part, Program *p)
+{
+	*part = (PrintedPart){ 0 };
+	ProgPrint pp;
+	prog_print_begin(&pp, &part->text, p, false);
+	Printer *pr = &pp.pr;
+	PtrVec *dyn = &pp.w.dyn;
+	/* the symbols print under their own names only when no two share one */
+	bool ok = true;
+	if (dyn->len > 1)
+		qsort(dyn->items, dyn->len, sizeof *dyn->items, cmp_var_name);
+	for (size_t i = 1; i < dyn->len && ok; i++)
+		ok = strcmp(((Var *)dyn->items[i - 1])->name, ((Var *)dyn->items[i])->name) != 0;
+	if (ok) {
+		part->dyn = xmalloc((dyn->len + 1) * sizeof *part->dyn);
+		part->ndyn = (int)dyn->len;
+		for (size_t i = 0; i < dyn->len; i++) {
+			Var *v = dyn->items[i];
+			pmap_put(&pr->dyn_names, v, (void *)v->name);
+			part->dyn[i] = (PrintedDyn){ v->name, v->id };
+		}
+		PtrMap index = { 0 }; /* Function -> 1: the functions of p */
+		for (int i = 0; i < pp.n; i++)
+			pmap_put(&index, pp.sorted[i], (void *)1);
+		part->fns = xmalloc((size_t)(pp.n + 1) * sizeof *part->fns);
+		part->nfns = pp.n;
+		part->callees = xmalloc((pp.w.calls.len + 1) * sizeof *part->callees);
+		for (int i = 0; i < pp.n; i++) {
+			PrintedFn *pf = &part->fns[i];
+			const FnFacts *ff = &pp.facts[i];
+			pf->name = pp.sorted[i]->name;
+			pf->callees_at = (size_t)part->ncallees;
+			for (int j = 0; j < ff->ncalls; j++) {
+				Function *c = pp.w.calls.items[ff->calls_at + (size_t)j];
+				if (pmap_get(&index, c))
+					part->callees[part->ncallees++] = c->name;
+			}
+			pf->ncallees = (int)((size_t)part->ncallees - pf->callees_at);
+			pf->text_at = pr->out.len;
+			print_function(pr, pp.sorted[i], ff, pr->in_program ? 4 : 0);
+			pf->text_len = pr->out.len - pf->text_at;
+		}
+		pmap_release(&index);
+	}
+	sb_terminate(&pr->out);
+	prog_print_end(&pp, &part->text);
+	if (!ok)
+		print_part_release(part);
+	return ok;
+}
+
+void print_part_release(PrintedPart *part)
+{
+	sb_release(&part->text);
+	free(part->fns);
+	free(part->callees);
+	free(part->dyn);
+	*part = (PrintedPart){ 0 };
+}
+
+void print_join(StrBuf *out, const char *name, const PrintedFn *fns, int n, const char *const *callees,
+		const char *const *dyn, int ndyn)
+{
+	PtrMap index = { 0 }; /* interned name -> index+1 */
+	pmap_reserve(&index, (size_t)n);
+	for (int i = 0; i < n; i++)
+		pmap_put(&index, fns[i].name, (void *)(uintptr_t)(i + 1));
+	size_t *at = xmalloc((size_t)(n + 1) * sizeof *at);
+	int *ncalls = xmalloc((size_t)(n + 1) * sizeof *ncalls);
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += (size_t)fns[i].ncallees;
+	int *callee = xmalloc((total + 1) * sizeof *callee);
+	size_t k = 0;
+	for (int i = 0; i < n; i++) {
+		at[i] = k;
+		ncalls[i] = fns[i].ncallees;
+		for (int j = 0; j < fns[i].ncallees; j++)
+			callee[k++] = (int)(uintptr_t)pmap_get(&index, callees[fns[i].callees_at + (size_t)j]) - 1;
+	}
+	int *order = callee_first(n, at, ncalls, callee);
+	size_t room = strlen(name) + 64 + (size_t)n;
+	for (int i = 0; i < n; i++)
+		room += fns[i].text_len;
+	for (int i = 0; i < ndyn; i++)
+		room += strlen(dyn[i]) * 2 + 32;
+	sb_reserve(out, room);
+	header_open(out, name);
+	for (int i = 0; i < ndyn; i++)
+		header_dyn(out, dyn[i]);
+	if (ndyn)
+		sb_putc(out, '\n');
+	header_class(out, name);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_putc(out, '\n');
+		sb_putn(out, fns[order[i]].text, fns[order[i]].text_len);
+	}
+	sb_putc(out, '\n');
+	free(order);
+	free(at);
+	free(ncalls);
+	free(callee);
+	pmap_release(&index);
 }
 
 void print_program(StrBuf *out, Program *p) { print_program_with(out, p, false); }

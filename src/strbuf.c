@@ -40,6 +40,8 @@ static void grow(StrBuf *b, size_t extra)
 	b->fast_end = b->sink && b->cap > SB_SINK_CHUNK ? SB_SINK_CHUNK : b->cap;
 }
 
+void sb_reserve(StrBuf *b, size_t n) { grow(b, n); }
+
 void sb_putn_slow(StrBuf *b, const char *s, size_t n)
 {
 	grow(b, n);

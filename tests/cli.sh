@@ -104,6 +104,27 @@ if expect_rc 2; then
     else ok; fi
 fi
 
+current=bad-jobs
+# --jobs takes a count of processes, 1 to 1024; each spelling takes it
+for j in --jobs=0 --jobs=x -j0 --jobs=2000 "--jobs="; do
+    run "$j" in.pto
+    expect_rc 2 || continue
+    grep -q "^ptoopt: error: invalid --jobs" err || bad "$j: got: $(head -1 err)"
+done
+ok
+current=jobs-spellings
+# -j2, -j 2, --jobs=2, --jobs 2: the program printed as without them
+run --passes=convert-to-ssa,outline-incore in.pto
+cp out serial.out
+for j in -j2 "-j 2" --jobs=2 "--jobs 2" -j1; do
+    # shellcheck disable=SC2086  # the option's words
+    run $j --passes=convert-to-ssa,outline-incore in.pto
+    expect_rc 0 || continue
+    cmp -s out serial.out || bad "$j: the output differs from the run without it"
+done
+rm -f serial.out
+ok
+
 current=unknown-short-option
 run -x in.pto
 expect_rc 2 && { [ -s out ] && bad "stdout not empty" || ok; }

@@ -16,6 +16,7 @@ typedef struct DriverConfig {
 	Pipeline pipeline;
 	PipeOptions pass_options;  /* --pass-option, applied to the pipeline before running */
 	bool verify_each;
+	int jobs;                  /* --jobs: worker processes for a pipeline (0: automatic, parallel.c) */
 	OutputMode output_mode;
 	const char *output;        /* -o FILE or DIR; NULL: stdout */
 	bool in_place;

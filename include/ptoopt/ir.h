@@ -344,6 +344,7 @@ struct Program {
 	Function **funcs; int nfuncs;
 	Arena *arena;
 	unsigned next_var_id;
+	unsigned module_var_ids; /* Vars below this id: made by module-level statements */
 	/* inline-functions: the next N of <name>_inline<N> (the reference's
 	 * counter is per process, which is per program for one program a run) */
 	unsigned long long next_inline;

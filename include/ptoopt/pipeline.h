@@ -65,6 +65,10 @@ typedef struct PassInfo {
 	bool (*verify_before)(Program *p, Diag *d);
 	/* the structural properties (verify_structural.c) checked after it */
 	bool structural_after;
+	/* It changes one function at a time, looking at no other than those it
+	 * calls, and adds only functions outlined from it: parallel.c may run
+	 * it on parts of a program. */
+	bool function_local;
 } PassInfo;
 
 /* One pass of a pipeline with its own options (malloc'd; the strings are

@@ -84,6 +84,8 @@ void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 void sb_put_int(StrBuf *b, long long v); /* decimal */
 void sb_indent(StrBuf *b, int n); /* n spaces */
 void sb_release(StrBuf *b);
+/* Room for n more bytes without regrowth (a text whose size is known). */
+void sb_reserve(StrBuf *b, size_t n);
 /* Write what is buffered to the sink (no-op without one); returns 0 or an errno. */
 int sb_flush(StrBuf *b);
 

@@ -1,0 +1,680 @@
+/* parallel.c - function-local passes over a large program in worker
+ * processes (see parallel.h).
+ *
+ * The parent lexes the input once to find the functions of the program
+ * class and the `self.NAME` each one mentions, and cuts the class into
+ * parts between functions no mention joins.  Each worker (a fork) parses
+ * the module header and its own functions only (the other parts' lines
+ * left blank, so that lines keep their numbers), runs the pipeline on them
+ * and sends back their printed text.  Parsing in the workers is what makes
+ * this pay: a third of a run is parsing, and a worker that wrote into the
+ * parent's parsed program would copy it page by page.
+ *
+ * Why the joined text is the serial one, byte for byte:
+ * - Every call is a `self.NAME` mention, so every pass sees each function
+ *   with all of its callers and callees; a mention the scan missed is an
+ *   undefined function in a worker's parse, an error.
+ * - The passes allowed (PassInfo.function_local) change one function at a
+ *   time; what they add are outlined functions named by the first
+ *   candidate not taken by a local name or a function already there.  A
+ *   worker knows fewer taken names than the serial run, so its choice comes
+ *   no later in the candidate order; if no name of the joined result is
+ *   taken twice, every choice is the serial one.
+ * - Their checks (structure, outlined scopes) are conjunctions over
+ *   functions.
+ * - The printer's program-wide parts are the pl.dynamic header and the
+ *   function order; print_part / print_join rebuild both from the parts.
+ *   A symbol is known to be the same in two parts only when the module
+ *   header made it (the header parses alike in every worker).
+ * Anything else (an error or a warning in a worker, a name twice, a symbol
+ * of one name that may be two) makes par_run return false, and the caller
+ * runs serially, which reports whatever a worker met.
+ *
+ * The wire format from a worker (its own binary, read only by its parent):
+ * a u32 count of functions, callee names and symbols, a u64 text length;
+ * per function its name, text offset and length, callee offset and count;
+ * the callee names; per symbol its Var id (PAR_LOCAL_DYN when not the
+ * module header's) and name; the text.  Strings are a u32 length, the
+ * bytes and a NUL.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "ptoopt/parallel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ptoopt/arena.h"
+#include "ptoopt/parse.h"
+#include "ptoopt/print.h"
+
+#define PAR_MAX_JOBS 64
+/* automatic jobs: each worker gets at least this much of the input */
+#define PAR_MIN_PART_BYTES ((size_t)128 << 10)
+#define WIRE_MAGIC 0x70746f70u /* "ptop" */
+#define PAR_LOCAL_DYN UINT32_MAX  /* a symbol not made by the module header */
+
+/* ------------------------------------------------------------ the scan */
+
+/* The functions of the program class as the source has them. */
+typedef struct Scan {
+	Arena names;      /* the functions' names, interned */
+	size_t body_at;   /* the first function's first line */
+	size_t *at;       /* function i: bytes [at[i], at[i + 1]); at[n] = the length */
+	const char **name;
+	int n, cap;
+	int *mentions;    /* (function, mentioned function) pairs */
+	size_t nmentions, cmentions;
+} Scan;
+
+static void scan_release(Scan *s)
+{
+	arena_free(&s->names);
+	free(s->at);
+	free(s->name);
+	free(s->mentions);
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool starts(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(end - p) >= n && !memcmp(p, word, n);
+}
+
+/* Find the functions of src's @pl.program class and the self.NAME each
+ * mentions.  Not the parser: a quick pass over the bytes that knows
+ * strings, comments, brackets and indentation, enough to find where each
+ * logical line of the class body starts.  Mentions are looked for in all
+ * of a function's bytes, strings and comments too (one too many only
+ * keeps two functions together).  False when the input is not plainly a
+ * module header and one class of decorated methods; a worker's parse
+ * checks the rest (the functions it finds must be the scan's). */
+static bool scan_program(const char *src, size_t len, Scan *s)
+{
+	arena_init(&s->names);
+	/* the bytes that matter to the end of a line: newlines, comments,
+	 * strings, brackets */
+	static bool special[256];
+	if (!special['\n'])
+		for (const char *c = "\n#\"'()[]{}"; *c; c++)
+			special[(unsigned char)*c] = true;
+	const char *p = src, *end = src + len;
+	int depth = 0;            /* brackets open */
+	int class_indent = -1;    /* the class body's, once known */
+	bool in_class = false, after_class = false, saw_program = false, decorating = false;
+	PtrMap index = { 0 };     /* name -> function index + 1 */
+	PtrVec mentioned = { 0 }; /* (function index + 1, name) */
+	bool ok = true;
+	while (p < end && ok) {
+		/* a logical line starts at p (depth 0, not in a string) */
+		const char *ls = p;
+		int indent = 0;
+		while (p < end && *p == ' ')
+			p++, indent++;
+		if (p < end && *p == '\t')
+			break; /* tabs: leave it to the parser */
+		bool blank = p == end || *p == '\n' || *p == '#' || (*p == '\r' && p + 1 < end && p[1] == '\n');
+		if (!blank) {
+			if (!in_class && indent == 0) {
+				if (starts(p, end, "@pl.program"))
+					saw_program = true;
+				else if (starts(p, end, "class ") && saw_program)
+					in_class = true;
+			} else if (in_class && !after_class) {
+				if (class_indent < 0 && indent > 0)
+					class_indent = indent;
+				if (indent < class_indent || indent == 0) {
+					after_class = true;
+				} else if (indent == class_indent) {
+					if (*p == '@' && !decorating) {
+						if (s->n + 2 > s->cap) {
+							s->cap = s->cap ? s->cap * 2 : 64;
+							s->at = xrealloc(s->at, (size_t)s->cap * sizeof *s->at);
+							s->name = xrealloc(s->name, (size_t)s->cap * sizeof *s->name);
+						}
+						if (!s->n)
+							s->body_at = (size_t)(ls - src);
+						s->at[s->n] = (size_t)(ls - src);
+						s->name[s->n++] = NULL;
+						decorating = true;
+					} else if (starts(p, end, "def ") && decorating) {
+						const char *q = p + 4, *e;
+						while (q < end && *q == ' ')
+							q++;
+						for (e = q; e < end && ident_char(*e); e++)
+							;
+						const char *nm = intern(&s->names, q, (size_t)(e - q));
+						if (e == q || pmap_get(&index, nm))
+							ok = false;
+						s->name[s->n - 1] = nm;
+						pmap_put(&index, nm, (void *)(uintptr_t)s->n);
+						decorating = false;
+					} else if (*p != '@' && !((*p == '"' || *p == '\'') && !s->n)) {
+						ok = false; /* not a decorated method (or the class docstring) */
+					}
+				}
+			}
+			if (after_class)
+				ok = false; /* something after the class */
+		}
+		/* to the end of the logical line */
+		while (p < end && ok) {
+			while (p < end && !special[(unsigned char)*p])
+				p++;
+			if (p >= end)
+				break;
+			char c = *p;
+			if (c == '\n') {
+				p++;
+				if (depth == 0)
+					break;
+				continue;
+			}
+			if (c == '#') {
+				const char *e = memchr(p, '\n', (size_t)(end - p));
+				p = e ? e : end;
+				continue;
+			}
+			if (c == '"' || c == '\'') {
+				bool triple = end - p >= 3 && p[1] == c && p[2] == c;
+				p += triple ? 3 : 1;
+				for (;;) {
+					if (p >= end) {
+						ok = false;
+						break;
+					}
+					if (*p == '\\') {
+						p += 2;
+						continue;
+					}
+					if (*p == c && (!triple || (end - p >= 3 && p[1] == c && p[2] == c))) {
+						p += triple ? 3 : 1;
+						break;
+					}
+					if (*p == '\n' && !triple) {
+						ok = false;
+						break;
+					}
+					p++;
+				}
+				continue;
+			}
+			if (c == '(' || c == '[' || c == '{')
+				depth++;
+			else if (depth > 0) /* a closing one */
+				depth--;
+			p++;
+		}
+	}
+	ok = ok && p >= end && in_class && s->n >= 2 && !decorating && s->name[s->n - 1];
+	if (ok) {
+		s->at[s->n] = len;
+		for (int i = 0; i < s->n; i++) {
+			const char *q = src + s->at[i], *e = src + s->at[i + 1];
+			while ((q = memmem(q, (size_t)(e - q), "self.", 5)) != NULL) {
+				bool word = q == src || !ident_char(q[-1]);
+				q += 5;
+				const char *w = q;
+				while (w < e && ident_char(*w))
+					w++;
+				if (word && w > q) {
+					vec_push(&mentioned, (void *)(uintptr_t)(i + 1));
+					vec_push(&mentioned, (void *)intern(&s->names, q, (size_t)(w - q)));
+				}
+				q = w;
+			}
+		}
+		s->mentions = xmalloc((mentioned.len + 1) * sizeof *s->mentions);
+		for (size_t i = 0; i + 1 < mentioned.len; i += 2) {
+			int to = (int)(uintptr_t)pmap_get(&index, mentioned.items[i + 1]);
+			if (to) {
+				s->mentions[s->nmentions++] = (int)(uintptr_t)mentioned.items[i] - 1;
+				s->mentions[s->nmentions++] = to - 1;
+			}
+		}
+	}
+	vec_release(&mentioned);
+	pmap_release(&index);
+	return ok;
+}
+
+/* ------------------------------------------------------------ cutting */
+
+/* Where the n functions split into at most want parts of about equal
+ * size, cutting only where no mention crosses: cut[0..k) with
+ * 0 < cut[0] < ... < cut[k-1] < n.  Returns k. */
+static int choose_cuts(const Scan *s, int want, int *cut)
+{
+	int n = s->n;
+	/* cover[k] > 0: a mention joins a function before k with one from k on */
+	int *cover = xmalloc((size_t)(n + 2) * sizeof *cover);
+	memset(cover, 0, (size_t)(n + 2) * sizeof *cover);
+	for (size_t i = 0; i < s->nmentions; i += 2) {
+		int lo = s->mentions[i], hi = s->mentions[i + 1];
+		if (lo > hi)
+			lo = s->mentions[i + 1], hi = s->mentions[i];
+		if (lo < hi) {
+			cover[lo + 1]++;
+			cover[hi + 1]--;
+		}
+	}
+	/* the cuts allowed, in order; then for each boundary the allowed cut
+	 * nearest to its share of the bytes, after the cut before it */
+	int *allowed = xmalloc((size_t)(n + 1) * sizeof *allowed);
+	int nallowed = 0, run = 0;
+	for (int at = 1; at < n; at++) {
+		run += cover[at];
+		if (run == 0)
+			allowed[nallowed++] = at;
+	}
+	double total = (double)(s->at[n] - s->at[0]);
+#define UPTO(k) ((double)(s->at[k] - s->at[0]))
+	int k = 0, from = 0; /* allowed[from..) lie after the last cut */
+	for (int part = 1; part < want && from < nallowed; part++) {
+		double target = total * part / want;
+		int best = from;
+		while (best + 1 < nallowed && UPTO(allowed[best + 1]) <= target)
+			best++;
+		if (best + 1 < nallowed && UPTO(allowed[best + 1]) - target < target - UPTO(allowed[best]))
+			best++;
+		cut[k++] = allowed[best];
+		from = best + 1;
+	}
+#undef UPTO
+	free(allowed);
+	free(cover);
+	return k;
+}
+
+/* ------------------------------------------------------------ the wire */
+
+static void put_u32(StrBuf *b, uint32_t v) { sb_putn(b, (const char *)&v, sizeof v); }
+static void put_u64(StrBuf *b, uint64_t v) { sb_putn(b, (const char *)&v, sizeof v); }
+static void put_str(StrBuf *b, const char *s)
+{
+	size_t n = strlen(s);
+	put_u32(b, (uint32_t)n);
+	sb_putn(b, s, n + 1);
+}
+
+typedef struct Reader {
+	const char *data;
+	size_t len, at;
+	bool bad;
+} Reader;
+
+static uint64_t get_n(Reader *r, size_t size)
+{
+	uint64_t v = 0;
+	if (r->bad || r->len - r->at < size) {
+		r->bad = true;
+		return 0;
+	}
+	if (size == 4) {
+		uint32_t u;
+		memcpy(&u, r->data + r->at, 4);
+		v = u;
+	} else {
+		memcpy(&v, r->data + r->at, 8);
+	}
+	r->at += size;
+	return v;
+}
+
+/* A string of the wire, interned in a (NULL when malformed). */
+static const char *get_str(Reader *r, Arena *a)
+{
+	uint64_t n = get_n(r, 4);
+	if (r->bad || r->len - r->at < n + 1 || r->data[r->at + n] != 0) {
+		r->bad = true;
+		return NULL;
+	}
+	const char *s = intern(a, r->data + r->at, (size_t)n);
+	r->at += n + 1;
+	return s;
+}
+
+/* ------------------------------------------------------------ a worker */
+
+static bool write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		s += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static void count_diag(void *ctx, const char *kind, int line, int col, const char *msg)
+{
+	(void)kind, (void)line, (void)col, (void)msg;
+	++*(int *)ctx;
+}
+
+/* A worker: functions [lo, hi) of the scan through pl, printed onto fd;
+ * its exit status says whether it did. */
+static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, const Pipeline *pl, int fd)
+{
+	int null = open("/dev/null", O_WRONLY);
+	if (null >= 0) {
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	/* the module header, blank lines for the functions before, its own */
+	size_t from = s->at[lo], to = s->at[hi], blank = 0;
+	for (const char *q = src + s->body_at; (q = memchr(q, '\n', (size_t)(src + from - q))) != NULL; q++)
+		blank++;
+	size_t n = s->body_at + blank + (to - from);
+	char *buf = xmalloc(n + 1);
+	memcpy(buf, src, s->body_at);
+	memset(buf + s->body_at, '\n', blank);
+	memcpy(buf + s->body_at + blank, src + from, to - from);
+	buf[n] = 0;
+	Arena arena;
+	arena_init(&arena);
+	int said = 0;
+	Diag d;
+	diag_init(&d, "", NULL, 0);
+	d.sink = count_diag;
+	d.sink_ctx = &said;
+	Program *p = parse_program(&arena, &d, buf, n);
+	if (!p || said || p->nfuncs != hi - lo || !p->name)
+		_exit(3);
+	for (int i = 0; i < p->nfuncs; i++)
+		if (strcmp(p->funcs[i]->name, s->name[lo + i]) != 0)
+			_exit(3);
+	if (!pipe_check_contracts(p, pl, &d) || pipe_run(p, pl, NULL, &d) != 0 || said)
+		_exit(3);
+	PrintedPart part;
+	if (!print_part(&part, p))
+		_exit(4);
+	StrBuf b = { 0 };
+	put_u32(&b, WIRE_MAGIC);
+	put_str(&b, p->name);
+	put_u32(&b, (uint32_t)part.nfns);
+	put_u32(&b, (uint32_t)part.ncallees);
+	put_u32(&b, (uint32_t)part.ndyn);
+	put_u64(&b, part.text.len);
+	for (int i = 0; i < part.nfns; i++) {
+		const PrintedFn *f = &part.fns[i];
+		put_str(&b, f->name);
+		put_u64(&b, f->text_at);
+		put_u64(&b, f->text_len);
+		put_u64(&b, f->callees_at);
+		put_u32(&b, (uint32_t)f->ncallees);
+	}
+	for (int i = 0; i < part.ncallees; i++)
+		put_str(&b, part.callees[i]);
+	for (int i = 0; i < part.ndyn; i++) {
+		put_u32(&b, part.dyn[i].id < p->module_var_ids ? part.dyn[i].id : PAR_LOCAL_DYN);
+		put_str(&b, part.dyn[i].name);
+	}
+	bool ok = write_all(fd, b.data, b.len) && write_all(fd, part.text.data ? part.text.data : "", part.text.len);
+	_exit(ok ? 0 : 5);
+}
+
+/* ------------------------------------------------------------ the parent */
+
+/* What the parent got from one worker, decoded. */
+typedef struct Part {
+	pid_t pid;
+	int fd;
+	char *data;     /* the worker's bytes */
+	size_t len;
+	const char *class_name;
+	PrintedFn *fns; /* text pointing into data */
+	int nfns;
+	const char **callees;
+	int ncallees;
+	PrintedDyn *dyn;
+	int ndyn;
+} Part;
+
+static bool read_all(int fd, char **data, size_t *len)
+{
+	size_t cap = (size_t)1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (cap - n < ((size_t)1 << 15)) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return false;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*data = buf;
+	*len = n;
+	return true;
+}
+
+static bool decode(Part *pt, Arena *a)
+{
+	Reader r = { pt->data, pt->len, 0, false };
+	if (get_n(&r, 4) != WIRE_MAGIC)
+		return false;
+	pt->class_name = get_str(&r, a);
+	uint64_t nfns = get_n(&r, 4), ncallees = get_n(&r, 4), ndyn = get_n(&r, 4), tlen = get_n(&r, 8);
+	if (r.bad || nfns > r.len || ncallees > r.len || ndyn > r.len)
+		return false;
+	pt->fns = xmalloc((size_t)(nfns + 1) * sizeof *pt->fns);
+	pt->callees = xmalloc((size_t)(ncallees + 1) * sizeof *pt->callees);
+	pt->dyn = xmalloc((size_t)(ndyn + 1) * sizeof *pt->dyn);
+	for (uint64_t i = 0; i < nfns && !r.bad; i++) {
+		PrintedFn *f = &pt->fns[pt->nfns++];
+		f->name = get_str(&r, a);
+		f->text_at = (size_t)get_n(&r, 8);
+		f->text_len = (size_t)get_n(&r, 8);
+		f->callees_at = (size_t)get_n(&r, 8);
+		f->ncallees = (int)get_n(&r, 4);
+		if (f->text_at > tlen || f->text_len > tlen - f->text_at || f->callees_at > ncallees ||
+		    (uint64_t)f->ncallees > ncallees - f->callees_at)
+			r.bad = true;
+	}
+	for (uint64_t i = 0; i < ncallees && !r.bad; i++)
+		pt->callees[pt->ncallees++] = get_str(&r, a);
+	for (uint64_t i = 0; i < ndyn && !r.bad; i++) {
+		PrintedDyn *y = &pt->dyn[pt->ndyn++];
+		y->id = (unsigned)get_n(&r, 4);
+		y->name = get_str(&r, a);
+	}
+	if (r.bad || r.len - r.at != tlen)
+		return false;
+	for (int i = 0; i < pt->nfns; i++)
+		pt->fns[i].text = pt->data + r.at + pt->fns[i].text_at;
+	return true;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	return strcmp(((const PrintedFn *)a)->name, ((const PrintedFn *)b)->name);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The parts joined into out; false when they do not make the serial
+ * result (a name twice, a symbol of one name that may be two). */
+static bool join(Part *parts, int nparts, StrBuf *out)
+{
+	int nfns = 0, ncallees = 0, ndyn = 0;
+	for (int i = 0; i < nparts; i++) {
+		nfns += parts[i].nfns;
+		ncallees += parts[i].ncallees;
+		ndyn += parts[i].ndyn;
+	}
+	PrintedFn *fns = xmalloc((size_t)(nfns + 1) * sizeof *fns);
+	const char **callees = xmalloc((size_t)(ncallees + 1) * sizeof *callees);
+	const char **dyn = xmalloc((size_t)(ndyn + 1) * sizeof *dyn);
+	PtrMap seen = { 0 }; /* symbol name -> its id + 1, or LOCAL */
+	const uintptr_t LOCAL = UINTPTR_MAX;
+	bool ok = true;
+	int nf = 0, nc = 0, nd = 0;
+	for (int i = 0; i < nparts && ok; i++) {
+		Part *pt = &parts[i];
+		ok = pt->class_name == parts[0].class_name;
+		for (int j = 0; j < pt->nfns; j++) {
+			fns[nf] = pt->fns[j];
+			fns[nf++].callees_at += (size_t)nc;
+		}
+		memcpy(callees + nc, pt->callees, (size_t)pt->ncallees * sizeof *callees);
+		nc += pt->ncallees;
+		for (int j = 0; j < pt->ndyn && ok; j++) {
+			const PrintedDyn *y = &pt->dyn[j];
+			uintptr_t had = (uintptr_t)pmap_get(&seen, y->name);
+			uintptr_t key = y->id == PAR_LOCAL_DYN ? LOCAL : (uintptr_t)y->id + 1;
+			if (had && (had != key || key == LOCAL)) {
+				ok = false;
+				break;
+			}
+			if (!had) {
+				pmap_put(&seen, y->name, (void *)key);
+				dyn[nd++] = y->name;
+			}
+		}
+	}
+	if (ok) {
+		qsort(fns, (size_t)nf, sizeof *fns, cmp_fn);
+		for (int i = 1; i < nf && ok; i++)
+			ok = fns[i - 1].name != fns[i].name;
+	}
+	if (ok) {
+		qsort(dyn, (size_t)nd, sizeof *dyn, cmp_str);
+		print_join(out, parts[0].class_name, fns, nf, callees, dyn, nd);
+	}
+	pmap_release(&seen);
+	free(fns);
+	free(callees);
+	free(dyn);
+	return ok;
+}
+
+static int cpus_to_run_on(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+bool par_run(const char *src, size_t len, const Pipeline *pl, int jobs, StrBuf *out)
+{
+	if (jobs == 1 || !pl->n)
+		return false;
+	for (int i = 0; i < pl->n; i++)
+		if (!pl->steps[i].pass->function_local)
+			return false;
+	if (jobs <= 0) {
+		if (len < PAR_AUTO_MIN_BYTES)
+			return false;
+		jobs = cpus_to_run_on();
+		if ((size_t)jobs > len / PAR_MIN_PART_BYTES)
+			jobs = (int)(len / PAR_MIN_PART_BYTES);
+		if (jobs < 2)
+			return false;
+	}
+	if (jobs > PAR_MAX_JOBS)
+		jobs = PAR_MAX_JOBS;
+	Scan s = { 0 };
+	if (!scan_program(src, len, &s)) {
+		scan_release(&s);
+		return false;
+	}
+	if (jobs > s.n)
+		jobs = s.n;
+	int cut[PAR_MAX_JOBS + 1];
+	int ncut = choose_cuts(&s, jobs, cut);
+	if (!ncut) {
+		scan_release(&s);
+		return false;
+	}
+	int nparts = ncut + 1;
+	cut[ncut] = s.n;
+	Part parts[PAR_MAX_JOBS + 1];
+	memset(parts, 0, sizeof parts);
+	fflush(NULL);
+	bool ok = true;
+	int started = 0;
+	for (int i = 0; i < nparts && ok; i++) {
+		int fds[2];
+		if (pipe(fds) != 0) {
+			ok = false;
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(fds[0]);
+			close(fds[1]);
+			ok = false;
+			break;
+		}
+		if (pid == 0) {
+			close(fds[0]);
+			for (int j = 0; j < started; j++)
+				close(parts[j].fd);
+			worker(src, &s, i ? cut[i - 1] : 0, cut[i], pl, fds[1]);
+		}
+		close(fds[1]);
+		parts[i].pid = pid;
+		parts[i].fd = fds[0];
+		started++;
+	}
+	/* collect every worker (a failure ends the others early) */
+	Arena names;
+	arena_init(&names);
+	for (int i = 0; i < started; i++) {
+		if (ok && !read_all(parts[i].fd, &parts[i].data, &parts[i].len))
+			ok = false;
+		close(parts[i].fd);
+		if (!ok)
+			for (int j = i + 1; j < started; j++)
+				kill(parts[j].pid, SIGKILL);
+		int status = 0;
+		while (waitpid(parts[i].pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (ok && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decode(&parts[i], &names))) {
+			ok = false;
+			for (int j = i + 1; j < started; j++)
+				kill(parts[j].pid, SIGKILL);
+		}
+	}
+	if (ok && !join(parts, nparts, out)) {
+		sb_release(out);
+		ok = false;
+	}
+	for (int i = 0; i < started; i++) {
+		free(parts[i].data);
+		free(parts[i].fns);
+		free(parts[i].callees);
+		free(parts[i].dyn);
+	}
+	arena_free(&names);
+	scan_release(&s);
+	return ok;
+}

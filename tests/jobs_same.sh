@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# --jobs (parallel.c) changes nothing but the wall time: every case of the
+# conformance corpus, and every .pto under the given test-data folders
+# through convert-to-ssa,outline-incore,outline-cluster, gives the same
+# stdout, stderr and exit status with -j1 (serial) as with -j2, which
+# splits any program of two or more functions that can be cut between
+# functions that do not call each other, whatever its size.  Also a
+# generated program of a few megabytes with the default --jobs (automatic).
+#
+# usage: jobs_same.sh PTOOPT SOURCE_ROOT [CASES_DIR]
+set -u
+tool=${1:?usage: $0 PTOOPT SOURCE_ROOT [CASES_DIR]}
+root=${2:?usage: $0 PTOOPT SOURCE_ROOT [CASES_DIR]}
+cases=${3:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptoopt-jobs.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+# one run each way; $1 the input, the rest the options
+same() {
+    local in=$1
+    shift
+    "$tool" -j1 "$@" "$in" >"$tmp/o1" 2>"$tmp/e1"
+    local r1=$?
+    "$tool" -j2 "$@" "$in" >"$tmp/o2" 2>"$tmp/e2"
+    local r2=$?
+    n=$((n + 1))
+    if [ $r1 -ne $r2 ] || ! cmp -s "$tmp/o1" "$tmp/o2" || ! cmp -s "$tmp/e1" "$tmp/e2"; then
+        bad=$((bad + 1))
+        echo "FAIL: $in $* (exit $r1 / $r2)"
+        diff "$tmp/o1" "$tmp/o2" | head -5
+        diff "$tmp/e1" "$tmp/e2" | head -5
+    fi
+}
+pipe=--passes=convert-to-ssa,outline-incore,outline-cluster
+while IFS= read -r f; do
+    same "$f" "$pipe"
+done < <(find "$root/testdata" "$root/tests/lit" -name '*.pto' | LC_ALL=C sort)
+if [ -n "$cases" ] && [ -d "$cases" ]; then
+    while IFS= read -r a; do
+        d=${a%/args}
+        # shellcheck disable=SC2046  # args holds the case's words
+        same "$d/input.pto" $(cat "$a")
+    done < <(find "$cases" -name args | LC_ALL=C sort)
+fi
+# a large program: the automatic choice splits it where there are two
+# processors; -j1 never does
+python3 "$root/bench/gen.py" --size 3000000 --style outline-heavy -o "$tmp/big.pto" || exit 2
+"$tool" -j1 "$pipe" "$tmp/big.pto" >"$tmp/b1" 2>&1 || { echo "FAIL: big -j1"; bad=$((bad + 1)); }
+"$tool" "$pipe" "$tmp/big.pto" >"$tmp/b2" 2>&1 || { echo "FAIL: big (automatic jobs)"; bad=$((bad + 1)); }
+"$tool" -j3 "$pipe" "$tmp/big.pto" >"$tmp/b3" 2>&1 || { echo "FAIL: big -j3"; bad=$((bad + 1)); }
+cmp -s "$tmp/b1" "$tmp/b2" || { echo "FAIL: big, automatic jobs differ from -j1"; bad=$((bad + 1)); }
+cmp -s "$tmp/b1" "$tmp/b3" || { echo "FAIL: big, -j3 differs from -j1"; bad=$((bad + 1)); }
+echo "jobs_same: $n runs compared, $bad differing"
+[ $bad -eq 0 ]
