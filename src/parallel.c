@@ -109,9 +109,18 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 	/* the bytes that matter to the end of a line: newlines, comments,
 	 * strings, brackets */
 	static bool special[256];
-	if (!special['\n'])
+	static signed char bracket[256];
+	static unsigned char quoting[256];
+	if (!special['\n']) {
 		for (const char *c = "\n#\"'()[]{}"; *c; c++)
 			special[(unsigned char)*c] = true;
+		for (const char *c = "([{"; *c; c++)
+			bracket[(unsigned char)*c] = 1;
+		for (const char *c = ")]}"; *c; c++)
+			bracket[(unsigned char)*c] = -1;
+		for (const char *c = "#\"'\\"; *c; c++)
+			quoting[(unsigned char)*c] = 1;
+	}
 	const char *p = src, *end = src + len;
 	int depth = 0;            /* brackets open */
 	int class_indent = -1;    /* the class body's, once known */
@@ -171,7 +180,26 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 			if (after_class)
 				ok = false; /* something after the class */
 		}
-		/* to the end of the logical line */
+		/* to the end of the logical line: a line without quotes or
+		 * comments in one pass without branches (the brackets counted),
+		 * else byte by byte */
+		for (;;) {
+			const char *e = memchr(p, '\n', (size_t)(end - p));
+			if (!e)
+				break;
+			int d = 0;
+			unsigned hard = 0;
+			for (const char *q = p; q < e; q++) {
+				d += bracket[(unsigned char)*q];
+				hard |= quoting[(unsigned char)*q];
+			}
+			if (hard || depth + d < 0)
+				break;
+			depth += d;
+			p = e + 1;
+			if (depth == 0)
+				goto next_line;
+		}
 		while (p < end && ok) {
 			while (p < end && !special[(unsigned char)*p])
 				p++;
@@ -219,6 +247,7 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 				depth--;
 			p++;
 		}
+	next_line:;
 	}
 	ok = ok && p >= end && in_class && s->n >= 2 && !decorating && s->name[s->n - 1];
 	if (ok) {
