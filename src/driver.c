@@ -78,9 +78,18 @@ static char *read_input(const char *path, size_t *len)
 
 /* ------------------------------------------------------------ writing */
 
-/* The program printed (prog) or data written to f; 0 or an errno. */
-static int emit(FILE *f, Program *prog, const char *data, size_t len)
+/* The program printed (prog), the parts of a run in parts joined (parts),
+ * or data written to f; 0 or an errno. */
+static int emit(FILE *f, Program *prog, const ParResult *parts, const char *data, size_t len)
 {
+	if (parts) {
+		StrBuf out = { 0 };
+		out.sink = f;
+		par_print(parts, &out);
+		int err = sb_flush(&out);
+		sb_release(&out);
+		return err;
+	}
 	if (prog) {
 		StrBuf out = { 0 };
 		out.sink = f;
@@ -94,9 +103,9 @@ static int emit(FILE *f, Program *prog, const char *data, size_t len)
 	return 0;
 }
 
-static int write_stdout(Program *prog, const char *data, size_t len)
+static int write_stdout(Program *prog, const ParResult *parts, const char *data, size_t len)
 {
-	int err = emit(stdout, prog, data, len);
+	int err = emit(stdout, prog, parts, data, len);
 	if (!err && fflush(stdout) != 0)
 		err = errno;
 	if (err) {
@@ -272,19 +281,21 @@ typedef struct Result {
 	Program *prog;
 	const char *text;
 	size_t len;
-	StrBuf printed; /* the text when the pipeline ran in parts (parallel.c) */
+	ParResult *parts; /* the pipeline ran in parts (parallel.c) */
 } Result;
 
 static int emit_result(FILE *f, void *ctx)
 {
 	const Result *res = ctx;
-	return emit(f, res->prog, res->text, res->len);
+	return emit(f, res->prog, res->parts, res->text, res->len);
 }
 
 /* The result as one text (for what needs it whole: --diff, the lossless check). */
 static void result_text(StrBuf *b, const Result *res)
 {
-	if (res->prog)
+	if (res->parts)
+		par_print(res->parts, b);
+	else if (res->prog)
 		print_program(b, res->prog);
 	else
 		sb_putn(b, res->text, res->len);
@@ -293,7 +304,7 @@ static void result_text(StrBuf *b, const Result *res)
 static int write_result(const char *dest, const Result *res)
 {
 	if (!dest)
-		return write_stdout(res->prog, res->text, res->len);
+		return write_stdout(res->prog, res->parts, res->text, res->len);
 	return write_atomic(dest, emit_result, (void *)res);
 }
 
@@ -308,16 +319,16 @@ static bool may_run_in_parts(const DriverConfig *c)
 
 /* Parse src and run the pipeline on it; *progp is the program (also after
  * a pass failed, for the caller to release), NULL when it did not parse.
- * With printed given, the pipeline may run in parts (parallel.c), its
- * result printed there instead (printed->data set, *progp NULL). */
+ * With parts given, the pipeline may run in parts (parallel.c): *parts
+ * set, *progp NULL. */
 static int run_text(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, Arena *arena,
-		    Diag *d, Program **progp, StrBuf *printed)
+		    Diag *d, Program **progp, ParResult **parts)
 {
 	bool from_stdin = strcmp(path, "-") == 0;
 	int rc = 0;
 	RunCtx r = { .c = c, .shown = shown };
 	StrBuf dumps = { 0 };
-	if (printed && c->pipeline.n && may_run_in_parts(c) && par_run(src, len, &c->pipeline, c->jobs, printed))
+	if (parts && c->pipeline.n && may_run_in_parts(c) && (*parts = par_run(src, len, &c->pipeline, c->jobs)))
 		return 0;
 	Program *prog = *progp = parse_program(arena, d, src, len);
 	if (!prog)
@@ -362,24 +373,23 @@ static int run_part(DriverConfig *c, const char *path, const char *shown, const 
 	diag_init(&d, shown, src, len);
 	DiagExpect *x = c->verify_diagnostics ? dexp_begin(&d, src, len) : NULL;
 	Program *prog = NULL;
-	StrBuf printed = { 0 };
-	int rc = run_text(c, path, shown, src, len, arena, &d, &prog, whole ? &printed : NULL);
+	ParResult *parts = NULL;
+	int rc = run_text(c, path, shown, src, len, arena, &d, &prog, whole ? &parts : NULL);
 	if (x && dexp_end(x, &d) != 0)
 		rc = 1;
 	else if (x && rc)
 		rc = 2; /* the errors were the expected ones: no output, not a failure */
 	if (!rc && out)
 		print_program(out, prog);
-	if (!rc && whole && printed.data) {
-		whole->printed = printed; /* the caller releases it */
-		whole->text = printed.data;
-		whole->len = printed.len;
-		printed = (StrBuf){ 0 };
-	} else if (!rc && whole) {
+	if (!rc && whole && parts) {
+		whole->parts = parts; /* the caller prints and releases it */
+		return 0;
+	}
+	par_result_free(parts);
+	if (!rc && whole) {
 		whole->prog = prog; /* the caller prints and releases it */
 		return 0;
 	}
-	sb_release(&printed);
 	if (prog)
 		ir_program_release(prog);
 	return rc;
@@ -506,6 +516,11 @@ static int process(DriverConfig *c, const char *path)
 				sb_putc(&gb, 0);
 				golden = gb.data;
 			}
+			if (res.parts) { /* the text whole, to compare */
+				result_text(&joined, &res);
+				res.text = joined.data;
+				res.len = joined.len;
+			}
 			rc = res.prog ? golden_check(c, golden, res.prog, shown)
 				      : golden_check_text(c, golden, res.text, res.len, shown);
 			sb_release(&gb);
@@ -539,7 +554,7 @@ static int process(DriverConfig *c, const char *path)
 done:
 	if (res.prog)
 		ir_program_release(res.prog);
-	sb_release(&res.printed);
+	par_result_free(res.parts);
 	arena_free(&arena);
 	sb_release(&joined);
 	file_free(src);

@@ -478,6 +478,40 @@ typedef struct Part {
 	int ndyn;
 } Part;
 
+/* A run in parts: the workers' texts and the order to print them in. */
+struct ParResult {
+	Part parts[PAR_MAX_JOBS + 1];
+	int nparts;
+	Arena names;          /* the names of the parts, interned */
+	PrintedFn *fns;       /* all of them, by name */
+	int nfns;
+	const char **callees;
+	const char **dyn;
+	int ndyn;
+};
+
+void par_result_free(ParResult *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nparts; i++) {
+		free(r->parts[i].data);
+		free(r->parts[i].fns);
+		free(r->parts[i].callees);
+		free(r->parts[i].dyn);
+	}
+	free(r->fns);
+	free(r->callees);
+	free(r->dyn);
+	arena_free(&r->names);
+	free(r);
+}
+
+void par_print(const ParResult *r, StrBuf *out)
+{
+	print_join(out, r->parts[0].class_name, r->fns, r->nfns, r->callees, r->dyn, r->ndyn);
+}
+
 static bool read_all(int fd, char **data, size_t *len)
 {
 	size_t cap = (size_t)1 << 16, n = 0;
@@ -547,10 +581,12 @@ static int cmp_fn(const void *a, const void *b)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* The parts joined into out; false when they do not make the serial
- * result (a name twice, a symbol of one name that may be two). */
-static bool join(Part *parts, int nparts, StrBuf *out)
+/* What print_join needs of the parts, in r; false when they do not make
+ * the serial result (a name twice, a symbol of one name that may be two). */
+static bool join(ParResult *r)
 {
+	Part *parts = r->parts;
+	int nparts = r->nparts;
 	int nfns = 0, ncallees = 0, ndyn = 0;
 	for (int i = 0; i < nparts; i++) {
 		nfns += parts[i].nfns;
@@ -592,14 +628,14 @@ static bool join(Part *parts, int nparts, StrBuf *out)
 		for (int i = 1; i < nf && ok; i++)
 			ok = fns[i - 1].name != fns[i].name;
 	}
-	if (ok) {
+	if (ok)
 		qsort(dyn, (size_t)nd, sizeof *dyn, cmp_str);
-		print_join(out, parts[0].class_name, fns, nf, callees, dyn, nd);
-	}
 	pmap_release(&seen);
-	free(fns);
-	free(callees);
-	free(dyn);
+	r->fns = fns;
+	r->nfns = nf;
+	r->callees = callees;
+	r->dyn = dyn;
+	r->ndyn = nd;
 	return ok;
 }
 
@@ -612,28 +648,28 @@ static int cpus_to_run_on(void)
 	return n > 0 ? (int)n : 1;
 }
 
-bool par_run(const char *src, size_t len, const Pipeline *pl, int jobs, StrBuf *out)
+ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 {
 	if (jobs == 1 || !pl->n)
-		return false;
+		return NULL;
 	for (int i = 0; i < pl->n; i++)
 		if (!pl->steps[i].pass->function_local)
-			return false;
+			return NULL;
 	if (jobs <= 0) {
 		if (len < PAR_AUTO_MIN_BYTES)
-			return false;
+			return NULL;
 		jobs = cpus_to_run_on();
 		if ((size_t)jobs > len / PAR_MIN_PART_BYTES)
 			jobs = (int)(len / PAR_MIN_PART_BYTES);
 		if (jobs < 2)
-			return false;
+			return NULL;
 	}
 	if (jobs > PAR_MAX_JOBS)
 		jobs = PAR_MAX_JOBS;
 	Scan s = { 0 };
 	if (!scan_program(src, len, &s)) {
 		scan_release(&s);
-		return false;
+		return NULL;
 	}
 	if (jobs > s.n)
 		jobs = s.n;
@@ -641,12 +677,13 @@ bool par_run(const char *src, size_t len, const Pipeline *pl, int jobs, StrBuf *
 	int ncut = choose_cuts(&s, jobs, cut);
 	if (!ncut) {
 		scan_release(&s);
-		return false;
+		return NULL;
 	}
 	int nparts = ncut + 1;
 	cut[ncut] = s.n;
-	Part parts[PAR_MAX_JOBS + 1];
-	memset(parts, 0, sizeof parts);
+	ParResult *r = xmalloc(sizeof *r);
+	memset(r, 0, sizeof *r);
+	Part *parts = r->parts;
 	fflush(NULL);
 	bool ok = true;
 	int started = 0;
@@ -675,8 +712,8 @@ bool par_run(const char *src, size_t len, const Pipeline *pl, int jobs, StrBuf *
 		started++;
 	}
 	/* collect every worker (a failure ends the others early) */
-	Arena names;
-	arena_init(&names);
+	arena_init(&r->names);
+	r->nparts = started;
 	for (int i = 0; i < started; i++) {
 		if (ok && !read_all(parts[i].fd, &parts[i].data, &parts[i].len))
 			ok = false;
@@ -687,23 +724,17 @@ bool par_run(const char *src, size_t len, const Pipeline *pl, int jobs, StrBuf *
 		int status = 0;
 		while (waitpid(parts[i].pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (ok && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decode(&parts[i], &names))) {
+		if (ok && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decode(&parts[i], &r->names))) {
 			ok = false;
 			for (int j = i + 1; j < started; j++)
 				kill(parts[j].pid, SIGKILL);
 		}
 	}
-	if (ok && !join(parts, nparts, out)) {
-		sb_release(out);
-		ok = false;
-	}
-	for (int i = 0; i < started; i++) {
-		free(parts[i].data);
-		free(parts[i].fns);
-		free(parts[i].callees);
-		free(parts[i].dyn);
-	}
-	arena_free(&names);
+	ok = ok && started == nparts && join(r);
 	scan_release(&s);
-	return ok;
+	if (!ok) {
+		par_result_free(r);
+		return NULL;
+	}
+	return r;
 }

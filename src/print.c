@@ -2164,7 +2164,8 @@ void print_join(StrBuf *out, const char *name, const PrintedFn *fns, int n, cons
 		room += fns[i].text_len;
 	for (int i = 0; i < ndyn; i++)
 		room += strlen(dyn[i]) * 2 + 32;
-	sb_reserve(out, room);
+	if (!out->sink) /* a streamed text is held a chunk at a time */
+		sb_reserve(out, room);
 	header_open(out, name);
 	for (int i = 0; i < ndyn; i++)
 		header_dyn(out, dyn[i]);
