@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/lex.h"
 
 typedef enum { PIECE_COMMENT, PIECE_DOCSTRING, PIECE_CONSTANT, PIECE_INLINE } PieceKind;
 
@@ -33,7 +34,6 @@ static void add(Pieces *p, PieceKind k, int line, int col, const char *s, size_t
 	p->v[p->n++] = (Piece){ k, line, col, s, n, false };
 }
 
-static bool is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 /* The comments, docstrings and module-level constants of a Python text:
  * a line scanner that knows strings (a '#' inside one is no comment) and
@@ -84,14 +84,14 @@ static void scan(const char *src, size_t len, Pieces *out)
 					while (n < ne && *n == ' ')
 						n++;
 					const char *ns = n;
-					while (n < ne && is_ident(*n))
+					while (n < ne && lex_ident_char(*n))
 						n++;
 					add(out, PIECE_INLINE, line, 1, ns, (size_t)(n - ns));
 				}
-			} else if (q == p && q < e && (is_ident(*q) && !(*q >= '0' && *q <= '9'))) {
+			} else if (q == p && q < e && (lex_ident_char(*q) && !(*q >= '0' && *q <= '9'))) {
 				/* module level: NAME = value (not ==), other than a pl.dynamic */
 				const char *n = q;
-				while (n < e && is_ident(*n))
+				while (n < e && lex_ident_char(*n))
 					n++;
 				const char *r = n;
 				while (r < e && *r == ' ')

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/lex.h"
 #include "ptoopt/parse.h"
 #include "ptoopt/print.h"
 
@@ -82,11 +83,6 @@ static void scan_release(Scan *s)
 	free(s->at);
 	free(s->name);
 	free(s->mentions);
-}
-
-static bool ident_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 static bool starts(const char *p, const char *end, const char *word)
@@ -126,7 +122,6 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 	int class_indent = -1;    /* the class body's, once known */
 	bool in_class = false, after_class = false, saw_program = false, decorating = false;
 	PtrMap index = { 0 };     /* name -> function index + 1 */
-	PtrVec mentioned = { 0 }; /* (function index + 1, name) */
 	bool ok = true;
 	while (p < end && ok) {
 		/* a logical line starts at p (depth 0, not in a string) */
@@ -164,7 +159,7 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 						const char *q = p + 4, *e;
 						while (q < end && *q == ' ')
 							q++;
-						for (e = q; e < end && ident_char(*e); e++)
+						for (e = q; e < end && lex_ident_char(*e); e++)
 							;
 						const char *nm = intern(&s->names, q, (size_t)(e - q));
 						if (e == q || pmap_get(&index, nm))
@@ -255,28 +250,24 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 		for (int i = 0; i < s->n; i++) {
 			const char *q = src + s->at[i], *e = src + s->at[i + 1];
 			while ((q = memmem(q, (size_t)(e - q), "self.", 5)) != NULL) {
-				bool word = q == src || !ident_char(q[-1]);
+				bool word = q == src || !lex_ident_char(q[-1]);
 				q += 5;
 				const char *w = q;
-				while (w < e && ident_char(*w))
+				while (w < e && lex_ident_char(*w))
 					w++;
-				if (word && w > q) {
-					vec_push(&mentioned, (void *)(uintptr_t)(i + 1));
-					vec_push(&mentioned, (void *)intern(&s->names, q, (size_t)(w - q)));
+				int to = word && w > q ? (int)(uintptr_t)pmap_get(&index, intern(&s->names, q, (size_t)(w - q))) : 0;
+				if (to) {
+					if (s->nmentions + 2 > s->cmentions) {
+						s->cmentions = s->cmentions ? s->cmentions * 2 : 64;
+						s->mentions = xrealloc(s->mentions, s->cmentions * sizeof *s->mentions);
+					}
+					s->mentions[s->nmentions++] = i;
+					s->mentions[s->nmentions++] = to - 1;
 				}
 				q = w;
 			}
 		}
-		s->mentions = xmalloc((mentioned.len + 1) * sizeof *s->mentions);
-		for (size_t i = 0; i + 1 < mentioned.len; i += 2) {
-			int to = (int)(uintptr_t)pmap_get(&index, mentioned.items[i + 1]);
-			if (to) {
-				s->mentions[s->nmentions++] = (int)(uintptr_t)mentioned.items[i] - 1;
-				s->mentions[s->nmentions++] = to - 1;
-			}
-		}
 	}
-	vec_release(&mentioned);
 	pmap_release(&index);
 	return ok;
 }

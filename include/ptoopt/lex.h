@@ -19,6 +19,13 @@
 /* For the helpers that must fold into their callers (constant operands). */
 #define LEX_INLINE static inline __attribute__((always_inline))
 
+/* A byte of a Python identifier (letters, digits, '_'), for the quick
+ * scans that do not lex (lossless.c, parallel.c). */
+static inline bool lex_ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
 typedef enum TokKind {
 	TK_EOF, TK_NEWLINE, TK_INDENT, TK_DEDENT,
 	TK_NAME, TK_INT, TK_FLOAT, TK_STRING, TK_OP,
