@@ -6,7 +6,8 @@
  * parts between functions no mention joins.  Each worker (a fork) parses
  * the module header and its own functions only (the other parts' lines
  * left blank, so that lines keep their numbers), runs the pipeline on them
- * and sends back their printed text.  Parsing in the workers is what makes
+ * and leaves their printed text in a memfd the parent maps when it has
+ * exited (so no worker waits on the parent).  Parsing in the workers is what makes
  * this pay: a third of a run is parsing, and a worker that wrote into the
  * parent's parsed program would copy it page by page.
  *
@@ -50,6 +51,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -390,7 +393,7 @@ static void count_diag(void *ctx, const char *kind, int line, int col, const cha
 	++*(int *)ctx;
 }
 
-/* A worker: functions [lo, hi) of the scan through pl, printed onto fd;
+/* A worker: functions [lo, hi) of the scan through pl, written to fd;
  * its exit status says whether it did. */
 static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, const Pipeline *pl, int fd)
 {
@@ -457,8 +460,8 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 /* What the parent got from one worker, decoded. */
 typedef struct Part {
 	pid_t pid;
-	int fd;
-	char *data;     /* the worker's bytes */
+	int fd;         /* the worker's memfd */
+	char *data;     /* the worker's bytes, mapped from fd */
 	size_t len;
 	const char *class_name;
 	PrintedFn *fns; /* text pointing into data */
@@ -486,7 +489,8 @@ void par_result_free(ParResult *r)
 	if (!r)
 		return;
 	for (int i = 0; i < r->nparts; i++) {
-		free(r->parts[i].data);
+		if (r->parts[i].data)
+			munmap(r->parts[i].data, r->parts[i].len);
 		free(r->parts[i].fns);
 		free(r->parts[i].callees);
 		free(r->parts[i].dyn);
@@ -503,28 +507,18 @@ void par_print(const ParResult *r, StrBuf *out)
 	print_join(out, r->parts[0].class_name, r->fns, r->nfns, r->callees, r->dyn, r->ndyn);
 }
 
-static bool read_all(int fd, char **data, size_t *len)
+/* A finished worker's bytes: its memfd mapped whole (an empty one is not a
+ * wire text). */
+static bool map_all(int fd, char **data, size_t *len)
 {
-	size_t cap = (size_t)1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (cap - n < ((size_t)1 << 15)) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return false;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*data = buf;
-	*len = n;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0)
+		return false;
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m == MAP_FAILED)
+		return false;
+	*data = m;
+	*len = (size_t)st.st_size;
 	return true;
 }
 
@@ -679,47 +673,43 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	bool ok = true;
 	int started = 0;
 	for (int i = 0; i < nparts && ok; i++) {
-		int fds[2];
-		if (pipe(fds) != 0) {
+		/* A memfd, not a pipe: a worker writes its result without waiting
+		 * for the parent to read it, so all finish at their own pace and
+		 * the parent maps the bytes in place. */
+		int fd = memfd_create("ptoopt-part", MFD_CLOEXEC);
+		if (fd < 0) {
 			ok = false;
 			break;
 		}
 		pid_t pid = fork();
 		if (pid < 0) {
-			close(fds[0]);
-			close(fds[1]);
+			close(fd);
 			ok = false;
 			break;
 		}
 		if (pid == 0) {
-			close(fds[0]);
 			for (int j = 0; j < started; j++)
 				close(parts[j].fd);
-			worker(src, &s, i ? cut[i - 1] : 0, cut[i], pl, fds[1]);
+			worker(src, &s, i ? cut[i - 1] : 0, cut[i], pl, fd);
 		}
-		close(fds[1]);
 		parts[i].pid = pid;
-		parts[i].fd = fds[0];
+		parts[i].fd = fd;
 		started++;
 	}
 	/* collect every worker (a failure ends the others early) */
 	arena_init(&r->names);
 	r->nparts = started;
 	for (int i = 0; i < started; i++) {
-		if (ok && !read_all(parts[i].fd, &parts[i].data, &parts[i].len))
-			ok = false;
-		close(parts[i].fd);
-		if (!ok)
-			for (int j = i + 1; j < started; j++)
-				kill(parts[j].pid, SIGKILL);
 		int status = 0;
 		while (waitpid(parts[i].pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (ok && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decode(&parts[i], &r->names))) {
+		if (ok && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+			   !map_all(parts[i].fd, &parts[i].data, &parts[i].len) || !decode(&parts[i], &r->names))) {
 			ok = false;
 			for (int j = i + 1; j < started; j++)
 				kill(parts[j].pid, SIGKILL);
 		}
+		close(parts[i].fd);
 	}
 	ok = ok && started == nparts && join(r);
 	scan_release(&s);
