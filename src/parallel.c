@@ -32,11 +32,12 @@
  * runs serially, which reports whatever a worker met.
  *
  * The wire format from a worker (its own binary, read only by its parent):
- * a u32 count of functions, callee names and symbols, a u64 text length;
- * per function its name, text offset and length, callee offset and count;
- * the callee names; per symbol its Var id (PAR_LOCAL_DYN when not the
- * module header's) and name; the text.  Strings are a u32 length, the
- * bytes and a NUL.
+ * the text (streamed while it prints); then a header: the magic, the class
+ * name, a u32 count of functions, callee names and symbols, a u64 text
+ * length; per function its name, text offset and length, callee offset and
+ * count; the callee names; per symbol its Var id (PAR_LOCAL_DYN when not
+ * the module header's) and name; last the u64 text length and the magic,
+ * which find the header.  Strings are a u32 length, the bytes and a NUL.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -373,20 +374,6 @@ static const char *get_str(Reader *r, Arena *a)
 
 /* ------------------------------------------------------------ a worker */
 
-static bool write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		s += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 static void count_diag(void *ctx, const char *kind, int line, int col, const char *msg)
 {
 	(void)kind, (void)line, (void)col, (void)msg;
@@ -427,23 +414,26 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 			_exit(3);
 	if (!pipe_check_contracts(p, pl, &d) || pipe_run(p, pl, NULL, &d) != 0 || said)
 		_exit(3);
+	/* the text streams into fd; the header that indexes it follows */
+	FILE *f = fdopen(fd, "w");
 	PrintedPart part;
-	if (!print_part(&part, p))
+	if (!f || !print_part(&part, p, f) || sb_flush(&part.text))
 		_exit(4);
+	uint64_t tlen = part.text.flushed;
 	StrBuf b = { 0 };
 	put_u32(&b, WIRE_MAGIC);
 	put_str(&b, p->name);
 	put_u32(&b, (uint32_t)part.nfns);
 	put_u32(&b, (uint32_t)part.ncallees);
 	put_u32(&b, (uint32_t)part.ndyn);
-	put_u64(&b, part.text.len);
+	put_u64(&b, tlen);
 	for (int i = 0; i < part.nfns; i++) {
-		const PrintedFn *f = &part.fns[i];
-		put_str(&b, f->name);
-		put_u64(&b, f->text_at);
-		put_u64(&b, f->text_len);
-		put_u64(&b, f->callees_at);
-		put_u32(&b, (uint32_t)f->ncallees);
+		const PrintedFn *pf = &part.fns[i];
+		put_str(&b, pf->name);
+		put_u64(&b, pf->text_at);
+		put_u64(&b, pf->text_len);
+		put_u64(&b, pf->callees_at);
+		put_u32(&b, (uint32_t)pf->ncallees);
 	}
 	for (int i = 0; i < part.ncallees; i++)
 		put_str(&b, part.callees[i]);
@@ -451,7 +441,9 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 		put_u32(&b, part.dyn[i].id < p->module_var_ids ? part.dyn[i].id : PAR_LOCAL_DYN);
 		put_str(&b, part.dyn[i].name);
 	}
-	bool ok = write_all(fd, b.data, b.len) && write_all(fd, part.text.data ? part.text.data : "", part.text.len);
+	put_u64(&b, tlen);
+	put_u32(&b, WIRE_MAGIC);
+	bool ok = fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0;
 	_exit(ok ? 0 : 5);
 }
 
@@ -524,7 +516,15 @@ static bool map_all(int fd, char **data, size_t *len)
 
 static bool decode(Part *pt, Arena *a)
 {
-	Reader r = { pt->data, pt->len, 0, false };
+	/* the text, the header, then the text's length and the magic again */
+	const size_t tail = 12;
+	if (pt->len < tail)
+		return false;
+	Reader t = { pt->data + pt->len - tail, tail, 0, false };
+	uint64_t text_len = get_n(&t, 8);
+	if (get_n(&t, 4) != WIRE_MAGIC || text_len > pt->len - tail)
+		return false;
+	Reader r = { pt->data + text_len, pt->len - tail - (size_t)text_len, 0, false };
 	if (get_n(&r, 4) != WIRE_MAGIC)
 		return false;
 	pt->class_name = get_str(&r, a);
@@ -552,10 +552,10 @@ static bool decode(Part *pt, Arena *a)
 		y->id = (unsigned)get_n(&r, 4);
 		y->name = get_str(&r, a);
 	}
-	if (r.bad || r.len - r.at != tlen)
+	if (r.bad || r.at != r.len || tlen != text_len)
 		return false;
 	for (int i = 0; i < pt->nfns; i++)
-		pt->fns[i].text = pt->data + r.at + pt->fns[i].text_at;
+		pt->fns[i].text = pt->data + pt->fns[i].text_at;
 	return true;
 }
 

@@ -2078,9 +2078,10 @@ static void print_program_with(StrBuf *out, Program *p, bool canonical)
 
 /* ------------------------------------------------------------ in parts */
 
-bool print_part(PrintedPart *part, Program *p)
+bool print_part(PrintedPart *part, Program *p, FILE *sink)
 {
 	*part = (PrintedPart){ 0 };
+	part->text.sink = sink;
 	ProgPrint pp;
 	prog_print_begin(&pp, &part->text, p, false);
 	Printer *pr = &pp.pr;
@@ -2116,9 +2117,9 @@ bool print_part(PrintedPart *part, Program *p)
 					part->callees[part->ncallees++] = c->name;
 			}
 			pf->ncallees = (int)((size_t)part->ncallees - pf->callees_at);
-			pf->text_at = pr->out.len;
+			pf->text_at = pr->out.flushed + pr->out.len;
 			print_function(pr, pp.sorted[i], ff, pr->in_program ? 4 : 0);
-			pf->text_len = pr->out.len - pf->text_at;
+			pf->text_len = pr->out.flushed + pr->out.len - pf->text_at;
 		}
 		pmap_release(&index);
 	}

@@ -47,8 +47,10 @@ typedef struct PrintedPart {
 	int ndyn;
 } PrintedPart;
 /* p's functions in parts; false (nothing kept) when two distinct symbols
- * share a name (the whole program's print would number them). */
-bool print_part(PrintedPart *part, Program *p);
+ * share a name (the whole program's print would number them).  With a
+ * sink the text streams there (part->text keeps only its last chunk until
+ * sb_flush; the offsets count from the sink's first byte). */
+bool print_part(PrintedPart *part, Program *p, FILE *sink);
 void print_part_release(PrintedPart *part);
 /* The program named name of the n functions fns (sorted by name, names
  * interned: equal names are one pointer, text set), their callees' names
