@@ -23,6 +23,9 @@
  *   taken twice, every choice is the serial one.
  * - Their checks (structure, outlined scopes) are conjunctions over
  *   functions.
+ * - A pass that is function-local only without some text in the source
+ *   (PassInfo.local_unless: inline-functions' splice counter spans the
+ *   program) keeps a source holding it serial.
  * - The printer's program-wide parts are the pl.dynamic header and the
  *   function order; print_part / print_join rebuild both from the parts.
  *   A symbol is known to be the same in two parts only when the module
@@ -637,9 +640,11 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 {
 	if (jobs == 1 || !pl->n)
 		return NULL;
-	for (int i = 0; i < pl->n; i++)
-		if (!pl->steps[i].pass->function_local)
+	for (int i = 0; i < pl->n; i++) {
+		const PassInfo *pi = pl->steps[i].pass;
+		if (!pi->function_local || (pi->local_unless && memmem(src, len, pi->local_unless, strlen(pi->local_unless))))
 			return NULL;
+	}
 	if (jobs <= 0) {
 		if (len < PAR_AUTO_MIN_BYTES)
 			return NULL;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # --jobs (parallel.c) changes nothing but the wall time: through
-# convert-to-ssa,outline-incore,outline-cluster, every .pto of the test data
+# convert-to-ssa,outline-incore,outline-cluster and through pypto-default
+# (its ten passes all function by function; inline-functions only on a
+# source without Inline functions), every .pto of the test data
 # and every program of the conformance corpus doubled (two halves no call
 # joins) gives the same stdout, stderr and exit status with -j1 (serial) as
 # with -j2, which splits any program that can be cut between functions that
@@ -33,8 +35,10 @@ same() {
     fi
 }
 pipe=--passes=convert-to-ssa,outline-incore,outline-cluster
+front=--passes=pypto-default
 while IFS= read -r f; do
     same "$f" "$pipe"
+    same "$f" "$front"
 done < <(find "$root/testdata" "$root/tests/lit" -name '*.pto' | LC_ALL=C sort)
 # every program of the corpus twice over (tests/jobs_double.py: a renamed
 # copy of its methods after them), so that -j2 has two halves to split,
@@ -43,7 +47,9 @@ if [ -n "$cases" ] && [ -d "$cases" ]; then
     mkdir "$tmp/double"
     find "$cases" -name input.pto | LC_ALL=C sort | python3 "$root/tests/jobs_double.py" "$tmp/double" || exit 2
     for f in "$tmp/double"/*.pto; do
-        [ -e "$f" ] && same "$f" "$pipe"
+        [ -e "$f" ] || continue
+        same "$f" "$pipe"
+        same "$f" "$front"
     done
 fi
 # a large program: the automatic choice splits it where there are two
@@ -54,5 +60,8 @@ python3 "$root/bench/gen.py" --size 3000000 --style outline-heavy -o "$tmp/big.p
 "$tool" -j3 "$pipe" "$tmp/big.pto" >"$tmp/b3" 2>&1 || { echo "FAIL: big -j3"; bad=$((bad + 1)); }
 cmp -s "$tmp/b1" "$tmp/b2" || { echo "FAIL: big, automatic jobs differ from -j1"; bad=$((bad + 1)); }
 cmp -s "$tmp/b1" "$tmp/b3" || { echo "FAIL: big, -j3 differs from -j1"; bad=$((bad + 1)); }
+"$tool" -j1 "$front" "$tmp/big.pto" >"$tmp/b1" 2>&1 || { echo "FAIL: big pypto-default -j1"; bad=$((bad + 1)); }
+"$tool" "$front" "$tmp/big.pto" >"$tmp/b2" 2>&1 || { echo "FAIL: big pypto-default (automatic jobs)"; bad=$((bad + 1)); }
+cmp -s "$tmp/b1" "$tmp/b2" || { echo "FAIL: big pypto-default, automatic jobs differ from -j1"; bad=$((bad + 1)); }
 echo "jobs_same: $n runs compared, $bad differing"
 [ $bad -eq 0 ]

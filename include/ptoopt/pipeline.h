@@ -69,6 +69,11 @@ typedef struct PassInfo {
 	 * calls, and adds only functions outlined from it: parallel.c may run
 	 * it on parts of a program. */
 	bool function_local;
+	/* ... except on a source that holds this text (NULL: none): the pass
+	 * then needs the whole program (inline-functions numbers its splices
+	 * from one counter over all functions; a program without the word
+	 * "Inline" has no Inline function to splice). */
+	const char *local_unless;
 } PassInfo;
 
 /* One pass of a pipeline with its own options (malloc'd; the strings are
