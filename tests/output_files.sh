@@ -120,7 +120,17 @@ for sig in TERM INT HUP; do
     seen=0
     for _ in $(seq 1 20000); do
         if compgen -G "$tmp/sig/out.pto.tmp??????" > /dev/null; then
-            kill -STOP $pid 2> /dev/null && seen=1
+            # SIGSTOP lands asynchronously: wait until the writer is
+            # stopped, then count it only if the temporary file is still
+            # there (else the write finished first: not checked)
+            if kill -STOP $pid 2> /dev/null; then
+                for _ in $(seq 1 2000); do
+                    st=$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' /proc/$pid/stat 2> /dev/null)
+                    case $st in T|t|Z|"") break ;; esac
+                done
+                compgen -G "$tmp/sig/out.pto.tmp??????" > /dev/null && seen=1
+                [ $seen = 1 ] || kill -CONT $pid 2> /dev/null
+            fi
             break
         fi
         kill -0 $pid 2> /dev/null || break
