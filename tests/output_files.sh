@@ -113,9 +113,10 @@ big="$tmp/big.pto"
 for sig in TERM INT HUP; do
     case $sig in TERM) want=143 ;; INT) want=130 ;; HUP) want=129 ;; esac
     rm -rf "$tmp/sig"; mkdir "$tmp/sig"
-    # (a background job of a script starts with SIGINT ignored, which
-    # ptoopt leaves ignored, as nohup wants: give it the default)
-    env --default-signal=INT "$tool" "$big" -o "$tmp/sig/out.pto" &
+    # (a background job of a script starts with SIGINT ignored, and under
+    # nohup SIGHUP is; ptoopt leaves an ignored signal ignored, as nohup
+    # wants: give all three the default)
+    env --default-signal=INT,HUP,TERM "$tool" "$big" -o "$tmp/sig/out.pto" &
     pid=$!
     seen=0
     for _ in $(seq 1 20000); do
