@@ -385,7 +385,8 @@ static void count_diag(void *ctx, const char *kind, int line, int col, const cha
 
 /* A worker: functions [lo, hi) of the scan through pl, written to fd;
  * its exit status says whether it did. */
-static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, const Pipeline *pl, int fd)
+static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, const Pipeline *pl, int fd, int done,
+			     unsigned char index)
 {
 	int null = open("/dev/null", O_WRONLY);
 	if (null >= 0) {
@@ -446,8 +447,10 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 	}
 	put_u64(&b, tlen);
 	put_u32(&b, WIRE_MAGIC);
-	bool ok = fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0;
-	_exit(ok ? 0 : 5);
+	if (fwrite(b.data, 1, b.len, f) != b.len || fflush(f) != 0)
+		_exit(5);
+	/* done: the parent takes the text while this process tears down */
+	_exit(write(done, &index, 1) == 1 ? 0 : 5);
 }
 
 /* ------------------------------------------------------------ the parent */
@@ -484,6 +487,8 @@ void par_result_free(ParResult *r)
 	if (!r)
 		return;
 	for (int i = 0; i < r->nparts; i++) {
+		while (waitpid(r->parts[i].pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		if (r->parts[i].data)
 			munmap(r->parts[i].data, r->parts[i].len);
 		free(r->parts[i].fns);
@@ -675,6 +680,14 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	memset(r, 0, sizeof *r);
 	Part *parts = r->parts;
 	fflush(NULL);
+	/* each worker, once its text is complete, writes its index here; the
+	 * end of the pipe (every worker gone) before all have is a failure */
+	int done[2];
+	if (pipe(done) != 0) {
+		scan_release(&s);
+		free(r);
+		return NULL;
+	}
 	bool ok = true;
 	int started = 0;
 	for (int i = 0; i < nparts && ok; i++) {
@@ -693,29 +706,42 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 			break;
 		}
 		if (pid == 0) {
+			close(done[0]);
 			for (int j = 0; j < started; j++)
 				close(parts[j].fd);
-			worker(src, &s, i ? cut[i - 1] : 0, cut[i], pl, fd);
+			worker(src, &s, i ? cut[i - 1] : 0, cut[i], pl, fd, done[1], (unsigned char)i);
 		}
 		parts[i].pid = pid;
 		parts[i].fd = fd;
 		started++;
 	}
-	/* collect every worker (a failure ends the others early) */
+	close(done[1]);
+	/* collect the workers as they finish; they are reaped later
+	 * (par_result_free), so their teardown overlaps the printing */
 	arena_init(&r->names);
 	r->nparts = started;
-	for (int i = 0; i < started; i++) {
-		int status = 0;
-		while (waitpid(parts[i].pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (ok && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-			   !map_all(parts[i].fd, &parts[i].data, &parts[i].len) || !decode(&parts[i], &r->names))) {
+	int got = 0;
+	while (ok && got < started) {
+		unsigned char idx[PAR_MAX_JOBS + 1];
+		ssize_t n = read(done[0], idx, sizeof idx);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
 			ok = false;
-			for (int j = i + 1; j < started; j++)
-				kill(parts[j].pid, SIGKILL);
+			break;
 		}
-		close(parts[i].fd);
+		for (ssize_t k = 0; k < n && ok; k++) {
+			Part *pt = idx[k] < started ? &parts[idx[k]] : NULL;
+			ok = pt && !pt->data && map_all(pt->fd, &pt->data, &pt->len) && decode(pt, &r->names);
+			got++;
+		}
 	}
+	close(done[0]);
+	for (int i = 0; i < started; i++)
+		close(parts[i].fd);
+	if (!ok)
+		for (int i = 0; i < started; i++)
+			kill(parts[i].pid, SIGKILL);
 	ok = ok && started == nparts && join(r);
 	scan_release(&s);
 	if (!ok) {
