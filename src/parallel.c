@@ -6,8 +6,8 @@
  * parts between functions no mention joins.  Each worker (a fork) parses
  * the module header and its own functions only (the other parts' lines
  * left blank, so that lines keep their numbers), runs the pipeline on them
- * and leaves their printed text in a memfd the parent maps when it has
- * exited (so no worker waits on the parent).  Parsing in the workers is what makes
+ * and leaves their printed text in a memfd the parent maps once the worker
+ * reports it done (so no worker waits on the parent).  Parsing in the workers is what makes
  * this pay: a third of a run is parsing, and a worker that wrote into the
  * parent's parsed program would copy it page by page.
  *
@@ -35,12 +35,12 @@
  * runs serially, which reports whatever a worker met.
  *
  * The wire format from a worker (its own binary, read only by its parent):
- * the text (streamed while it prints); then a header: the magic, the class
- * name, a u32 count of functions, callee names and symbols, a u64 text
- * length; per function its name, text offset and length, callee offset and
- * count; the callee names; per symbol its Var id (PAR_LOCAL_DYN when not
- * the module header's) and name; last the u64 text length and the magic,
- * which find the header.  Strings are a u32 length, the bytes and a NUL.
+ * the text (streamed while it prints); then a header: the class name, a
+ * u32 count of functions, callee names and symbols; per function its name,
+ * text offset and length, callee offset and count; the callee names; per
+ * symbol its Var id (PAR_LOCAL_DYN when not the module header's) and name;
+ * last the u64 text length (where the header starts) and the magic.
+ * Strings are a u32 length, the bytes and a NUL.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -384,7 +384,7 @@ static void count_diag(void *ctx, const char *kind, int line, int col, const cha
 }
 
 /* A worker: functions [lo, hi) of the scan through pl, written to fd;
- * its exit status says whether it did. */
+ * its index written to done says it did. */
 static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, const Pipeline *pl, int fd, int done,
 			     unsigned char index)
 {
@@ -425,12 +425,10 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 		_exit(4);
 	uint64_t tlen = part.text.flushed;
 	StrBuf b = { 0 };
-	put_u32(&b, WIRE_MAGIC);
 	put_str(&b, p->name);
 	put_u32(&b, (uint32_t)part.nfns);
 	put_u32(&b, (uint32_t)part.ncallees);
 	put_u32(&b, (uint32_t)part.ndyn);
-	put_u64(&b, tlen);
 	for (int i = 0; i < part.nfns; i++) {
 		const PrintedFn *pf = &part.fns[i];
 		put_str(&b, pf->name);
@@ -524,19 +522,17 @@ static bool map_all(int fd, char **data, size_t *len)
 
 static bool decode(Part *pt, Arena *a)
 {
-	/* the text, the header, then the text's length and the magic again */
+	/* the text, the header, then the text's length and the magic */
 	const size_t tail = 12;
 	if (pt->len < tail)
 		return false;
 	Reader t = { pt->data + pt->len - tail, tail, 0, false };
-	uint64_t text_len = get_n(&t, 8);
-	if (get_n(&t, 4) != WIRE_MAGIC || text_len > pt->len - tail)
+	uint64_t tlen = get_n(&t, 8);
+	if (get_n(&t, 4) != WIRE_MAGIC || tlen > pt->len - tail)
 		return false;
-	Reader r = { pt->data + text_len, pt->len - tail - (size_t)text_len, 0, false };
-	if (get_n(&r, 4) != WIRE_MAGIC)
-		return false;
+	Reader r = { pt->data + tlen, pt->len - tail - (size_t)tlen, 0, false };
 	pt->class_name = get_str(&r, a);
-	uint64_t nfns = get_n(&r, 4), ncallees = get_n(&r, 4), ndyn = get_n(&r, 4), tlen = get_n(&r, 8);
+	uint64_t nfns = get_n(&r, 4), ncallees = get_n(&r, 4), ndyn = get_n(&r, 4);
 	if (r.bad || nfns > r.len || ncallees > r.len || ndyn > r.len)
 		return false;
 	pt->fns = xmalloc((size_t)(nfns + 1) * sizeof *pt->fns);
@@ -560,7 +556,7 @@ static bool decode(Part *pt, Arena *a)
 		y->id = (unsigned)get_n(&r, 4);
 		y->name = get_str(&r, a);
 	}
-	if (r.bad || r.at != r.len || tlen != text_len)
+	if (r.bad || r.at != r.len)
 		return false;
 	for (int i = 0; i < pt->nfns; i++)
 		pt->fns[i].text = pt->data + pt->fns[i].text_at;
@@ -645,11 +641,9 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 {
 	if (jobs == 1 || !pl->n)
 		return NULL;
-	for (int i = 0; i < pl->n; i++) {
-		const PassInfo *pi = pl->steps[i].pass;
-		if (!pi->function_local || (pi->local_unless && memmem(src, len, pi->local_unless, strlen(pi->local_unless))))
+	for (int i = 0; i < pl->n; i++)
+		if (!pl->steps[i].pass->function_local)
 			return NULL;
-	}
 	if (jobs <= 0) {
 		if (len < PAR_AUTO_MIN_BYTES)
 			return NULL;
@@ -657,6 +651,12 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 		if ((size_t)jobs > len / PAR_MIN_PART_BYTES)
 			jobs = (int)(len / PAR_MIN_PART_BYTES);
 		if (jobs < 2)
+			return NULL;
+	}
+	/* the one search of the source, once nothing cheaper said no */
+	for (int i = 0; i < pl->n; i++) {
+		const char *t = pl->steps[i].pass->local_unless;
+		if (t && memmem(src, len, t, strlen(t)))
 			return NULL;
 	}
 	if (jobs > PAR_MAX_JOBS)
