@@ -1,13 +1,18 @@
 /* file_read.c - reading a whole file or stream into memory (file_read.h). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_* on glibc */
 #include "ptoopt/file_read.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ptoopt/arena.h"
+#include "ptoopt/write.h"
 
 /* The buffer's size and kind are kept in front of the text, for file_free. */
 #define HEADER 16
@@ -26,10 +31,97 @@ static char *buffer_new(size_t cap)
 	return base + HEADER;
 }
 
+/* ------------------------------------------------------------ mapped files
+ *
+ * A large regular file is mapped instead of read: no copy, and no fresh
+ * pages to zero (reading 2.5 MB took 1-2 ms, mapping it 0.3).  Its NUL is
+ * the zero fill after the last byte of the last page, so a file whose size
+ * is a whole number of pages is read.  The mapping is private: a write to
+ * the text stays ours.  A file made shorter while it is mapped (another
+ * program truncating it) faults on the lost pages; the SIGBUS handler
+ * reports that instead of a crash. */
+
+#define MAPS_MAX 8
+static struct {
+	char *text;
+	size_t len;
+	char *path; /* for the handler's message */
+} maps[MAPS_MAX];
+
+static size_t page_size(void)
+{
+	static size_t pg;
+	if (!pg) {
+		long n = sysconf(_SC_PAGESIZE);
+		pg = n > 0 ? (size_t)n : 4096;
+	}
+	return pg;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	const char *a = si->si_addr;
+	for (int i = 0; i < MAPS_MAX; i++) {
+		if (maps[i].text && a >= maps[i].text && a < maps[i].text + maps[i].len + page_size()) {
+			static const char head[] = "ptoopt: error: '", tail[] = "' was made shorter while it was read\n";
+			ssize_t w = write(2, head, sizeof head - 1);
+			w = write(2, maps[i].path, strlen(maps[i].path));
+			w = write(2, tail, sizeof tail - 1);
+			(void)w;
+			write_discard_tmp_in_signal();
+			_exit(1);
+		}
+	}
+	/* not ours: the default action, when the access is made again */
+	signal(sig, SIG_DFL);
+}
+
+static char *map_file(const char *path, int fd, size_t n)
+{
+	if (n < HUGE_FROM || n % page_size() == 0)
+		return NULL;
+	int slot = 0;
+	while (slot < MAPS_MAX && maps[slot].text)
+		slot++;
+	if (slot == MAPS_MAX)
+		return NULL;
+	static bool handled;
+	if (!handled) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, NULL) != 0)
+			return NULL;
+		handled = true;
+	}
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	mem_charge(n);
+	size_t np = strlen(path) + 1;
+	maps[slot].path = xmalloc(np);
+	memcpy(maps[slot].path, path, np);
+	maps[slot].len = n;
+	maps[slot].text = m;
+	return m;
+}
+
 void file_free(char *text)
 {
 	if (!text)
 		return;
+	for (int i = 0; i < MAPS_MAX; i++) {
+		if (maps[i].text == text) {
+			maps[i].text = NULL;
+			munmap(text, maps[i].len);
+			mem_uncharge(maps[i].len);
+			free(maps[i].path);
+			return;
+		}
+	}
 	char *base = text - HEADER;
 	size_t n = ((size_t *)(void *)base)[0];
 	mem_uncharge(n);
@@ -103,10 +195,19 @@ char *file_read(const char *path, size_t limit, size_t *len, bool *too_big)
 	if (!f)
 		return NULL;
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool stated = fstat(fileno(f), &st) == 0;
+	if (stated && S_ISDIR(st.st_mode)) {
 		fclose(f);
 		errno = EISDIR;
 		return NULL;
+	}
+	if (stated && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= limit) {
+		char *m = map_file(path, fileno(f), (size_t)st.st_size);
+		if (m) {
+			fclose(f);
+			*len = (size_t)st.st_size;
+			return m;
+		}
 	}
 	char *text = file_read_stream(f, limit, len, too_big);
 	int e = errno;

@@ -1,7 +1,7 @@
 /* parallel.c - function-local passes over a large program in worker
  * processes (see parallel.h).
  *
- * The parent lexes the input once to find the functions of the program
+ * The parent scans the input once to find the functions of the program
  * class and the `self.NAME` each one mentions, and cuts the class into
  * parts between functions no mention joins.  Each worker (a fork) parses
  * the module header and its own functions only (the other parts' lines
@@ -15,6 +15,10 @@
  * - Every call is a `self.NAME` mention, so every pass sees each function
  *   with all of its callers and callees; a mention the scan missed is an
  *   undefined function in a worker's parse, an error.
+ * - Each worker parses exactly the functions the scan found in its part
+ *   (their number and names), and a part that ends inside a string or
+ *   brackets does not parse: so a cut is a true boundary between functions
+ *   even where the scan guessed (scan_rest).
  * - The passes allowed (PassInfo.function_local) change one function at a
  *   time; what they add are outlined functions named by the first
  *   candidate not taken by a local name or a function already there.  A
@@ -98,14 +102,69 @@ static bool starts(const char *p, const char *end, const char *word)
 	return (size_t)(end - p) >= n && !memcmp(p, word, n);
 }
 
+/* The functions after the first one, from p (a line start) on: each
+ * starts at a line of class_indent spaces and an '@', and is named by the
+ * first line of class_indent spaces and "def " after it.  A guess, not a
+ * tokenizer: such a line inside a string or brackets cuts a function in
+ * two, and one indented with tabs is missed.  A guess is enough, as every
+ * worker checks it: a cut inside a string or brackets leaves the part
+ * before it unterminated, a missed or extra function makes a worker find
+ * other functions than the scan's, and either makes par_run run serially.
+ * Searching for the rare '@' keeps this a small part of the parse. */
+static bool scan_rest(const char *src, const char *p, const char *end, int class_indent, Scan *s, PtrMap *index)
+{
+	char def[72];
+	if (class_indent > 64)
+		return false;
+	def[0] = '\n';
+	memset(def + 1, ' ', (size_t)class_indent);
+	memcpy(def + 1 + class_indent, "def ", 4);
+	size_t ndef = (size_t)class_indent + 5;
+	while (p < end) {
+		const char *at = memchr(p, '@', (size_t)(end - p));
+		if (!at)
+			break;
+		const char *ls = at - class_indent;
+		bool starts_line = ls >= p && ls[-1] == '\n';
+		for (const char *q = ls; starts_line && q < at; q++)
+			starts_line = *q == ' ';
+		if (!starts_line) {
+			p = at + 1;
+			continue;
+		}
+		const char *d = memmem(at, (size_t)(end - at), def, ndef);
+		if (!d)
+			return false;
+		const char *q = d + ndef, *e;
+		while (q < end && *q == ' ')
+			q++;
+		for (e = q; e < end && lex_ident_char(*e); e++)
+			;
+		const char *nm = intern(&s->names, q, (size_t)(e - q));
+		if (e == q || pmap_get(index, nm))
+			return false;
+		if (s->n + 2 > s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 64;
+			s->at = xrealloc(s->at, (size_t)s->cap * sizeof *s->at);
+			s->name = xrealloc(s->name, (size_t)s->cap * sizeof *s->name);
+		}
+		s->at[s->n] = (size_t)(ls - src);
+		s->name[s->n++] = nm;
+		pmap_put(index, nm, (void *)(uintptr_t)s->n);
+		p = e;
+	}
+	return true;
+}
+
 /* Find the functions of src's @pl.program class and the self.NAME each
- * mentions.  Not the parser: a quick pass over the bytes that knows
- * strings, comments, brackets and indentation, enough to find where each
- * logical line of the class body starts.  Mentions are looked for in all
- * of a function's bytes, strings and comments too (one too many only
- * keeps two functions together).  False when the input is not plainly a
- * module header and one class of decorated methods; a worker's parse
- * checks the rest (the functions it finds must be the scan's). */
+ * mentions.  Not the parser: up to the first function's def line a quick
+ * pass over the bytes that knows strings, comments, brackets and
+ * indentation, enough to find where each logical line starts; after it
+ * scan_rest's guess.  Mentions are looked for in all of a function's
+ * bytes, strings and comments too (one too many only keeps two functions
+ * together).  False when the input does not plainly start with a module
+ * header and a class of decorated methods; a worker's parse checks the
+ * rest (the functions it finds must be the scan's). */
 static bool scan_program(const char *src, size_t len, Scan *s)
 {
 	arena_init(&s->names);
@@ -128,6 +187,7 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 	int depth = 0;            /* brackets open */
 	int class_indent = -1;    /* the class body's, once known */
 	bool in_class = false, after_class = false, saw_program = false, decorating = false;
+	bool first_def = false;   /* the first function's def line seen: scan_rest takes over */
 	PtrMap index = { 0 };     /* name -> function index + 1 */
 	bool ok = true;
 	while (p < end && ok) {
@@ -174,6 +234,7 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 						s->name[s->n - 1] = nm;
 						pmap_put(&index, nm, (void *)(uintptr_t)s->n);
 						decorating = false;
+						first_def = true;
 					} else if (*p != '@' && !((*p == '"' || *p == '\'') && !s->n)) {
 						ok = false; /* not a decorated method (or the class docstring) */
 					}
@@ -249,9 +310,11 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 				depth--;
 			p++;
 		}
-	next_line:;
+	next_line:
+		if (first_def)
+			break;
 	}
-	ok = ok && p >= end && in_class && s->n >= 2 && !decorating && s->name[s->n - 1];
+	ok = ok && first_def && scan_rest(src, p, end, class_indent, s, &index);
 	if (ok) {
 		s->at[s->n] = len;
 		for (int i = 0; i < s->n; i++) {
@@ -637,34 +700,55 @@ static int cpus_to_run_on(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* PTOOPT_DEBUG_JOBS set: why a run is serial, or how many parts it has,
+ * on stderr (the man page's ENVIRONMENT) */
+static void debug_jobs(const char *what, const char *detail)
+{
+	const char *e = getenv("PTOOPT_DEBUG_JOBS");
+	if (e && *e)
+		fprintf(stderr, "ptoopt: jobs: %s%s\n", what, detail ? detail : "");
+}
+
+static ParResult *serial(const char *why, const char *detail)
+{
+	debug_jobs(why, detail);
+	return NULL;
+}
+
+static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const int *cut, int nparts);
+
 ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 {
 	if (jobs == 1 || !pl->n)
 		return NULL;
 	for (int i = 0; i < pl->n; i++)
 		if (!pl->steps[i].pass->function_local)
-			return NULL;
+			return serial("serial: a pass does not change one function at a time: ", pl->steps[i].pass->name);
 	if (jobs <= 0) {
 		if (len < PAR_AUTO_MIN_BYTES)
-			return NULL;
+			return serial("serial: the input is too small to gain from parts", NULL);
 		jobs = cpus_to_run_on();
 		if ((size_t)jobs > len / PAR_MIN_PART_BYTES)
 			jobs = (int)(len / PAR_MIN_PART_BYTES);
 		if (jobs < 2)
-			return NULL;
+			return serial("serial: one processor to run on", NULL);
 	}
 	/* the one search of the source, once nothing cheaper said no */
 	for (int i = 0; i < pl->n; i++) {
 		const char *t = pl->steps[i].pass->local_unless;
 		if (t && memmem(src, len, t, strlen(t)))
-			return NULL;
+			return serial("serial: the source holds the word that keeps this pass whole: ", t);
 	}
 	if (jobs > PAR_MAX_JOBS)
 		jobs = PAR_MAX_JOBS;
 	Scan s = { 0 };
 	if (!scan_program(src, len, &s)) {
 		scan_release(&s);
-		return NULL;
+		return serial("serial: not plainly a module header and one class of functions", NULL);
+	}
+	if (s.n < 2) {
+		scan_release(&s);
+		return serial("serial: one function only", NULL);
 	}
 	if (jobs > s.n)
 		jobs = s.n;
@@ -672,10 +756,22 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	int ncut = choose_cuts(&s, jobs, cut);
 	if (!ncut) {
 		scan_release(&s);
-		return NULL;
+		return serial("serial: every cut between functions splits a caller from its callee", NULL);
 	}
-	int nparts = ncut + 1;
 	cut[ncut] = s.n;
+	ParResult *r = run_parts(src, pl, &s, cut, ncut + 1);
+	scan_release(&s);
+	if (!r)
+		return serial("serial: the parts did not give the serial result", NULL);
+	char n[24];
+	snprintf(n, sizeof n, "%d", r->nparts);
+	debug_jobs("parts: ", n);
+	return r;
+}
+
+/* Functions [cut[i - 1], cut[i]) of the scan, cut[-1] = 0, in worker i. */
+static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const int *cut, int nparts)
+{
 	ParResult *r = xmalloc(sizeof *r);
 	memset(r, 0, sizeof *r);
 	Part *parts = r->parts;
@@ -684,7 +780,6 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	 * end of the pipe (every worker gone) before all have is a failure */
 	int done[2];
 	if (pipe(done) != 0) {
-		scan_release(&s);
 		free(r);
 		return NULL;
 	}
@@ -709,7 +804,7 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 			close(done[0]);
 			for (int j = 0; j < started; j++)
 				close(parts[j].fd);
-			worker(src, &s, i ? cut[i - 1] : 0, cut[i], pl, fd, done[1], (unsigned char)i);
+			worker(src, s, i ? cut[i - 1] : 0, cut[i], pl, fd, done[1], (unsigned char)i);
 		}
 		parts[i].pid = pid;
 		parts[i].fd = fd;
@@ -743,7 +838,6 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 		for (int i = 0; i < started; i++)
 			kill(parts[i].pid, SIGKILL);
 	ok = ok && started == nparts && join(r);
-	scan_release(&s);
 	if (!ok) {
 		par_result_free(r);
 		return NULL;

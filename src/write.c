@@ -26,6 +26,12 @@ static void remove_tmp(void)
 	tmp_live = 0;
 }
 
+void write_discard_tmp_in_signal(void)
+{
+	if (tmp_live)
+		unlink(tmp_path); /* async-signal-safe */
+}
+
 static void on_signal(int sig)
 {
 	if (tmp_live)

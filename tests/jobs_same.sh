@@ -63,5 +63,29 @@ cmp -s "$tmp/b1" "$tmp/b3" || { echo "FAIL: big, -j3 differs from -j1"; bad=$((b
 "$tool" -j1 "$front" "$tmp/big.pto" >"$tmp/b1" 2>&1 || { echo "FAIL: big pypto-default -j1"; bad=$((bad + 1)); }
 "$tool" "$front" "$tmp/big.pto" >"$tmp/b2" 2>&1 || { echo "FAIL: big pypto-default (automatic jobs)"; bad=$((bad + 1)); }
 cmp -s "$tmp/b1" "$tmp/b2" || { echo "FAIL: big pypto-default, automatic jobs differ from -j1"; bad=$((bad + 1)); }
+# the runs in parts above are in parts (PTOOPT_DEBUG_JOBS says how each
+# ran): the scan finds the functions of testdata/jobs/scan_parts.pto past
+# its strings, comments and brackets; a docstring with a decorator line at
+# the class's indentation (scan_edges.pto) fools it, which a worker's
+# parse finds, and the run is serial; the big program goes in three parts
+parts() {
+    local want=$1 in=$2
+    shift 2
+    local got
+    got=$(PTOOPT_DEBUG_JOBS=1 "$tool" "$@" "$in" 2>&1 >/dev/null | grep '^ptoopt: jobs: ')
+    n=$((n + 1))
+    if [ "$got" != "ptoopt: jobs: $want" ]; then
+        bad=$((bad + 1))
+        echo "FAIL: $in $*: want 'ptoopt: jobs: $want', got '$got'"
+    fi
+}
+parts "parts: 2" "$root/testdata/jobs/scan_parts.pto" -j2 "$pipe"
+parts "parts: 2" "$root/testdata/jobs/scan_parts.pto" -j2 "$front"
+parts "serial: the parts did not give the serial result" "$root/testdata/jobs/scan_edges.pto" -j2 "$pipe"
+parts "parts: 3" "$tmp/big.pto" -j3 "$pipe"
+printf '%s\n' 'import pypto.language as pl' '' '@pl.program' 'class One:' '    @pl.function' \
+    '    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:' '        return x' >"$tmp/one.pto"
+parts "serial: one function only" "$tmp/one.pto" -j2 "$pipe"
+parts "serial: a pass does not change one function at a time: infer-directions" "$tmp/big.pto" -j2 --passes=infer-directions
 echo "jobs_same: $n runs compared, $bad differing"
 [ $bad -eq 0 ]

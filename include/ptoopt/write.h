@@ -28,4 +28,8 @@ int write_file_atomic(const char *path, const char *data, size_t len);
  * before the first write). */
 void write_install_signal_handlers(void);
 
+/* Remove the temporary file of a write under way; for a signal handler
+ * that ends the process (async-signal-safe). */
+void write_discard_tmp_in_signal(void);
+
 #endif
