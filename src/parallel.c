@@ -61,6 +61,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ptoopt/arena.h"
@@ -547,6 +548,8 @@ void par_result_free(ParResult *r)
 	if (!r)
 		return;
 	for (int i = 0; i < r->nparts; i++) {
+		while (waitpid(r->parts[i].pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		if (r->parts[i].data)
 			munmap(r->parts[i].data, r->parts[i].len);
 		free(r->parts[i].fns);
@@ -769,19 +772,6 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 /* Functions [cut[i - 1], cut[i]) of the scan, cut[-1] = 0, in worker i. */
 static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const int *cut, int nparts)
 {
-	/* The workers are not waited for: each reports through the pipe, and
-	 * waiting for its exit (a millisecond or more, to free what a large
-	 * part built) would only hold up the parent's.  With SA_NOCLDWAIT the
-	 * kernel reaps them; ptoopt starts no other child process. */
-	static bool no_wait;
-	if (!no_wait) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = SIG_DFL;
-		sa.sa_flags = SA_NOCLDWAIT;
-		sigemptyset(&sa.sa_mask);
-		no_wait = sigaction(SIGCHLD, &sa, NULL) == 0;
-	}
 	ParResult *r = xmalloc(sizeof *r);
 	memset(r, 0, sizeof *r);
 	Part *parts = r->parts;
@@ -821,8 +811,8 @@ static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, 
 		started++;
 	}
 	close(done[1]);
-	/* collect the workers' parts as they finish (their teardown overlaps
-	 * the parent's printing) */
+	/* collect the workers as they finish; they are reaped later
+	 * (par_result_free), so their teardown overlaps the printing */
 	arena_init(&r->names);
 	r->nparts = started;
 	int got = 0;
