@@ -461,7 +461,8 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 	for (const char *q = src + s->body_at; (q = memchr(q, '\n', (size_t)(src + from - q))) != NULL; q++)
 		blank++;
 	size_t n = s->body_at + blank + (to - from);
-	char *buf = xmalloc(n + 1);
+	/* huge pages: a megabyte of 4 KB pages costs hundreds of faults */
+	char *buf = xzalloc_huge(n + 1);
 	memcpy(buf, src, s->body_at);
 	memset(buf + s->body_at, '\n', blank);
 	memcpy(buf + s->body_at + blank, src + from, to - from);

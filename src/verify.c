@@ -675,6 +675,7 @@ typedef struct AivCheck {
 	OpRegistry *reg;
 	bool incore_authored; /* an InCore function no outliner made */
 	bool manual;          /* the function opens a region */
+	bool saw_region;      /* the walk entered one */
 	PtrVec regions;       /* the split_aiv scopes around the walk, innermost last */
 	VarTab *defs;         /* manual mode: Var -> its assignment, bit 0 set when in a region */
 	char msg[900];
@@ -903,6 +904,9 @@ static void aiv_scope(void *ctx, const Stmt *s, bool enter)
 		return;
 	}
 	vec_push(&c->regions, (void *)s);
+	c->saw_region = true;
+	if (!c->manual)
+		return; /* the walk is done again as a manual one */
 	if (c->incore_authored)
 		aiv_fail(c, s->pos, "'pl.split_aiv' opens a CORE_GROUP-level region, so it cannot be authored inside a "
 			 "function declared 'pl.FunctionType.InCore' — that function is already a core function. A "
@@ -917,7 +921,7 @@ static void aiv_call(void *ctx, const Stmt *s, const Expr *e)
 {
 	(void)s;
 	AivCheck *c = ctx;
-	if (e->kind == EX_SUBMIT || c->failed)
+	if (e->kind == EX_SUBMIT || c->failed || (c->saw_region && !c->manual))
 		return;
 	bool in_region = c->regions.len > 0;
 	if (c->manual)
@@ -982,16 +986,23 @@ bool verify_aiv_split(Program *p, Diag *d, const char *after_pass)
 		if (f->inline_body)
 			continue;
 		c.incore_authored = f->type == FT_INCORE && !fn_attr_true(f, "split_aiv");
-		c.manual = ir_find_scope(&f->body, SC_SPLIT_AIV) != NULL;
+		/* walked as a function without regions (nearly all are); one that
+		 * opens a region is walked again as one (manual), which is what
+		 * it is checked as from its first statement on */
+		c.manual = c.saw_region = false;
 		c.regions.len = 0;
-		if (c.manual) {
+		IrCallWalk w = { .call = aiv_call, .scope = aiv_scope, .ctx = &c };
+		ir_block_walk_calls(&w, &f->body);
+		if (c.saw_region) {
+			c.manual = true;
+			c.failed = false;
+			c.regions.len = 0;
 			if (!defs.cap)
 				vtab_reserve(&defs, p);
 			vtab_clear(&defs);
 			aiv_defs(&c, &f->body, false);
+			ir_block_walk_calls(&w, &f->body);
 		}
-		IrCallWalk w = { .call = aiv_call, .scope = aiv_scope, .ctx = &c };
-		ir_block_walk_calls(&w, &f->body);
 	}
 	if (c.failed)
 		diag_error(d, c.pos.line, c.pos.col, "Post-verification failed after pass '%s': AivSplitValid: %s", after_pass,
