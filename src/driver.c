@@ -328,6 +328,8 @@ static int run_text(DriverConfig *c, const char *path, const char *shown, const 
 	int rc = 0;
 	RunCtx r = { .c = c, .shown = shown };
 	StrBuf dumps = { 0 };
+	if (len >= PAR_AUTO_MIN_BYTES) /* a large input: the heap in huge pages */
+		mem_huge_heap();
 	if (parts && c->pipeline.n && may_run_in_parts(c) && (*parts = par_run(src, len, &c->pipeline, c->jobs)))
 		return 0;
 	Program *prog = *progp = parse_program(arena, d, src, len);

@@ -456,6 +456,7 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 		dup2(null, 1);
 		dup2(null, 2);
 	}
+	mem_huge_heap();
 	/* the module header, blank lines for the functions before, its own */
 	size_t from = s->at[lo], to = s->at[hi], blank = 0;
 	for (const char *q = src + s->body_at; (q = memchr(q, '\n', (size_t)(src + from - q))) != NULL; q++)
@@ -812,6 +813,7 @@ static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, 
 		started++;
 	}
 	close(done[1]);
+	mem_huge_heap();
 	/* collect the workers as they finish; they are reaped later
 	 * (par_result_free), so their teardown overlaps the printing */
 	arena_init(&r->names);

@@ -628,6 +628,8 @@ Expr *pp_pl(Parser *p, const char *prefix)
 		if (it && it->kind == TY_SCALAR)
 			e->args[1] = pp_list(p, &e->args[1], 1, e->args[1]->pos);
 	}
+	if (form == PF_SPLIT)
+		p->prog->has_aiv_split = true;
 	if (form == PF_SPLIT && split_transfer(p, e, d, at)) {
 		e->str = intern_cstr(p->a, strchr(d, '.') ? strchr(d, '.') + 1 : d);
 		if (p->split_aiv_depth) {

@@ -155,6 +155,8 @@ static Stmt *scope_stmt(Parser *p, ScopeKind k, const Token *at)
 	Stmt *s = ir_stmt_new(p->a, ST_SCOPE, pos_of(at));
 	s->scope = arena_alloc(p->a, sizeof *s->scope);
 	s->scope->kind = k;
+	if (k == SC_SPLIT_AIV)
+		p->prog->has_aiv_split = true;
 	s->scope->level = LV_NONE;
 	s->scope->role = RL_NONE;
 	return s;

@@ -103,6 +103,9 @@ void xfree_big(void *p, size_t n);
  * Free with xfree_huge(p, same n). */
 void *xzalloc_huge(size_t n);
 void xfree_huge(void *p, size_t n);
+/* A large run's malloc heap kept and in huge pages (arena.c says why);
+ * once per process, before its big allocations. */
+void mem_huge_heap(void);
 
 /* Growable array of pointers.  With .arena set the storage comes from the
  * arena (so a longjmp out of the parser leaks nothing); otherwise from

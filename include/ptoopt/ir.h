@@ -359,6 +359,10 @@ struct Program {
 	 * the others are as it found them (pipe_run clears both before each
 	 * pass, and verifies only the changed functions again) */
 	bool touch_marks;
+	/* the parser met a pl.split_aiv region or an aiv_shard / aic_gather
+	 * call (no pass makes either): without one, AivSplitValid has nothing
+	 * to check */
+	bool has_aiv_split;
 };
 
 /* ---------------------------------------------------------------- helpers */
