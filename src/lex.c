@@ -97,7 +97,15 @@ static int col_of(Lexer *lx, const char *q) { return (int)(q - lx->line_start) +
 static void newline_at(Lexer *lx, const char *after)
 {
 	lx->line++;
+	if (after == lx->jump_at)
+		lx->line += lx->jump_lines;
 	lx->line_start = after;
+}
+
+void lex_set_jump(Lexer *lx, const char *at, int lines)
+{
+	lx->jump_at = at;
+	lx->jump_lines = lines;
 }
 
 /* Length of the UTF-8 sequence at q, or 0 if it is invalid. */

@@ -3,13 +3,17 @@
  *
  * The parent scans the input once to find the functions of the program
  * class and the `self.NAME` each one mentions, and cuts the class into
- * parts between functions no mention joins.  Each worker (a fork) parses
- * the module header and its own functions only (the other parts' lines
- * left blank, so that lines keep their numbers), runs the pipeline on them
- * and leaves their printed text in a memfd the parent maps once the worker
- * reports it done (so no worker waits on the parent).  Parsing in the workers is what makes
- * this pay: a third of a run is parsing, and a worker that wrote into the
- * parent's parsed program would copy it page by page.
+ * parts between functions no mention joins: about four per worker, so
+ * that the workers, each taking the next part no worker has taken yet
+ * (a counter in shared memory), share the work by how fast each goes (the
+ * processors of a virtual machine often are not alike: one here runs a
+ * third slower than the other).  For each part a worker (a fork) parses the
+ * module header and the part's functions only (numbered as in the whole
+ * file: parse_program_jump), runs the pipeline on them and leaves their
+ * printed text in its memfd, which the parent maps once the worker reports
+ * it done (so no worker waits on the parent).  Parsing in the workers is
+ * what makes this pay: a third of a run is parsing, and a worker that
+ * wrote into the parent's parsed program would copy it page by page.
  *
  * Why the joined text is the serial one, byte for byte:
  * - Every call is a `self.NAME` mention, so every pass sees each function
@@ -39,12 +43,14 @@
  * runs serially, which reports whatever a worker met.
  *
  * The wire format from a worker (its own binary, read only by its parent):
- * the text (streamed while it prints); then a header: the class name, a
- * u32 count of functions, callee names and symbols; per function its name,
- * text offset and length, callee offset and count; the callee names; per
- * symbol its Var id (PAR_LOCAL_DYN when not the module header's) and name;
- * last the u64 text length (where the header starts) and the magic.
- * Strings are a u32 length, the bytes and a NUL.
+ * one record per part it took, then the u64 end offset of each record, a
+ * u32 count of them and RECORDS_MAGIC.  A record: the text (streamed while
+ * it prints); then a header: the class name, a u32 count of functions,
+ * callee names and symbols; per function its name, text offset and length,
+ * callee offset and count; the callee names; per symbol its Var id
+ * (PAR_LOCAL_DYN when not the module header's) and name; last the u64 text
+ * length (where the header starts) and WIRE_MAGIC.  Strings are a u32
+ * length, the bytes and a NUL.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -55,6 +61,8 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +81,10 @@
 /* automatic jobs: each worker gets at least this much of the input */
 #define PAR_MIN_PART_BYTES ((size_t)128 << 10)
 #define WIRE_MAGIC 0x70746f70u /* "ptop" */
+#define RECORDS_MAGIC 0x70746f72u /* "ptor" */
+/* parts per worker, each at least this much of the input */
+#define PAR_PARTS_PER_JOB 4
+#define PAR_MIN_SHARE_BYTES ((size_t)64 << 10)
 #define PAR_LOCAL_DYN UINT32_MAX  /* a symbol not made by the module header */
 
 /* ------------------------------------------------------------ the scan */
@@ -446,10 +458,23 @@ static void count_diag(void *ctx, const char *kind, int line, int col, const cha
 	++*(int *)ctx;
 }
 
-/* A worker: functions [lo, hi) of the scan through pl, written to fd;
- * its index written to done says it did. */
-static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, const Pipeline *pl, int fd, int done,
-			     unsigned char index)
+/* One part: functions [lo, hi) of the scan, the bytes [from, to) of the
+ * source, the lines before them (after the module header). */
+typedef struct PartPlan {
+	int lo, hi;
+	size_t from, to;
+	int lines_before;
+} PartPlan;
+
+/* A worker: takes the next part not taken yet (*next, shared by all
+ * workers) until none is left, so that a worker on a faster processor
+ * does more of them; each part's functions are parsed after the module
+ * header (a copy of the two, numbered as in the whole file), run
+ * through pl and printed to fd as one record: the text, then its index.
+ * After the last record, their end offsets and count; then its own
+ * index written to done says it finished. */
+static _Noreturn void worker(const char *src, const Scan *s, const PartPlan *plan, int nplan, atomic_int *next,
+			     const Pipeline *pl, int fd, int done, unsigned char index)
 {
 	int null = open("/dev/null", O_WRONLY);
 	if (null >= 0) {
@@ -457,59 +482,82 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 		dup2(null, 2);
 	}
 	mem_huge_heap();
-	/* the module header, blank lines for the functions before, its own */
-	size_t from = s->at[lo], to = s->at[hi], blank = 0;
-	for (const char *q = src + s->body_at; (q = memchr(q, '\n', (size_t)(src + from - q))) != NULL; q++)
-		blank++;
-	size_t n = s->body_at + blank + (to - from);
+	size_t longest = 0;
+	for (int k = 0; k < nplan; k++)
+		if (plan[k].to - plan[k].from > longest)
+			longest = plan[k].to - plan[k].from;
 	/* huge pages: a megabyte of 4 KB pages costs hundreds of faults */
-	char *buf = xzalloc_huge(n + 1);
+	char *buf = xzalloc_huge(s->body_at + longest + 1);
 	memcpy(buf, src, s->body_at);
-	memset(buf + s->body_at, '\n', blank);
-	memcpy(buf + s->body_at + blank, src + from, to - from);
-	buf[n] = 0;
-	Arena arena;
-	arena_init(&arena);
-	int said = 0;
-	Diag d;
-	diag_init(&d, "", NULL, 0);
-	d.sink = count_diag;
-	d.sink_ctx = &said;
-	Program *p = parse_program(&arena, &d, buf, n);
-	if (!p || said || p->nfuncs != hi - lo || !p->name)
-		_exit(3);
-	for (int i = 0; i < p->nfuncs; i++)
-		if (strcmp(p->funcs[i]->name, s->name[lo + i]) != 0)
-			_exit(3);
-	if (!pipe_check_contracts(p, pl, &d) || pipe_run(p, pl, NULL, &d) != 0 || said)
-		_exit(3);
-	/* the text streams into fd; the header that indexes it follows */
 	FILE *f = fdopen(fd, "w");
-	PrintedPart part;
-	if (!f || !print_part(&part, p, f) || sb_flush(&part.text))
+	if (!f)
 		_exit(4);
-	uint64_t tlen = part.text.flushed;
+	uint64_t *ends = xmalloc((size_t)nplan * sizeof *ends);
+	uint32_t nrec = 0;
+	uint64_t at = 0;
+	for (;;) {
+		int k = atomic_fetch_add(next, 1);
+		if (k >= nplan)
+			break;
+		const PartPlan *pp = &plan[k];
+		size_t n = s->body_at + (pp->to - pp->from);
+		memcpy(buf + s->body_at, src + pp->from, pp->to - pp->from);
+		buf[n] = 0;
+		Arena arena;
+		arena_init(&arena);
+		int said = 0;
+		Diag d;
+		diag_init(&d, "", NULL, 0);
+		d.sink = count_diag;
+		d.sink_ctx = &said;
+		Program *p = parse_program_jump(&arena, &d, buf, n, s->body_at, pp->lines_before);
+		if (!p || said || p->nfuncs != pp->hi - pp->lo || !p->name)
+			_exit(3);
+		for (int i = 0; i < p->nfuncs; i++)
+			if (strcmp(p->funcs[i]->name, s->name[pp->lo + i]) != 0)
+				_exit(3);
+		if (!pipe_check_contracts(p, pl, &d) || pipe_run(p, pl, NULL, &d) != 0 || said)
+			_exit(3);
+		/* the text streams into fd; the header that indexes it follows */
+		PrintedPart part;
+		if (!print_part(&part, p, f) || sb_flush(&part.text))
+			_exit(4);
+		uint64_t tlen = part.text.flushed;
+		StrBuf b = { 0 };
+		put_str(&b, p->name);
+		put_u32(&b, (uint32_t)part.nfns);
+		put_u32(&b, (uint32_t)part.ncallees);
+		put_u32(&b, (uint32_t)part.ndyn);
+		for (int i = 0; i < part.nfns; i++) {
+			const PrintedFn *pf = &part.fns[i];
+			put_str(&b, pf->name);
+			put_u64(&b, pf->text_at);
+			put_u64(&b, pf->text_len);
+			put_u64(&b, pf->callees_at);
+			put_u32(&b, (uint32_t)pf->ncallees);
+		}
+		for (int i = 0; i < part.ncallees; i++)
+			put_str(&b, part.callees[i]);
+		for (int i = 0; i < part.ndyn; i++) {
+			put_u32(&b, part.dyn[i].id < p->module_var_ids ? part.dyn[i].id : PAR_LOCAL_DYN);
+			put_str(&b, part.dyn[i].name);
+		}
+		put_u64(&b, tlen);
+		put_u32(&b, WIRE_MAGIC);
+		if (fwrite(b.data, 1, b.len, f) != b.len)
+			_exit(5);
+		at += tlen + b.len;
+		ends[nrec++] = at;
+		sb_release(&b);
+		print_part_release(&part);
+		ir_program_release(p);
+		arena_free(&arena);
+	}
 	StrBuf b = { 0 };
-	put_str(&b, p->name);
-	put_u32(&b, (uint32_t)part.nfns);
-	put_u32(&b, (uint32_t)part.ncallees);
-	put_u32(&b, (uint32_t)part.ndyn);
-	for (int i = 0; i < part.nfns; i++) {
-		const PrintedFn *pf = &part.fns[i];
-		put_str(&b, pf->name);
-		put_u64(&b, pf->text_at);
-		put_u64(&b, pf->text_len);
-		put_u64(&b, pf->callees_at);
-		put_u32(&b, (uint32_t)pf->ncallees);
-	}
-	for (int i = 0; i < part.ncallees; i++)
-		put_str(&b, part.callees[i]);
-	for (int i = 0; i < part.ndyn; i++) {
-		put_u32(&b, part.dyn[i].id < p->module_var_ids ? part.dyn[i].id : PAR_LOCAL_DYN);
-		put_str(&b, part.dyn[i].name);
-	}
-	put_u64(&b, tlen);
-	put_u32(&b, WIRE_MAGIC);
+	for (uint32_t i = 0; i < nrec; i++)
+		put_u64(&b, ends[i]);
+	put_u32(&b, nrec);
+	put_u32(&b, RECORDS_MAGIC);
 	if (fwrite(b.data, 1, b.len, f) != b.len || fflush(f) != 0)
 		_exit(5);
 	/* done: the parent takes the text while this process tears down */
@@ -518,14 +566,18 @@ static _Noreturn void worker(const char *src, const Scan *s, int lo, int hi, con
 
 /* ------------------------------------------------------------ the parent */
 
-/* What the parent got from one worker, decoded. */
-typedef struct Part {
+/* A worker process and the bytes it left in its memfd. */
+typedef struct Worker {
 	pid_t pid;
-	int fd;         /* the worker's memfd */
-	char *data;     /* the worker's bytes, mapped from fd */
+	int fd;
+	char *data; /* mapped from fd once the worker said it finished */
 	size_t len;
+} Worker;
+
+/* One part's record, decoded. */
+typedef struct Part {
 	const char *class_name;
-	PrintedFn *fns; /* text pointing into data */
+	PrintedFn *fns; /* text pointing into its worker's data */
 	int nfns;
 	const char **callees;
 	int ncallees;
@@ -533,10 +585,12 @@ typedef struct Part {
 	int ndyn;
 } Part;
 
-/* A run in parts: the workers' texts and the order to print them in. */
+/* A run in parts: the parts' texts and the order to print them in. */
 struct ParResult {
-	Part parts[PAR_MAX_JOBS + 1];
-	int nparts;
+	Worker workers[PAR_MAX_JOBS];
+	int nworkers;
+	Part *parts;
+	int nparts, cparts;
 	Arena names;          /* the names of the parts, interned */
 	PrintedFn *fns;       /* all of them, by name */
 	int nfns;
@@ -549,15 +603,18 @@ void par_result_free(ParResult *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->nparts; i++) {
-		while (waitpid(r->parts[i].pid, NULL, 0) < 0 && errno == EINTR)
+	for (int i = 0; i < r->nworkers; i++) {
+		while (waitpid(r->workers[i].pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		if (r->parts[i].data)
-			munmap(r->parts[i].data, r->parts[i].len);
+		if (r->workers[i].data)
+			munmap(r->workers[i].data, r->workers[i].len);
+	}
+	for (int i = 0; i < r->nparts; i++) {
 		free(r->parts[i].fns);
 		free(r->parts[i].callees);
 		free(r->parts[i].dyn);
 	}
+	free(r->parts);
 	free(r->fns);
 	free(r->callees);
 	free(r->dyn);
@@ -585,17 +642,18 @@ static bool map_all(int fd, char **data, size_t *len)
 	return true;
 }
 
-static bool decode(Part *pt, Arena *a)
+/* One record, data[0..len): the text, the header, then the text's length
+ * and the magic. */
+static bool decode(Part *pt, const char *data, size_t len, Arena *a)
 {
-	/* the text, the header, then the text's length and the magic */
 	const size_t tail = 12;
-	if (pt->len < tail)
+	if (len < tail)
 		return false;
-	Reader t = { pt->data + pt->len - tail, tail, 0, false };
+	Reader t = { data + len - tail, tail, 0, false };
 	uint64_t tlen = get_n(&t, 8);
-	if (get_n(&t, 4) != WIRE_MAGIC || tlen > pt->len - tail)
+	if (get_n(&t, 4) != WIRE_MAGIC || tlen > len - tail)
 		return false;
-	Reader r = { pt->data + tlen, pt->len - tail - (size_t)tlen, 0, false };
+	Reader r = { data + tlen, len - tail - (size_t)tlen, 0, false };
 	pt->class_name = get_str(&r, a);
 	uint64_t nfns = get_n(&r, 4), ncallees = get_n(&r, 4), ndyn = get_n(&r, 4);
 	if (r.bad || nfns > r.len || ncallees > r.len || ndyn > r.len)
@@ -624,8 +682,39 @@ static bool decode(Part *pt, Arena *a)
 	if (r.bad || r.at != r.len)
 		return false;
 	for (int i = 0; i < pt->nfns; i++)
-		pt->fns[i].text = pt->data + pt->fns[i].text_at;
+		pt->fns[i].text = data + pt->fns[i].text_at;
 	return true;
+}
+
+/* A finished worker's records, from the end: their end offsets, their
+ * count and the magic; each decoded into a new part of r. */
+static bool decode_worker(ParResult *r, const Worker *w)
+{
+	const size_t tail = 8;
+	if (w->len < tail)
+		return false;
+	Reader t = { w->data + w->len - tail, tail, 0, false };
+	uint64_t nrec = get_n(&t, 4);
+	if (get_n(&t, 4) != RECORDS_MAGIC || nrec > (w->len - tail) / 8)
+		return false;
+	size_t index_at = w->len - tail - (size_t)nrec * 8;
+	Reader ends = { w->data + index_at, (size_t)nrec * 8, 0, false };
+	uint64_t from = 0;
+	for (uint64_t i = 0; i < nrec; i++) {
+		uint64_t to = get_n(&ends, 8);
+		if (ends.bad || to < from || to > index_at)
+			return false;
+		if (r->nparts == r->cparts) {
+			r->cparts = r->cparts ? r->cparts * 2 : 16;
+			r->parts = xrealloc(r->parts, (size_t)r->cparts * sizeof *r->parts);
+		}
+		Part *pt = &r->parts[r->nparts++];
+		*pt = (Part){ 0 };
+		if (!decode(pt, w->data + from, (size_t)(to - from), &r->names))
+			return false;
+		from = to;
+	}
+	return from == index_at;
 }
 
 static int cmp_fn(const void *a, const void *b)
@@ -717,7 +806,25 @@ static ParResult *serial(const char *why, const char *detail)
 	return NULL;
 }
 
-static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const int *cut, int nparts);
+static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const PartPlan *plan, int nplan,
+			    int jobs);
+
+/* Newlines in [p, e), a word at a time. */
+static size_t count_lines(const char *p, const char *e)
+{
+	size_t n = 0;
+	const uint64_t ones = 0x0101010101010101u, nl = ones * '\n';
+	for (; e - p >= 8; p += 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		w ^= nl; /* a zero byte where a newline was */
+		uint64_t z = ~(((w & 0x7f7f7f7f7f7f7f7fu) + 0x7f7f7f7f7f7f7f7fu) | w | 0x7f7f7f7f7f7f7f7fu);
+		n += (size_t)__builtin_popcountll(z);
+	}
+	for (; p < e; p++)
+		n += *p == '\n';
+	return n;
+}
 
 ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 {
@@ -752,42 +859,73 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 		scan_release(&s);
 		return serial("serial: one function only", NULL);
 	}
-	if (jobs > s.n)
-		jobs = s.n;
-	int cut[PAR_MAX_JOBS + 1];
-	int ncut = choose_cuts(&s, jobs, cut);
+	/* more parts than workers, taken as they come: a worker on a faster
+	 * processor (or one given less to do) takes more of them */
+	int want = jobs * PAR_PARTS_PER_JOB;
+	if ((size_t)want > len / PAR_MIN_SHARE_BYTES)
+		want = (int)(len / PAR_MIN_SHARE_BYTES);
+	if (want < jobs)
+		want = jobs;
+	if (want > s.n)
+		want = s.n;
+	int *cut = xmalloc((size_t)(want + 1) * sizeof *cut);
+	int ncut = choose_cuts(&s, want, cut);
 	if (!ncut) {
+		free(cut);
 		scan_release(&s);
 		return serial("serial: every cut between functions splits a caller from its callee", NULL);
 	}
 	cut[ncut] = s.n;
-	ParResult *r = run_parts(src, pl, &s, cut, ncut + 1);
+	int nplan = ncut + 1;
+	PartPlan *plan = xmalloc((size_t)nplan * sizeof *plan);
+	size_t lines = 0;
+	for (int k = 0; k < nplan; k++) {
+		plan[k].lo = k ? cut[k - 1] : 0;
+		plan[k].hi = cut[k];
+		plan[k].from = s.at[plan[k].lo];
+		plan[k].to = s.at[plan[k].hi];
+		if (k)
+			lines += count_lines(src + plan[k - 1].from, src + plan[k].from);
+		plan[k].lines_before = (int)lines;
+	}
+	free(cut);
+	ParResult *r = lines <= INT_MAX ? run_parts(src, pl, &s, plan, nplan, jobs < nplan ? jobs : nplan) : NULL;
+	free(plan);
 	scan_release(&s);
 	if (!r)
 		return serial("serial: the parts did not give the serial result", NULL);
-	char n[24];
-	snprintf(n, sizeof n, "%d", r->nparts);
+	char n[48];
+	snprintf(n, sizeof n, "%d in %d workers", r->nparts, r->nworkers);
 	debug_jobs("parts: ", n);
 	return r;
 }
 
-/* Functions [cut[i - 1], cut[i]) of the scan, cut[-1] = 0, in worker i. */
-static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const int *cut, int nparts)
+/* The parts of plan in jobs workers, each taking the next part left. */
+static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const PartPlan *plan, int nplan,
+			    int jobs)
 {
 	ParResult *r = xmalloc(sizeof *r);
 	memset(r, 0, sizeof *r);
-	Part *parts = r->parts;
+	Worker *workers = r->workers;
+	/* the next part to take, shared by the workers */
+	atomic_int *next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (next == MAP_FAILED) {
+		free(r);
+		return NULL;
+	}
+	atomic_init(next, 0);
 	fflush(NULL);
 	/* each worker, once its text is complete, writes its index here; the
 	 * end of the pipe (every worker gone) before all have is a failure */
 	int done[2];
 	if (pipe(done) != 0) {
+		munmap(next, sizeof *next);
 		free(r);
 		return NULL;
 	}
 	bool ok = true;
 	int started = 0;
-	for (int i = 0; i < nparts && ok; i++) {
+	for (int i = 0; i < jobs && ok; i++) {
 		/* A memfd, not a pipe: a worker writes its result without waiting
 		 * for the parent to read it, so all finish at their own pace and
 		 * the parent maps the bytes in place. */
@@ -805,11 +943,11 @@ static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, 
 		if (pid == 0) {
 			close(done[0]);
 			for (int j = 0; j < started; j++)
-				close(parts[j].fd);
-			worker(src, s, i ? cut[i - 1] : 0, cut[i], pl, fd, done[1], (unsigned char)i);
+				close(workers[j].fd);
+			worker(src, s, plan, nplan, next, pl, fd, done[1], (unsigned char)i);
 		}
-		parts[i].pid = pid;
-		parts[i].fd = fd;
+		workers[i].pid = pid;
+		workers[i].fd = fd;
 		started++;
 	}
 	close(done[1]);
@@ -817,7 +955,7 @@ static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, 
 	/* collect the workers as they finish; they are reaped later
 	 * (par_result_free), so their teardown overlaps the printing */
 	arena_init(&r->names);
-	r->nparts = started;
+	r->nworkers = started;
 	int got = 0;
 	while (ok && got < started) {
 		unsigned char idx[PAR_MAX_JOBS + 1];
@@ -829,18 +967,19 @@ static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, 
 			break;
 		}
 		for (ssize_t k = 0; k < n && ok; k++) {
-			Part *pt = idx[k] < started ? &parts[idx[k]] : NULL;
-			ok = pt && !pt->data && map_all(pt->fd, &pt->data, &pt->len) && decode(pt, &r->names);
+			Worker *w = idx[k] < started ? &workers[idx[k]] : NULL;
+			ok = w && !w->data && map_all(w->fd, &w->data, &w->len) && decode_worker(r, w);
 			got++;
 		}
 	}
 	close(done[0]);
 	for (int i = 0; i < started; i++)
-		close(parts[i].fd);
+		close(workers[i].fd);
 	if (!ok)
 		for (int i = 0; i < started; i++)
-			kill(parts[i].pid, SIGKILL);
-	ok = ok && started == nparts && join(r);
+			kill(workers[i].pid, SIGKILL);
+	munmap(next, sizeof *next);
+	ok = ok && started == jobs && r->nparts == nplan && join(r);
 	if (!ok) {
 		par_result_free(r);
 		return NULL;

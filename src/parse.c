@@ -653,6 +653,8 @@ void pp_prescan(Parser *p)
 	memcpy(q->kw, p->kw, sizeof q->kw);
 	sugar_init(&q->sugar, p->a, &quiet, p->sugar.reg);
 	lex_init(&q->lx, p->a, &quiet, &q->fail, p->src, p->len);
+	if (p->jump_lines)
+		lex_set_jump(&q->lx, p->src + p->jump_off, p->jump_lines);
 	if (setjmp(q->fail) == 0) {
 		while (peek(q)->kind != TK_EOF) {
 			if (tok_is_op(peek(q), "@") && tok_is_name(peek_at(q, 1), "pl") && tok_is_name(peek_at(q, 3), "function"))
@@ -668,8 +670,15 @@ void pp_prescan(Parser *p)
 
 Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 {
+	return parse_program_jump(a, d, src, len, 0, 0);
+}
+
+Program *parse_program_jump(Arena *a, Diag *d, const char *src, size_t len, size_t jump_off, int jump_lines)
+{
 	Parser *p = xmalloc(sizeof *p);
 	memset(p, 0, sizeof *p);
+	p->jump_off = jump_off;
+	p->jump_lines = jump_lines;
 	p->a = a;
 	p->diag = d;
 	for (int i = 0; i < NM_COUNT; i++)
@@ -681,6 +690,8 @@ Program *parse_program(Arena *a, Diag *d, const char *src, size_t len)
 		ir_scalar_type(a, (DType)i); /* built now: pp_binary may roll the arena back */
 	p->prog = prog;
 	lex_init(&p->lx, a, d, &p->fail, src, len);
+	if (jump_lines)
+		lex_set_jump(&p->lx, src + jump_off, jump_lines);
 	sugar_init(&p->sugar, a, d, ops_default());
 	p->sigs = &p->own_sigs;
 	p->inline_dyns = &p->own_inline_dyns;

@@ -191,6 +191,8 @@ typedef struct Parser {
 	bool prescanned;
 	const char *src;
 	size_t len;
+	size_t jump_off;      /* parse_program_jump: where the text jumps ahead ... */
+	int jump_lines;       /* ... by this many lines (0: no jump) */
 } Parser;
 
 /* A function's signature (p->sigs), for typing calls to it. */

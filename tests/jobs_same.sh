@@ -67,7 +67,8 @@ cmp -s "$tmp/b1" "$tmp/b2" || { echo "FAIL: big pypto-default, automatic jobs di
 # ran): the scan finds the functions of testdata/jobs/scan_parts.pto past
 # its strings, comments and brackets; a docstring with a decorator line at
 # the class's indentation (scan_edges.pto) fools it, which a worker's
-# parse finds, and the run is serial; the big program goes in three parts
+# parse finds, and the run is serial; the big program goes in twelve parts
+# (four per worker) taken by three workers
 parts() {
     local want=$1 in=$2
     shift 2
@@ -79,10 +80,10 @@ parts() {
         echo "FAIL: $in $*: want 'ptoopt: jobs: $want', got '$got'"
     fi
 }
-parts "parts: 2" "$root/testdata/jobs/scan_parts.pto" -j2 "$pipe"
-parts "parts: 2" "$root/testdata/jobs/scan_parts.pto" -j2 "$front"
+parts "parts: 2 in 2 workers" "$root/testdata/jobs/scan_parts.pto" -j2 "$pipe"
+parts "parts: 2 in 2 workers" "$root/testdata/jobs/scan_parts.pto" -j2 "$front"
 parts "serial: the parts did not give the serial result" "$root/testdata/jobs/scan_edges.pto" -j2 "$pipe"
-parts "parts: 3" "$tmp/big.pto" -j3 "$pipe"
+parts "parts: 12 in 3 workers" "$tmp/big.pto" -j3 "$pipe"
 printf '%s\n' 'import pypto.language as pl' '' '@pl.program' 'class One:' '    @pl.function' \
     '    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:' '        return x' >"$tmp/one.pto"
 parts "serial: one function only" "$tmp/one.pto" -j2 "$pipe"

@@ -102,6 +102,38 @@ static Var *ref(const Expr *e)
 
 /* ------------------------------------------------------------ program shape */
 
+/* parse_program_jump: the text from the jump on is numbered as if that
+ * many lines stood before it (a part of a program parsed after the module
+ * header, parallel.c): positions of IR nodes and of errors alike. */
+START_TEST(jump_numbers_lines_as_in_the_whole_file)
+{
+	const char *src = HDR "    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n"
+			  "        y: pl.Tensor[[64], pl.FP32] = pl.add(x, x)\n        return y\n";
+	size_t at = strlen(HDR);
+	arena_init(&A);
+	diag_init(&D, "t.pto", src, strlen(src));
+	Program *p = parse_program_jump(&A, &D, src, strlen(src), at, 100);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->nfuncs, 1);
+	ck_assert_int_eq(p->funcs[0]->body.stmts[0]->pos.line, 107);
+	ir_program_release(p);
+	arena_free(&A);
+	const char *bad = HDR "    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n"
+			  "        return zz\n";
+	arena_init(&A);
+	diag_init(&D, "t.pto", NULL, 0);
+	ERR = NULL;
+	ERRLEN = 0;
+	ERRF = open_memstream(&ERR, &ERRLEN);
+	D.out = ERRF;
+	PROG = parse_program_jump(&A, &D, bad, strlen(bad), at, 40);
+	fflush(ERRF);
+	ck_assert_ptr_null(PROG);
+	ck_assert_msg(strncmp(ERR, "t.pto:47:16: error:", 19) == 0, "got: %s", ERR);
+	done();
+}
+END_TEST
+
 START_TEST(program_structure)
 {
 	parse_ok(HDR
@@ -1244,6 +1276,7 @@ static Suite *parse_suite(void)
 	Suite *s = suite_create("parse");
 	TCase *tc = tcase_create("program");
 	tcase_add_test(tc, program_structure);
+	tcase_add_test(tc, jump_numbers_lines_as_in_the_whole_file);
 	tcase_add_test(tc, standalone_function);
 	tcase_add_loop_test(tc, level_role_derivation, 0, (int)(sizeof type_table / sizeof type_table[0]));
 	tcase_add_test(tc, explicit_level_role);

@@ -72,6 +72,9 @@ typedef struct Lexer {
 	jmp_buf *fail;        /* longjmp target after an error was reported */
 	const char *src, *p, *end;
 	int line;
+	/* lex_set_jump: the line starting at jump_at is jump_lines further on */
+	const char *jump_at;
+	int jump_lines;
 	const char *line_start;
 	int depth;            /* bracket nesting: newlines are ignored inside */
 	int indents[LEX_MAX_INDENT + 1];
@@ -109,6 +112,10 @@ typedef struct Lexer {
 
 void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size_t len);
 void lex_release(Lexer *lx);
+/* The text from `at` (a line start) on is numbered as if `lines` blank
+ * lines stood before it: a part of a program with the lines of the parts
+ * before it left out (parallel.c). */
+void lex_set_jump(Lexer *lx, const char *at, int lines);
 void lex_fill(Lexer *lx, int k);          /* scan until k tokens of lookahead exist */
 void lex_scan_current(Lexer *lx);         /* lex_fill(lx, 0) when nothing is scanned */
 /* The current token (k = 0) or one of the next LEX_LOOKAHEAD - 1. */

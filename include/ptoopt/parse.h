@@ -13,5 +13,9 @@
 #include "ptoopt/ir.h"
 
 Program *parse_program(Arena *a, Diag *d, const char *src, size_t len);
+/* The same, with the lines from src[jump_off] (a line start) on numbered
+ * jump_lines further: a module header followed by one part of its class
+ * (parallel.c), numbered as in the whole file. */
+Program *parse_program_jump(Arena *a, Diag *d, const char *src, size_t len, size_t jump_off, int jump_lines);
 
 #endif
