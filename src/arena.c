@@ -139,6 +139,51 @@ static void *huge_map(size_t n)
 	return m;
 }
 
+/* Mapped blocks of a freed arena are kept for the next one (a worker's
+ * parts: parallel.c), a few and of the sizes arenas start with: their
+ * pages are in place, where a new mapping's cost a fault and the kernel's
+ * zeroing each (and on a virtual machine often the host's work too).  No
+ * zeroing is needed: arena_alloc clears what it hands out, and the text
+ * pool and vector buffers are written before they are read.  Not under
+ * AddressSanitizer, whose leak check would take a kept block's stale
+ * pointers for references. */
+#define KEPT_BLOCKS 4
+#define KEPT_MAX_BYTES ((size_t)8 << 20)
+#ifndef ARENA_LSAN_ROOTS
+static ArenaBlock *kept[KEPT_BLOCKS];
+#endif
+
+static ArenaBlock *kept_take(size_t total)
+{
+#ifndef ARENA_LSAN_ROOTS
+	for (int i = 0; i < KEPT_BLOCKS; i++) {
+		ArenaBlock *b = kept[i];
+		if (b && b->size + sizeof(ArenaBlock) == total) {
+			kept[i] = NULL;
+			return b;
+		}
+	}
+#else
+	(void)total;
+#endif
+	return NULL;
+}
+
+static bool kept_put(ArenaBlock *b)
+{
+#ifndef ARENA_LSAN_ROOTS
+	if (b->size + sizeof(ArenaBlock) <= KEPT_MAX_BYTES)
+		for (int i = 0; i < KEPT_BLOCKS; i++)
+			if (!kept[i]) {
+				kept[i] = b;
+				return true;
+			}
+#else
+	(void)b;
+#endif
+	return false;
+}
+
 static ArenaBlock *block_new(size_t size)
 {
 	size_t total = sizeof(ArenaBlock) + size;
@@ -149,7 +194,10 @@ static ArenaBlock *block_new(size_t size)
 		size_t rounded = huge_round(total);
 		mem_take(rounded - total);
 		total = rounded;
-		ArenaBlock *b = huge_map(total);
+		ArenaBlock *b = kept_take(total);
+		if (b)
+			return b;
+		b = huge_map(total);
 		if (!b)
 			return NULL;
 		b->size = total - sizeof(ArenaBlock);
@@ -170,12 +218,12 @@ static void block_free(ArenaBlock *b)
 #ifdef ARENA_POISON_TAILS
 	ASAN_UNPOISON_MEMORY_REGION(b->data, b->size); /* the memory may be mapped again */
 #endif
-	if (b->mapped) {
+	if (!b->mapped) {
+		free(b);
+	} else if (!kept_put(b)) {
 		LSAN_UNROOT(b, b->size + sizeof(ArenaBlock));
 		munmap(b, b->size + sizeof(ArenaBlock));
 	}
-	else
-		free(b);
 }
 
 void set_oom_handler(OomHandler h) { oom_handler = h; }
@@ -248,7 +296,9 @@ void xfree_huge(void *p, size_t n)
  * 4 KB at a time).  Memory not touched
  * costs nothing; a huge page costs 2 MB of resident memory at most once.
  * Under AddressSanitizer, malloc is its own: nothing is done. */
+#if defined(__GLIBC__) && !defined(ARENA_LSAN_ROOTS) && defined(MADV_HUGEPAGE)
 static void *mem_heap_gap;
+#endif
 
 void mem_huge_heap(void)
 {

@@ -458,23 +458,49 @@ static void count_diag(void *ctx, const char *kind, int line, int col, const cha
 	++*(int *)ctx;
 }
 
-/* One part: functions [lo, hi) of the scan, the bytes [from, to) of the
- * source, the lines before them (after the module header). */
+/* One part: functions [lo, hi) of the scan (names_hash: their names),
+ * the bytes [from, to) of the source, the lines before them (after the
+ * module header). */
 typedef struct PartPlan {
 	int lo, hi;
 	size_t from, to;
 	int lines_before;
+	uint64_t names_hash;
 } PartPlan;
 
-/* A worker: takes the next part not taken yet (*next, shared by all
- * workers) until none is left, so that a worker on a faster processor
- * does more of them; each part's functions are parsed after the module
- * header (a copy of the two, numbered as in the whole file), run
- * through pl and printed to fd as one record: the text, then its index.
- * After the last record, their end offsets and count; then its own
- * index written to done says it finished. */
-static _Noreturn void worker(const char *src, const Scan *s, const PartPlan *plan, int nplan, atomic_int *next,
-			     const Pipeline *pl, int fd, int done, unsigned char index)
+#define PAR_MAX_PLAN (PAR_MAX_JOBS * PAR_PARTS_PER_JOB)
+
+/* What the parent and its workers share (one mapping made before the
+ * fork): the plan, filled in after the workers started (they wait for it
+ * on the go pipe), and the next part to take. */
+typedef struct Shared {
+	atomic_int next;
+	int nplan;          /* 0: no plan, the workers just leave */
+	size_t body_at;     /* the module header's length */
+	PartPlan plan[PAR_MAX_PLAN];
+} Shared;
+
+/* FNV-1a of names, each ended by a NUL: what a part's functions must be. */
+static uint64_t hash_name(uint64_t h, const char *name)
+{
+	if (!h)
+		h = 0xcbf29ce484222325u;
+	for (const unsigned char *q = (const unsigned char *)name;; q++) {
+		h = (h ^ *q) * 0x100000001b3u;
+		if (!*q)
+			return h;
+	}
+}
+
+/* A worker: waits for the plan (a byte on go; its end: none, leave), then
+ * takes the next part no worker has taken yet until none is left, so that
+ * a worker on a faster processor does more of them; each part's functions
+ * are parsed after the module header (a copy of the two, numbered as in
+ * the whole file), run through pl and printed to fd as one record: the
+ * text, then its index.  After the last record, their end offsets and
+ * count; then its own index written to done says it finished. */
+static _Noreturn void worker(const char *src, Shared *sh, int go, const Pipeline *pl, int fd, int done,
+			     unsigned char index)
 {
 	int null = open("/dev/null", O_WRONLY);
 	if (null >= 0) {
@@ -482,13 +508,22 @@ static _Noreturn void worker(const char *src, const Scan *s, const PartPlan *pla
 		dup2(null, 2);
 	}
 	mem_huge_heap();
+	char c;
+	ssize_t got;
+	while ((got = read(go, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (got != 1 || sh->nplan <= 0)
+		_exit(0);
+	const PartPlan *plan = sh->plan;
+	int nplan = sh->nplan;
+	size_t body_at = sh->body_at;
 	size_t longest = 0;
 	for (int k = 0; k < nplan; k++)
 		if (plan[k].to - plan[k].from > longest)
 			longest = plan[k].to - plan[k].from;
 	/* huge pages: a megabyte of 4 KB pages costs hundreds of faults */
-	char *buf = xzalloc_huge(s->body_at + longest + 1);
-	memcpy(buf, src, s->body_at);
+	char *buf = xzalloc_huge(body_at + longest + 1);
+	memcpy(buf, src, body_at);
 	FILE *f = fdopen(fd, "w");
 	if (!f)
 		_exit(4);
@@ -496,12 +531,12 @@ static _Noreturn void worker(const char *src, const Scan *s, const PartPlan *pla
 	uint32_t nrec = 0;
 	uint64_t at = 0;
 	for (;;) {
-		int k = atomic_fetch_add(next, 1);
+		int k = atomic_fetch_add(&sh->next, 1);
 		if (k >= nplan)
 			break;
 		const PartPlan *pp = &plan[k];
-		size_t n = s->body_at + (pp->to - pp->from);
-		memcpy(buf + s->body_at, src + pp->from, pp->to - pp->from);
+		size_t n = body_at + (pp->to - pp->from);
+		memcpy(buf + body_at, src + pp->from, pp->to - pp->from);
 		buf[n] = 0;
 		Arena arena;
 		arena_init(&arena);
@@ -510,12 +545,14 @@ static _Noreturn void worker(const char *src, const Scan *s, const PartPlan *pla
 		diag_init(&d, "", NULL, 0);
 		d.sink = count_diag;
 		d.sink_ctx = &said;
-		Program *p = parse_program_jump(&arena, &d, buf, n, s->body_at, pp->lines_before);
+		Program *p = parse_program_jump(&arena, &d, buf, n, body_at, pp->lines_before);
 		if (!p || said || p->nfuncs != pp->hi - pp->lo || !p->name)
 			_exit(3);
+		uint64_t h = 0;
 		for (int i = 0; i < p->nfuncs; i++)
-			if (strcmp(p->funcs[i]->name, s->name[pp->lo + i]) != 0)
-				_exit(3);
+			h = hash_name(h, p->funcs[i]->name);
+		if (h != pp->names_hash)
+			_exit(3);
 		if (!pipe_check_contracts(p, pl, &d) || pipe_run(p, pl, NULL, &d) != 0 || said)
 			_exit(3);
 		/* the text streams into fd; the header that indexes it follows */
@@ -806,9 +843,6 @@ static ParResult *serial(const char *why, const char *detail)
 	return NULL;
 }
 
-static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const PartPlan *plan, int nplan,
-			    int jobs);
-
 /* Newlines in [p, e), a word at a time. */
 static size_t count_lines(const char *p, const char *e)
 {
@@ -825,6 +859,78 @@ static size_t count_lines(const char *p, const char *e)
 		n += *p == '\n';
 	return n;
 }
+
+/* Workers started before the scan (a fork takes a millisecond or two to
+ * run on this kind of machine: it happens while the parent scans), waiting
+ * for the plan. */
+typedef struct Started {
+	Shared *sh;
+	int go[2], done[2];
+	Worker w[PAR_MAX_JOBS];
+	int n;
+} Started;
+
+static bool start_workers(Started *st, const char *src, const Pipeline *pl, int jobs)
+{
+	*st = (Started){ .go = { -1, -1 }, .done = { -1, -1 } };
+	st->sh = mmap(NULL, sizeof *st->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st->sh == MAP_FAILED) {
+		st->sh = NULL;
+		return false;
+	}
+	if (pipe(st->go) != 0 || pipe(st->done) != 0)
+		return false;
+	fflush(NULL);
+	for (int i = 0; i < jobs; i++) {
+		/* A memfd, not a pipe: a worker writes its result without waiting
+		 * for the parent to read it, so all finish at their own pace and
+		 * the parent maps the bytes in place. */
+		int fd = memfd_create("ptoopt-part", MFD_CLOEXEC);
+		if (fd < 0)
+			break;
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(fd);
+			break;
+		}
+		if (pid == 0) {
+			close(st->go[1]);
+			close(st->done[0]);
+			for (int j = 0; j < st->n; j++)
+				close(st->w[j].fd);
+			worker(src, st->sh, st->go[0], pl, fd, st->done[1], (unsigned char)i);
+		}
+		st->w[st->n++] = (Worker){ .pid = pid, .fd = fd };
+	}
+	close(st->go[0]);
+	close(st->done[1]);
+	st->go[0] = st->done[1] = -1;
+	/* the heap from here on in pages the workers do not share */
+	mem_huge_heap();
+	return st->n > 0;
+}
+
+/* No plan after all: the workers leave (their go pipe ends) and are reaped. */
+static void stop_workers(Started *st)
+{
+	if (st->go[1] >= 0)
+		close(st->go[1]);
+	for (int i = 0; i < st->n; i++) {
+		while (waitpid(st->w[i].pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(st->w[i].fd);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (st->go[k] >= 0 && k == 0)
+			close(st->go[k]);
+		if (st->done[k] >= 0)
+			close(st->done[k]);
+	}
+	if (st->sh)
+		munmap(st->sh, sizeof *st->sh);
+}
+
+static ParResult *collect(Started *st, int nplan);
 
 ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 {
@@ -850,48 +956,63 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	}
 	if (jobs > PAR_MAX_JOBS)
 		jobs = PAR_MAX_JOBS;
+	Started st;
+	if (!start_workers(&st, src, pl, jobs)) {
+		stop_workers(&st);
+		return serial("serial: no worker could be started", NULL);
+	}
+	const char *why = NULL;
 	Scan s = { 0 };
+	int *cut = NULL;
+	int nplan = 0;
 	if (!scan_program(src, len, &s)) {
-		scan_release(&s);
-		return serial("serial: not plainly a module header and one class of functions", NULL);
+		why = "serial: not plainly a module header and one class of functions";
+	} else if (s.n < 2) {
+		why = "serial: one function only";
+	} else {
+		/* more parts than workers, taken as they come: a worker on a
+		 * faster processor (or one given less to do) takes more of them */
+		int want = jobs * PAR_PARTS_PER_JOB;
+		if ((size_t)want > len / PAR_MIN_SHARE_BYTES)
+			want = (int)(len / PAR_MIN_SHARE_BYTES);
+		if (want < jobs)
+			want = jobs;
+		if (want > s.n)
+			want = s.n;
+		cut = xmalloc((size_t)(want + 1) * sizeof *cut);
+		int ncut = choose_cuts(&s, want, cut);
+		if (!ncut)
+			why = "serial: every cut between functions splits a caller from its callee";
+		cut[ncut] = s.n;
+		nplan = ncut + 1;
 	}
-	if (s.n < 2) {
-		scan_release(&s);
-		return serial("serial: one function only", NULL);
-	}
-	/* more parts than workers, taken as they come: a worker on a faster
-	 * processor (or one given less to do) takes more of them */
-	int want = jobs * PAR_PARTS_PER_JOB;
-	if ((size_t)want > len / PAR_MIN_SHARE_BYTES)
-		want = (int)(len / PAR_MIN_SHARE_BYTES);
-	if (want < jobs)
-		want = jobs;
-	if (want > s.n)
-		want = s.n;
-	int *cut = xmalloc((size_t)(want + 1) * sizeof *cut);
-	int ncut = choose_cuts(&s, want, cut);
-	if (!ncut) {
-		free(cut);
-		scan_release(&s);
-		return serial("serial: every cut between functions splits a caller from its callee", NULL);
-	}
-	cut[ncut] = s.n;
-	int nplan = ncut + 1;
-	PartPlan *plan = xmalloc((size_t)nplan * sizeof *plan);
-	size_t lines = 0;
-	for (int k = 0; k < nplan; k++) {
-		plan[k].lo = k ? cut[k - 1] : 0;
-		plan[k].hi = cut[k];
-		plan[k].from = s.at[plan[k].lo];
-		plan[k].to = s.at[plan[k].hi];
-		if (k)
-			lines += count_lines(src + plan[k - 1].from, src + plan[k].from);
-		plan[k].lines_before = (int)lines;
+	if (!why) {
+		PartPlan *plan = st.sh->plan;
+		size_t lines = 0;
+		for (int k = 0; k < nplan && !why; k++) {
+			plan[k].lo = k ? cut[k - 1] : 0;
+			plan[k].hi = cut[k];
+			plan[k].from = s.at[plan[k].lo];
+			plan[k].to = s.at[plan[k].hi];
+			if (k)
+				lines += count_lines(src + plan[k - 1].from, src + plan[k].from);
+			if (lines > INT_MAX)
+				why = "serial: too many lines";
+			plan[k].lines_before = (int)lines;
+			plan[k].names_hash = 0;
+			for (int i = plan[k].lo; i < plan[k].hi; i++)
+				plan[k].names_hash = hash_name(plan[k].names_hash, s.name[i]);
+		}
+		st.sh->body_at = s.body_at;
 	}
 	free(cut);
-	ParResult *r = lines <= INT_MAX ? run_parts(src, pl, &s, plan, nplan, jobs < nplan ? jobs : nplan) : NULL;
-	free(plan);
 	scan_release(&s);
+	if (why) {
+		stop_workers(&st);
+		return serial(why, NULL);
+	}
+	st.sh->nplan = nplan;
+	ParResult *r = collect(&st, nplan);
 	if (!r)
 		return serial("serial: the parts did not give the serial result", NULL);
 	char n[48];
@@ -900,66 +1021,27 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	return r;
 }
 
-/* The parts of plan in jobs workers, each taking the next part left. */
-static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, const PartPlan *plan, int nplan,
-			    int jobs)
+/* The plan to the started workers (one byte each on go), then their
+ * records as each finishes. */
+static ParResult *collect(Started *st, int nplan)
 {
 	ParResult *r = xmalloc(sizeof *r);
 	memset(r, 0, sizeof *r);
+	arena_init(&r->names);
+	memcpy(r->workers, st->w, (size_t)st->n * sizeof *st->w);
+	r->nworkers = st->n;
 	Worker *workers = r->workers;
-	/* the next part to take, shared by the workers */
-	atomic_int *next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (next == MAP_FAILED) {
-		free(r);
-		return NULL;
-	}
-	atomic_init(next, 0);
-	fflush(NULL);
-	/* each worker, once its text is complete, writes its index here; the
-	 * end of the pipe (every worker gone) before all have is a failure */
-	int done[2];
-	if (pipe(done) != 0) {
-		munmap(next, sizeof *next);
-		free(r);
-		return NULL;
-	}
-	bool ok = true;
-	int started = 0;
-	for (int i = 0; i < jobs && ok; i++) {
-		/* A memfd, not a pipe: a worker writes its result without waiting
-		 * for the parent to read it, so all finish at their own pace and
-		 * the parent maps the bytes in place. */
-		int fd = memfd_create("ptoopt-part", MFD_CLOEXEC);
-		if (fd < 0) {
-			ok = false;
-			break;
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(fd);
-			ok = false;
-			break;
-		}
-		if (pid == 0) {
-			close(done[0]);
-			for (int j = 0; j < started; j++)
-				close(workers[j].fd);
-			worker(src, s, plan, nplan, next, pl, fd, done[1], (unsigned char)i);
-		}
-		workers[i].pid = pid;
-		workers[i].fd = fd;
-		started++;
-	}
-	close(done[1]);
-	mem_huge_heap();
+	int started = st->n;
+	char bytes[PAR_MAX_JOBS];
+	memset(bytes, 1, sizeof bytes);
+	bool ok = write(st->go[1], bytes, (size_t)started) == (ssize_t)started;
+	close(st->go[1]);
 	/* collect the workers as they finish; they are reaped later
 	 * (par_result_free), so their teardown overlaps the printing */
-	arena_init(&r->names);
-	r->nworkers = started;
 	int got = 0;
 	while (ok && got < started) {
 		unsigned char idx[PAR_MAX_JOBS + 1];
-		ssize_t n = read(done[0], idx, sizeof idx);
+		ssize_t n = read(st->done[0], idx, sizeof idx);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -972,14 +1054,14 @@ static ParResult *run_parts(const char *src, const Pipeline *pl, const Scan *s, 
 			got++;
 		}
 	}
-	close(done[0]);
+	close(st->done[0]);
 	for (int i = 0; i < started; i++)
 		close(workers[i].fd);
 	if (!ok)
 		for (int i = 0; i < started; i++)
 			kill(workers[i].pid, SIGKILL);
-	munmap(next, sizeof *next);
-	ok = ok && started == jobs && r->nparts == nplan && join(r);
+	munmap(st->sh, sizeof *st->sh);
+	ok = ok && r->nparts == nplan && join(r);
 	if (!ok) {
 		par_result_free(r);
 		return NULL;
