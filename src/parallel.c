@@ -71,6 +71,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ptoopt/arena.h"
 #include "ptoopt/lex.h"
@@ -166,6 +169,41 @@ static bool scan_rest(const char *src, const char *p, const char *end, int class
 		p = e;
 	}
 	return true;
+}
+
+/* The next "self." in [q, e), or NULL: the places with an 's' and a '.'
+ * four bytes on are the candidates, sixteen (SSE2) or eight at a time
+ * (memmem looks at every byte several times). */
+static const char *find_self(const char *q, const char *e)
+{
+#ifdef __SSE2__
+	const __m128i s = _mm_set1_epi8('s'), dot = _mm_set1_epi8('.');
+	for (; e - q >= 20; q += 16) {
+		__m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)q), s);
+		__m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + 4)), dot);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(a, b));
+		for (; m; m &= m - 1) {
+			int k = __builtin_ctz(m);
+			if (!memcmp(q + k, "self.", 5))
+				return q + k;
+		}
+	}
+#else
+	const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+	for (; e - q >= 12; q += 8) {
+		uint64_t a, b;
+		memcpy(&a, q, 8);
+		memcpy(&b, q + 4, 8);
+		uint64_t x = (a ^ (ones * 's')) | (b ^ (ones * '.'));
+		uint64_t z = ~(((x & low7) + low7) | x | low7); /* 0x80 where x's byte is 0 */
+		for (; z; z &= z - 1) {
+			int k = __builtin_ctzll(z) >> 3;
+			if (!memcmp(q + k, "self.", 5))
+				return q + k;
+		}
+	}
+#endif
+	return memmem(q, (size_t)(e - q), "self.", 5);
 }
 
 /* Find the functions of src's @pl.program class and the self.NAME each
@@ -331,7 +369,7 @@ static bool scan_program(const char *src, size_t len, Scan *s)
 		s->at[s->n] = len;
 		for (int i = 0; i < s->n; i++) {
 			const char *q = src + s->at[i], *e = src + s->at[i + 1];
-			while ((q = memmem(q, (size_t)(e - q), "self.", 5)) != NULL) {
+			while ((q = find_self(q, e)) != NULL) {
 				bool word = q == src || !lex_ident_char(q[-1]);
 				q += 5;
 				const char *w = q;
@@ -644,7 +682,7 @@ void par_result_free(ParResult *r)
 		while (waitpid(r->workers[i].pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		if (r->workers[i].data)
-			munmap(r->workers[i].data, r->workers[i].len);
+			xfree_huge(r->workers[i].data, r->workers[i].len);
 	}
 	for (int i = 0; i < r->nparts; i++) {
 		free(r->parts[i].fns);
@@ -664,18 +702,29 @@ void par_print(const ParResult *r, StrBuf *out)
 	print_join(out, r->parts[0].class_name, r->fns, r->nfns, r->callees, r->dyn, r->ndyn);
 }
 
-/* A finished worker's bytes: its memfd mapped whole (an empty one is not a
- * wire text). */
-static bool map_all(int fd, char **data, size_t *len)
+/* A finished worker's bytes: its memfd read whole into huge pages (an
+ * empty one is not a wire text).  Read, not mapped: a mapping of the
+ * memfd's 4 KB pages costs a page-table entry each, twice (mapped and
+ * unmapped), which on a virtual machine is slower than the copy. */
+static bool read_all(int fd, char **data, size_t *len)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size <= 0)
 		return false;
-	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	if (m == MAP_FAILED)
-		return false;
-	*data = m;
-	*len = (size_t)st.st_size;
+	size_t n = (size_t)st.st_size, got = 0;
+	char *b = xzalloc_huge(n);
+	while (got < n) {
+		ssize_t k = pread(fd, b + got, n - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			xfree_huge(b, n);
+			return false;
+		}
+		got += (size_t)k;
+	}
+	*data = b;
+	*len = n;
 	return true;
 }
 
@@ -754,12 +803,38 @@ static bool decode_worker(ParResult *r, const Worker *w)
 	return from == index_at;
 }
 
-static int cmp_fn(const void *a, const void *b)
-{
-	return strcmp(((const PrintedFn *)a)->name, ((const PrintedFn *)b)->name);
-}
-
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* fns[0..n) sorted by name, made of nruns runs sorted by name (run i ends
+ * at end[i]): merged pairwise, so a few comparisons a function instead of
+ * a sort's. */
+static void merge_runs(PrintedFn *fns, int n, int *end, int nruns)
+{
+	PrintedFn *tmp = xmalloc((size_t)(n + 1) * sizeof *tmp);
+	PrintedFn *a = fns, *b = tmp;
+	while (nruns > 1) {
+		int k = 0, from = 0;
+		for (int i = 0; i < nruns; i += 2) {
+			int mid = end[i], to = i + 1 < nruns ? end[i + 1] : mid;
+			int x = from, y = mid, o = from;
+			while (x < mid && y < to)
+				b[o++] = strcmp(a[y].name, a[x].name) < 0 ? a[y++] : a[x++];
+			while (x < mid)
+				b[o++] = a[x++];
+			while (y < to)
+				b[o++] = a[y++];
+			end[k++] = to;
+			from = to;
+		}
+		nruns = k;
+		PrintedFn *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != fns)
+		memcpy(fns, a, (size_t)n * sizeof *fns);
+	free(tmp);
+}
 
 /* What print_join needs of the parts, in r; false when they do not make
  * the serial result (a name twice, a symbol of one name that may be two). */
@@ -776,6 +851,7 @@ static bool join(ParResult *r)
 	PrintedFn *fns = xmalloc((size_t)(nfns + 1) * sizeof *fns);
 	const char **callees = xmalloc((size_t)(ncallees + 1) * sizeof *callees);
 	const char **dyn = xmalloc((size_t)(ndyn + 1) * sizeof *dyn);
+	int *run_end = xmalloc((size_t)(nparts + 1) * sizeof *run_end);
 	PtrMap seen = { 0 }; /* symbol name -> its id + 1, or LOCAL */
 	const uintptr_t LOCAL = UINTPTR_MAX;
 	bool ok = true;
@@ -786,7 +862,11 @@ static bool join(ParResult *r)
 		for (int j = 0; j < pt->nfns; j++) {
 			fns[nf] = pt->fns[j];
 			fns[nf++].callees_at += (size_t)nc;
+			/* each part's in name order (print_part's), as decode trusts */
+			if (j && strcmp(pt->fns[j - 1].name, pt->fns[j].name) >= 0)
+				ok = false;
 		}
+		run_end[i] = nf;
 		memcpy(callees + nc, pt->callees, (size_t)pt->ncallees * sizeof *callees);
 		nc += pt->ncallees;
 		for (int j = 0; j < pt->ndyn && ok; j++) {
@@ -804,10 +884,11 @@ static bool join(ParResult *r)
 		}
 	}
 	if (ok) {
-		qsort(fns, (size_t)nf, sizeof *fns, cmp_fn);
+		merge_runs(fns, nf, run_end, nparts);
 		for (int i = 1; i < nf && ok; i++)
 			ok = fns[i - 1].name != fns[i].name;
 	}
+	free(run_end);
 	if (ok)
 		qsort(dyn, (size_t)nd, sizeof *dyn, cmp_str);
 	pmap_release(&seen);
@@ -843,18 +924,31 @@ static ParResult *serial(const char *why, const char *detail)
 	return NULL;
 }
 
-/* Newlines in [p, e), a word at a time. */
+/* Newlines in [p, e): sixteen bytes at a time where SSE2 is (every
+ * x86-64), else eight. */
 static size_t count_lines(const char *p, const char *e)
 {
 	size_t n = 0;
-	const uint64_t ones = 0x0101010101010101u, nl = ones * '\n';
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (e - p >= 16) {
+		/* up to 255 blocks summed per byte lane before they could overflow */
+		__m128i acc = zero;
+		for (int k = 0; k < 255 && e - p >= 16; k++, p += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), nl));
+		__m128i sums = _mm_sad_epu8(acc, zero);
+		n += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+	}
+#else
+	const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu, nl = ones * '\n';
 	for (; e - p >= 8; p += 8) {
 		uint64_t w;
 		memcpy(&w, p, 8);
 		w ^= nl; /* a zero byte where a newline was */
-		uint64_t z = ~(((w & 0x7f7f7f7f7f7f7f7fu) + 0x7f7f7f7f7f7f7f7fu) | w | 0x7f7f7f7f7f7f7f7fu);
-		n += (size_t)__builtin_popcountll(z);
+		uint64_t z = ~(((w & low7) + low7) | w | low7);
+		n += (size_t)(((z >> 7) * ones) >> 56); /* the 0x80s counted */
 	}
+#endif
 	for (; p < e; p++)
 		n += *p == '\n';
 	return n;
@@ -913,19 +1007,17 @@ static bool start_workers(Started *st, const char *src, const Pipeline *pl, int 
 /* No plan after all: the workers leave (their go pipe ends) and are reaped. */
 static void stop_workers(Started *st)
 {
-	if (st->go[1] >= 0)
-		close(st->go[1]);
+	for (int k = 0; k < 2; k++)
+		if (st->go[k] >= 0)
+			close(st->go[k]);
 	for (int i = 0; i < st->n; i++) {
 		while (waitpid(st->w[i].pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		close(st->w[i].fd);
 	}
-	for (int k = 0; k < 2; k++) {
-		if (st->go[k] >= 0 && k == 0)
-			close(st->go[k]);
+	for (int k = 0; k < 2; k++)
 		if (st->done[k] >= 0)
 			close(st->done[k]);
-	}
 	if (st->sh)
 		munmap(st->sh, sizeof *st->sh);
 }
@@ -1050,7 +1142,7 @@ static ParResult *collect(Started *st, int nplan)
 		}
 		for (ssize_t k = 0; k < n && ok; k++) {
 			Worker *w = idx[k] < started ? &workers[idx[k]] : NULL;
-			ok = w && !w->data && map_all(w->fd, &w->data, &w->len) && decode_worker(r, w);
+			ok = w && !w->data && read_all(w->fd, &w->data, &w->len) && decode_worker(r, w);
 			got++;
 		}
 	}
