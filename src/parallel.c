@@ -584,7 +584,7 @@ static _Noreturn void worker(const char *src, Shared *sh, int go, const Pipeline
 		d.sink = count_diag;
 		d.sink_ctx = &said;
 		Program *p = parse_program_jump(&arena, &d, buf, n, body_at, pp->lines_before);
-		if (!p || said || p->nfuncs != pp->hi - pp->lo || !p->name)
+		if (!p || said || p->static_printed || p->nfuncs != pp->hi - pp->lo || !p->name)
 			_exit(3);
 		uint64_t h = 0;
 		for (int i = 0; i < p->nfuncs; i++)

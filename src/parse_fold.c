@@ -246,6 +246,7 @@ void pp_static_stmt(Parser *p, bool is_assert)
 		}
 		sb_putc(&out, 0);
 		fprintf(stderr, "static_print [%s:%d]: %s\n", p->diag->file, pl.line, out.data);
+		p->prog->static_printed = true;
 		sb_release(&out);
 		return;
 	}

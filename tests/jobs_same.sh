@@ -83,6 +83,9 @@ parts() {
 parts "parts: 2 in 2 workers" "$root/testdata/jobs/scan_parts.pto" -j2 "$pipe"
 parts "parts: 2 in 2 workers" "$root/testdata/jobs/scan_parts.pto" -j2 "$front"
 parts "serial: the parts did not give the serial result" "$root/testdata/jobs/scan_edges.pto" -j2 "$pipe"
+# a worker's stderr goes nowhere: a pl.static_print's line (written while
+# parsing) sends the program to the serial run, which writes it
+parts "serial: the parts did not give the serial result" "$root/testdata/jobs/static_print.pto" -j2 "$pipe"
 parts "parts: 12 in 3 workers" "$tmp/big.pto" -j3 "$pipe"
 printf '%s\n' 'import pypto.language as pl' '' '@pl.program' 'class One:' '    @pl.function' \
     '    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:' '        return x' >"$tmp/one.pto"

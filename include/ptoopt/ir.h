@@ -363,6 +363,9 @@ struct Program {
 	 * call (no pass makes either): without one, AivSplitValid has nothing
 	 * to check */
 	bool has_aiv_split;
+	/* a pl.static_print wrote its line to stderr while parsing (a run in
+	 * parts, whose workers' stderr goes nowhere, runs serially then) */
+	bool static_printed;
 };
 
 /* ---------------------------------------------------------------- helpers */
