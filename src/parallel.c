@@ -10,8 +10,10 @@
  * third slower than the other).  For each part a worker (a fork) parses the
  * module header and the part's functions only (numbered as in the whole
  * file: parse_program_jump), runs the pipeline on them and leaves their
- * printed text in its memfd, which the parent maps once the worker reports
- * it done (so no worker waits on the parent).  Parsing in the workers is
+ * printed text in its memfd, which the parent reads once the worker reports
+ * it done (so no worker waits on the parent).  The workers are forked
+ * before the scan and wait for its plan (a fork takes a millisecond or two
+ * to run here, now while the parent scans).  Parsing in the workers is
  * what makes this pay: a third of a run is parsing, and a worker that
  * wrote into the parent's parsed program would copy it page by page.
  *
@@ -645,7 +647,7 @@ static _Noreturn void worker(const char *src, Shared *sh, int go, const Pipeline
 typedef struct Worker {
 	pid_t pid;
 	int fd;
-	char *data; /* mapped from fd once the worker said it finished */
+	char *data; /* read from fd once the worker said it finished */
 	size_t len;
 } Worker;
 
@@ -978,7 +980,7 @@ static bool start_workers(Started *st, const char *src, const Pipeline *pl, int 
 	for (int i = 0; i < jobs; i++) {
 		/* A memfd, not a pipe: a worker writes its result without waiting
 		 * for the parent to read it, so all finish at their own pace and
-		 * the parent maps the bytes in place. */
+		 * the parent reads the bytes in one go. */
 		int fd = memfd_create("ptoopt-part", MFD_CLOEXEC);
 		if (fd < 0)
 			break;
