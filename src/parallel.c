@@ -540,14 +540,15 @@ static uint64_t hash_name(uint64_t h, const char *name)
  * text, then its index.  After the last record, their end offsets and
  * count; then its own index written to done says it finished. */
 static _Noreturn void worker(const char *src, Shared *sh, int go, const Pipeline *pl, int fd, int done,
-			     unsigned char index)
+			     unsigned char index, bool large)
 {
 	int null = open("/dev/null", O_WRONLY);
 	if (null >= 0) {
 		dup2(null, 1);
 		dup2(null, 2);
 	}
-	mem_huge_heap();
+	if (large)
+		mem_huge_heap();
 	char c;
 	ssize_t got;
 	while ((got = read(go, &c, 1)) < 0 && errno == EINTR)
@@ -966,8 +967,11 @@ typedef struct Started {
 	int n;
 } Started;
 
-static bool start_workers(Started *st, const char *src, const Pipeline *pl, int jobs)
+static bool start_workers(Started *st, const char *src, size_t len, const Pipeline *pl, int jobs)
 {
+	/* a small input (-jN) touches too little of the heap to gain from huge
+	 * pages: a fresh one costs more than the few small pages it replaces */
+	bool large = len >= PAR_AUTO_MIN_BYTES;
 	*st = (Started){ .go = { -1, -1 }, .done = { -1, -1 } };
 	st->sh = mmap(NULL, sizeof *st->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st->sh == MAP_FAILED) {
@@ -994,7 +998,7 @@ static bool start_workers(Started *st, const char *src, const Pipeline *pl, int 
 			close(st->done[0]);
 			for (int j = 0; j < st->n; j++)
 				close(st->w[j].fd);
-			worker(src, st->sh, st->go[0], pl, fd, st->done[1], (unsigned char)i);
+			worker(src, st->sh, st->go[0], pl, fd, st->done[1], (unsigned char)i, large);
 		}
 		st->w[st->n++] = (Worker){ .pid = pid, .fd = fd };
 	}
@@ -1002,7 +1006,8 @@ static bool start_workers(Started *st, const char *src, const Pipeline *pl, int 
 	close(st->done[1]);
 	st->go[0] = st->done[1] = -1;
 	/* the heap from here on in pages the workers do not share */
-	mem_huge_heap();
+	if (large)
+		mem_huge_heap();
 	return st->n > 0;
 }
 
@@ -1051,7 +1056,7 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 	if (jobs > PAR_MAX_JOBS)
 		jobs = PAR_MAX_JOBS;
 	Started st;
-	if (!start_workers(&st, src, pl, jobs)) {
+	if (!start_workers(&st, src, len, pl, jobs)) {
 		stop_workers(&st);
 		return serial("serial: no worker could be started", NULL);
 	}
