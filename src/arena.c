@@ -293,8 +293,8 @@ void xfree_huge(void *p, size_t n)
  * a run knows its input is large, and around a fork (parallel.c): in each
  * worker, and in the parent after it forked them, so that neither writes
  * the huge page their heaps shared at the fork (a write there copies it
- * 4 KB at a time).  Memory not touched
- * costs nothing; a huge page costs 2 MB of resident memory at most once.
+ * 4 KB at a time).  Memory not touched costs nothing; a huge page costs
+ * 2 MB of resident memory at most once.
  * Under AddressSanitizer, malloc is its own: nothing is done. */
 #if defined(__GLIBC__) && !defined(ARENA_LSAN_ROOTS) && defined(MADV_HUGEPAGE)
 static void *mem_heap_gap;

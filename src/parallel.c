@@ -520,11 +520,11 @@ typedef struct Shared {
 	PartPlan plan[PAR_MAX_PLAN];
 } Shared;
 
-/* FNV-1a of names, each ended by a NUL: what a part's functions must be. */
+/* FNV-1a of names, each ended by a NUL, from NAMES_HASH_SEED: what a
+ * part's functions must be. */
+#define NAMES_HASH_SEED 0xcbf29ce484222325u
 static uint64_t hash_name(uint64_t h, const char *name)
 {
-	if (!h)
-		h = 0xcbf29ce484222325u;
 	for (const unsigned char *q = (const unsigned char *)name;; q++) {
 		h = (h ^ *q) * 0x100000001b3u;
 		if (!*q)
@@ -589,7 +589,7 @@ static _Noreturn void worker(const char *src, Shared *sh, int go, const Pipeline
 		Program *p = parse_program_jump(&arena, &d, buf, n, body_at, pp->lines_before);
 		if (!p || said || p->static_printed || p->nfuncs != pp->hi - pp->lo || !p->name)
 			_exit(3);
-		uint64_t h = 0;
+		uint64_t h = NAMES_HASH_SEED;
 		for (int i = 0; i < p->nfuncs; i++)
 			h = hash_name(h, p->funcs[i]->name);
 		if (h != pp->names_hash)
@@ -1098,7 +1098,7 @@ ParResult *par_run(const char *src, size_t len, const Pipeline *pl, int jobs)
 			if (lines > INT_MAX)
 				why = "serial: too many lines";
 			plan[k].lines_before = (int)lines;
-			plan[k].names_hash = 0;
+			plan[k].names_hash = NAMES_HASH_SEED;
 			for (int i = plan[k].lo; i < plan[k].hi; i++)
 				plan[k].names_hash = hash_name(plan[k].names_hash, s.name[i]);
 		}

@@ -103,8 +103,9 @@ void xfree_big(void *p, size_t n);
  * Free with xfree_huge(p, same n). */
 void *xzalloc_huge(size_t n);
 void xfree_huge(void *p, size_t n);
-/* A large run's malloc heap kept and in huge pages (arena.c says why);
- * once per process, before its big allocations. */
+/* A large run's malloc heap kept and in huge pages (arena.c says why):
+ * before its big allocations, and in each process around a fork; the
+ * heap's next blocks come from a huge page not touched yet. */
 void mem_huge_heap(void);
 
 /* Growable array of pointers.  With .arena set the storage comes from the
