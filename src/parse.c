@@ -622,6 +622,7 @@ static void parser_release(Parser *p)
 	free(p->ann.slots);
 	free(p->lists.slots);
 	pmap_release(&p->enum_cache);
+	sb_release(&p->static_line);
 	pmap_release(&p->for_scopes);
 	pmap_release(&p->symbols);
 	htab_release(&p->leaves);

@@ -198,7 +198,8 @@ void pp_static_stmt(Parser *p, bool is_assert)
 	skip(p);
 	skip(p); /* static_print / static_assert */
 	skip(p); /* ( */
-	StrBuf out = { 0 };
+	StrBuf *out = &p->static_line;
+	out->len = 0;
 	int nargs = 0;
 	const Expr *cond = NULL;
 	const char *src0 = NULL, *src1 = NULL, *msg = NULL;
@@ -211,7 +212,7 @@ void pp_static_stmt(Parser *p, bool is_assert)
 			if (is_assert)
 				msg = st.text;
 			else
-				sb_printf(&out, "%s%s", out.len ? " " : "", st.text);
+				sb_printf(out, "%s%s", out->len ? " " : "", st.text);
 		} else {
 			if (is_assert && nargs == 1)
 				PERR_AT(p, a, "static_assert() message must be a string literal");
@@ -222,16 +223,16 @@ void pp_static_stmt(Parser *p, bool is_assert)
 				src0 = s0;
 				src1 = peek(p)->src;
 			} else {
-				sb_printf(&out, "%s", out.len ? " " : "");
+				sb_printf(out, "%s", out->len ? " " : "");
 				if (e->kind == EX_VAR)
-					sb_printf(&out, "%s: ", e->var->name);
+					sb_printf(out, "%s: ", e->var->name);
 				else if (e->kind == EX_INT)
-					sb_printf(&out, "%lld: ", (long long)e->ival);
+					sb_printf(out, "%lld: ", (long long)e->ival);
 				else if (e->kind == EX_BOOL)
-					sb_printf(&out, "%s: ", e->ival ? "True" : "False");
+					sb_printf(out, "%s: ", e->ival ? "True" : "False");
 				else if (e->kind == EX_FLOAT)
-					sb_printf(&out, "%.17g: ", e->fval);
-				print_type(&out, ir_expr_type(e)); /* an expression: just its type */
+					sb_printf(out, "%.17g: ", e->fval);
+				print_type(out, ir_expr_type(e)); /* an expression: just its type */
 			}
 		}
 		nargs++;
@@ -241,13 +242,12 @@ void pp_static_stmt(Parser *p, bool is_assert)
 	expect_op(p, ")");
 	if (!is_assert) {
 		if (!nargs) {
-			sb_release(&out);
 			PERR_AT(p, &pl, "static_print() requires at least 1 argument");
 		}
-		sb_putc(&out, 0);
-		fprintf(stderr, "static_print [%s:%d]: %s\n", p->diag->file, pl.line, out.data);
+		sb_putc(out, 0);
+		fprintf(stderr, "static_print [%s:%d]: %s\n", p->diag->file, pl.line, out->data);
 		p->prog->static_printed = true;
-		sb_release(&out);
+		sb_release(out);
 		return;
 	}
 	if (nargs < 1 || nargs > 2)

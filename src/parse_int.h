@@ -34,6 +34,7 @@
 
 #include "ptoopt/ir.h"
 #include "ptoopt/lex.h"
+#include "ptoopt/strbuf.h"
 #include "ptoopt/sugar.h"
 
 #define MAX_EXPR_DEPTH 200
@@ -169,6 +170,9 @@ typedef struct Parser {
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
 	ListMemo list_memo[LIST_MEMO_SETS][LIST_MEMO_WAYS]; /* recent short ones, in front of lists */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	StrBuf static_line;   /* pl.static_print's line as it is built: the parser's,
+	                       * so that an error in an argument (a longjmp) does
+	                       * not lose it */
 	/* scope statements written as `for v in pl.spmd / pl.split_aiv(...)`:
 	 * loops to the reference, so a bare pl.yield_ in one is not the
 	 * enclosing init_values loop's (reject_bare_yield skips them) */
