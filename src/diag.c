@@ -11,6 +11,7 @@ void diag_init(Diag *d, const char *file, const char *src, size_t len)
 	d->file = file;
 	d->src = src;
 	d->len = len;
+	d->first_line = 1;
 	d->out = stderr;
 }
 
@@ -19,13 +20,13 @@ void diag_init(Diag *d, const char *file, const char *src, size_t len)
  * garble the terminal. */
 static void show_line(Diag *d, int line, int col)
 {
-	if (!d->src || line <= 0)
+	if (!d->src || line <= 0 || line < d->first_line)
 		return;
 	const char *p = d->src, *end = d->src + d->len;
-	for (int l = 1; l < line && p < end; p++)
+	for (int l = d->first_line; l < line && p < end; p++)
 		if (*p == '\n')
 			l++;
-	if (p >= end && line > 1 && !(p == end && p[-1] == '\n'))
+	if (p >= end && line > d->first_line && !(p == end && p[-1] == '\n'))
 		return;
 	const char *e = p;
 	while (e < end && *e != '\n' && *e != '\r')

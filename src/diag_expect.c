@@ -116,7 +116,7 @@ DiagExpect *dexp_begin(Diag *d, const char *src, size_t len)
 			if (ki < 0)
 				continue;
 			const char *r = k + strlen(kinds[ki]);
-			int line = i + 1;
+			int line = i + d->first_line;
 			if (r < e && *r == '@') {
 				r++;
 				if (r < e && (*r == '+' || *r == '-')) {
@@ -124,19 +124,19 @@ DiagExpect *dexp_begin(Diag *d, const char *src, size_t len)
 					r++;
 					while (r < e && *r >= '0' && *r <= '9')
 						v = v * 10 + (*r++ - '0');
-					line = i + 1 + sign * v;
+					line = i + d->first_line + sign * v;
 				} else if ((size_t)(e - r) >= 5 && !memcmp(r, "below", 5)) {
 					r += 5;
 					int j = i + 1;
 					while (j < n && only_expectations(ls[j], le[j]))
 						j++;
-					line = j + 1;
+					line = j + d->first_line;
 				} else if ((size_t)(e - r) >= 5 && !memcmp(r, "above", 5)) {
 					r += 5;
 					int j = i - 1;
 					while (j >= 0 && only_expectations(ls[j], le[j]))
 						j--;
-					line = j + 1;
+					line = j + d->first_line;
 				}
 			}
 			while (r < e && *r == ' ')
@@ -151,7 +151,7 @@ DiagExpect *dexp_begin(Diag *d, const char *src, size_t len)
 				}
 			if (!close)
 				continue;
-			add(x, kinds[ki], line, i + 1, t, (size_t)(close - t));
+			add(x, kinds[ki], line, i + d->first_line, t, (size_t)(close - t));
 			q = close + 1;
 		}
 	}

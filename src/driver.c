@@ -12,6 +12,7 @@
 #include "ptoopt/driver.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,7 +333,7 @@ static int run_text(DriverConfig *c, const char *path, const char *shown, const 
 		mem_huge_heap();
 	if (parts && c->pipeline.n && may_run_in_parts(c) && (*parts = par_run(src, len, &c->pipeline, c->jobs)))
 		return 0;
-	Program *prog = *progp = parse_program(arena, d, src, len);
+	Program *prog = *progp = parse_program_jump(arena, d, src, len, 0, d->first_line - 1);
 	if (!prog)
 		rc = 1;
 	if (!rc && c->pipeline.n && !pipe_check_contracts(prog, &c->pipeline, d))
@@ -368,11 +369,12 @@ static int run_text(DriverConfig *c, const char *path, const char *shown, const 
 /* One program of an input (all of it, or one part of a split input) with
  * its diagnostics checked against its expectations under
  * --verify-diagnostics; the printed result is appended to out when given. */
-static int run_part(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, StrBuf *out,
-		    Result *whole, Arena *arena)
+static int run_part(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, int first_line,
+		    StrBuf *out, Result *whole, Arena *arena)
 {
 	Diag d;
 	diag_init(&d, shown, src, len);
+	d.first_line = first_line;
 	DiagExpect *x = c->verify_diagnostics ? dexp_begin(&d, src, len) : NULL;
 	Program *prog = NULL;
 	ParResult *parts = NULL;
@@ -398,14 +400,19 @@ static int run_part(DriverConfig *c, const char *path, const char *shown, const 
 }
 
 /* --split-input-file: the programs between lines "# -----" each on their
- * own; the results joined by the same line.  Each part is parsed with the
- * lines before it blanked, so that messages give the file's line numbers. */
+ * own; the results joined by the same line.  Each part is numbered from
+ * its first line's number in the file (Diag.first_line), so that messages
+ * give the file's line numbers; the work is linear in the input's size. */
 static int run_split(DriverConfig *c, const char *path, const char *shown, const char *src, size_t len, StrBuf *out)
 {
 	int rc = 0, part = 0;
 	const char *p = src, *end = src + len;
 	size_t line0 = 0; /* lines before the current part */
 	while (p <= end) {
+		if (line0 >= INT_MAX) { /* line numbers are ints */
+			fprintf(stderr, "ptoopt: %s: error: more than %d lines\n", shown, INT_MAX);
+			return 1;
+		}
 		/* the part: up to the next separator line */
 		const char *q = p, *next = NULL;
 		size_t lines = 0;
@@ -421,15 +428,14 @@ static int run_split(DriverConfig *c, const char *path, const char *shown, const
 			q = e ? e + 1 : end;
 		}
 		size_t plen = (size_t)(q - p);
-		char *buf = xmalloc(line0 + plen + 1);
-		memset(buf, '\n', line0);
-		memcpy(buf + line0, p, plen);
-		buf[line0 + plen] = 0;
+		char *buf = xmalloc(plen + 1);
+		memcpy(buf, p, plen);
+		buf[plen] = 0;
 		if (part++)
 			sb_puts(out, "# -----\n");
 		Arena arena;
 		arena_init(&arena);
-		int prc = run_part(c, path, shown, buf, line0 + plen, out, NULL, &arena);
+		int prc = run_part(c, path, shown, buf, plen, (int)line0 + 1, out, NULL, &arena);
 		arena_free(&arena);
 		free(buf);
 		if (prc == 1)
@@ -479,7 +485,7 @@ static int process(DriverConfig *c, const char *path)
 		res.text = joined.data ? joined.data : "";
 		res.len = joined.len;
 	} else {
-		rc = run_part(c, path, shown, src, len, NULL, &res, &arena);
+		rc = run_part(c, path, shown, src, len, 1, NULL, &res, &arena);
 		if (rc == 2) /* only expected errors: nothing to print */
 			rc = 0, res.text = "", res.len = 0;
 	}

@@ -104,6 +104,10 @@ static void newline_at(Lexer *lx, const char *after)
 
 void lex_set_jump(Lexer *lx, const char *at, int lines)
 {
+	if (at == lx->src) { /* lines before the text itself */
+		lx->line += lines;
+		return;
+	}
 	lx->jump_at = at;
 	lx->jump_lines = lines;
 }

@@ -437,4 +437,23 @@ elif [ "$(grep -c '^pl.exp ' out)" -ne 1 ]; then bad "pl.exp listed twice"
 else ok; fi
 rm -f sugar.yaml
 
+current="--split-input-file: a later part's error gives the file's line and shows that line"
+{
+    printf 'import pypto.language as pl\n\n@pl.program\nclass A:\n    @pl.function\n'
+    printf '    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        return x\n'
+    printf '# -----\nimport pypto.language as pl\n\n\n@pl.program\nclass B:\n    @pl.function\n'
+    printf '    def g(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        return y\n'
+    printf '# ---------\nimport pypto.language as pl\n\n@pl.program\nclass C:\n    @pl.function\n'
+    printf '    def h(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        return x\n'
+} > split3.pto
+run --split-input-file split3.pto
+if expect_rc 1; then
+    if [ "$(sed -n 1p err)" != "split3.pto:16:16: error: Undefined variable 'y'" ]; then bad "first line: $(sed -n 1p err)"
+    elif [ "$(sed -n 2p err)" != "          return y" ]; then bad "source line: $(sed -n 2p err)"
+    elif [ "$(grep -c '^# -----$' out)" -ne 2 ] || ! grep -q '^class A:' out || ! grep -q '^class C:' out || grep -q '^class B:' out
+    then bad "stdout is not parts 1 and 3 joined by two separators"
+    else ok; fi
+fi
+rm -f split3.pto
+
 finish

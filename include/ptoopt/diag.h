@@ -10,6 +10,8 @@ typedef struct Diag {
 	const char *file;  /* name shown in messages ("<stdin>" for -) */
 	const char *src;   /* source text (may be NULL: no source line shown) */
 	size_t len;
+	int first_line;    /* the line number of src's first line (1 unless src is
+	                    * a part of a file: --split-input-file) */
 	int nerrors;
 	FILE *out;         /* stderr unless a test redirects it */
 	/* when set, diagnostics go here instead of out (--verify-diagnostics):

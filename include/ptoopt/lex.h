@@ -114,7 +114,8 @@ void lex_init(Lexer *lx, Arena *a, Diag *d, jmp_buf *fail, const char *src, size
 void lex_release(Lexer *lx);
 /* The text from `at` (a line start) on is numbered as if `lines` blank
  * lines stood before it: a part of a program with the lines of the parts
- * before it left out (parallel.c). */
+ * before it left out (parallel.c), or, with `at` the start of the text,
+ * one program of a --split-input-file input.  Called before any scanning. */
 void lex_set_jump(Lexer *lx, const char *at, int lines);
 void lex_fill(Lexer *lx, int k);          /* scan until k tokens of lookahead exist */
 void lex_scan_current(Lexer *lx);         /* lex_fill(lx, 0) when nothing is scanned */

@@ -15,7 +15,8 @@
 Program *parse_program(Arena *a, Diag *d, const char *src, size_t len);
 /* The same, with the lines from src[jump_off] (a line start) on numbered
  * jump_lines further: a module header followed by one part of its class
- * (parallel.c), numbered as in the whole file. */
+ * (parallel.c), numbered as in the whole file; with jump_off 0, a part of
+ * a --split-input-file input (the Diag's first_line agrees). */
 Program *parse_program_jump(Arena *a, Diag *d, const char *src, size_t len, size_t jump_off, int jump_lines);
 
 #endif
