@@ -2,13 +2,17 @@
 # --jobs (parallel.c) changes nothing but the wall time: through
 # convert-to-ssa,outline-incore,outline-cluster and through pypto-default
 # (its ten passes all function by function; inline-functions only on a
-# source without Inline functions), every .pto of the test data
-# and every program of the conformance corpus doubled (two halves no call
-# joins) gives the same stdout, stderr and exit status with -j1 (serial) as
-# with -j2, which splits any program that can be cut between functions that
-# do not call each other, whatever its size (and runs serially, reporting
-# the same, where anything goes wrong).  Also a generated program of a few
-# megabytes with the automatic --jobs and with -j3.
+# source without Inline functions), every .pto of the test data and every
+# program of the conformance corpus gives the same stdout, stderr and exit
+# status with -j1 (serial) as with -j2, which splits any program that can
+# be cut between functions that do not call each other, whatever its size
+# (and runs serially, reporting the same, where anything goes wrong).  The
+# corpus programs go eight to a class (renamed copies, NAME__k: no call
+# joins them), those that fail a pipeline each twice over (tests/corpus.py
+# jobs).  Also a generated program of a few megabytes with the automatic
+# --jobs and with -j3.
+#
+# Without CASES_DIR, testdata/bad is left out too.
 #
 # usage: jobs_same.sh PTOOPT SOURCE_ROOT [CASES_DIR]
 set -u
@@ -18,40 +22,20 @@ cases=${3:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptoopt-jobs.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 n=0 bad=0
-# one run each way; $1 the input, the rest the options
-same() {
-    local in=$1
-    shift
-    "$tool" -j1 "$@" "$in" >"$tmp/o1" 2>"$tmp/e1"
-    local r1=$?
-    "$tool" -j2 "$@" "$in" >"$tmp/o2" 2>"$tmp/e2"
-    local r2=$?
-    n=$((n + 1))
-    if [ $r1 -ne $r2 ] || ! cmp -s "$tmp/o1" "$tmp/o2" || ! cmp -s "$tmp/e1" "$tmp/e2"; then
-        bad=$((bad + 1))
-        echo "FAIL: $in $* (exit $r1 / $r2)"
-        diff "$tmp/o1" "$tmp/o2" | head -5
-        diff "$tmp/e1" "$tmp/e2" | head -5
-    fi
-}
+# the file-by-file comparisons (tests/corpus.py jobs: one -j1 and one -j2
+# run of each input through each pipeline, on two threads)
+mkdir "$tmp/in"
+if [ -n "$cases" ] && [ -d "$cases" ]; then
+    python3 "$root/tests/corpus.py" jobs "$tool" "$tmp/in" --cases "$cases" "$root/testdata" "$root/tests/lit"
+else
+    # without the corpus (jobs-split, which the sanitizer build runs, where
+    # a process costs ~0.1 s): the test data but its 342 small bad inputs
+    python3 "$root/tests/corpus.py" jobs "$tool" "$tmp/in" "$root/tests/lit" \
+        "$root"/testdata/{examples,fuzz-regressions,golden,jobs,pipeline}
+fi
+[ $? -eq 0 ] || bad=$((bad + 1))
 pipe=--passes=convert-to-ssa,outline-incore,outline-cluster
 front=--passes=pypto-default
-while IFS= read -r f; do
-    same "$f" "$pipe"
-    same "$f" "$front"
-done < <(find "$root/testdata" "$root/tests/lit" -name '*.pto' | LC_ALL=C sort)
-# every program of the corpus twice over (tests/jobs_double.py: a renamed
-# copy of its methods after them), so that -j2 has two halves to split,
-# each distinct input once
-if [ -n "$cases" ] && [ -d "$cases" ]; then
-    mkdir "$tmp/double"
-    find "$cases" -name input.pto | LC_ALL=C sort | python3 "$root/tests/jobs_double.py" "$tmp/double" || exit 2
-    for f in "$tmp/double"/*.pto; do
-        [ -e "$f" ] || continue
-        same "$f" "$pipe"
-        same "$f" "$front"
-    done
-fi
 # a large program: the automatic choice splits it where there are two
 # processors; -j1 never does
 python3 "$root/bench/gen.py" --size 3000000 --style outline-heavy -o "$tmp/big.pto" || exit 2
@@ -91,5 +75,5 @@ printf '%s\n' 'import pypto.language as pl' '' '@pl.program' 'class One:' '    @
     '    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:' '        return x' >"$tmp/one.pto"
 parts "serial: one function only" "$tmp/one.pto" -j2 "$pipe"
 parts "serial: a pass does not change one function at a time: infer-directions" "$tmp/big.pto" -j2 --passes=infer-directions
-echo "jobs_same: $n runs compared, $bad differing"
+echo "jobs_same: $n more checks, $bad failed"
 [ $bad -eq 0 ]
