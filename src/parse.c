@@ -263,6 +263,47 @@ static const char *verbatim_body(Parser *p)
 	return text;
 }
 
+/* Is the token at k the start of a statement pl.func_attr(...)? */
+static bool at_func_attr(Parser *p, int k)
+{
+	return tok_is_name(peek_at(p, k), "pl") && tok_is_op(peek_at(p, k + 1), ".") &&
+	       tok_is_name(peek_at(p, k + 2), "func_attr") && tok_is_op(peek_at(p, k + 3), "(");
+}
+
+/* One pl.func_attr({"key": value, ...}) line of a function's prologue:
+ * its keys added to (keys, vals), as the reference's
+ * _merge_func_attr_directive checks them. */
+static void func_attr_directive(Parser *p, const char *fname, PtrVec *keys, PtrVec *vals)
+{
+	Token at = *peek(p);
+	dotted_after(p, "pl");
+	expect_op(p, "(");
+	const Token *a = peek(p);
+	if (tok_is_op(a, ")") || (a->kind == TK_NAME && tok_is_op(peek_at(p, 1), "=")))
+		PERR_AT(p, &at, "pl.func_attr() takes exactly one positional dict argument (no keywords)");
+	if (!tok_is_op(a, "{"))
+		PERR_AT(p, a, "pl.func_attr() argument must be a dict literal");
+	Expr *dict = pp_dict(p);
+	if (accept_op(p, ",") && !at_op(p, ")"))
+		PERR_AT(p, &at, "pl.func_attr() takes exactly one positional dict argument (no keywords)");
+	expect_op(p, ")");
+	pp_expect_newline(p);
+	size_t before = keys->len;
+	for (int i = 0; i < dict->nkw; i++) {
+		const char *k = dict->kw[i].name;
+		for (size_t j = before; j < keys->len; j++)
+			if (keys->items[j] == k)
+				PERR_AT(p, &at, "Duplicate function attribute '%s' in pl.func_attr({...})", k);
+		if (!strcmp(k, "auto_scope") || !strcmp(k, "external_source"))
+			PERR_AT(p, &at, "'%s' cannot be set with pl.func_attr()", k);
+		for (size_t j = 0; j < before; j++)
+			if (keys->items[j] == k)
+				PERR_AT(p, &at, "Duplicate function attribute '%s' in function '%s'. Each attribute may be declared only once.", k, fname);
+		vec_push(keys, (void *)k);
+		vec_push(vals, dict->kw[i].value);
+	}
+}
+
 static Function *parse_function(Parser *p, bool in_program)
 {
 	/* decorator */
@@ -442,24 +483,23 @@ static Function *parse_function(Parser *p, bool in_program)
 		PERR_AT(p, t, "expected an indented function body, found %s", pp_describe(t));
 	Token ind = next(p);
 	PtrVec out = ARENA_VEC(p->a);
-	/* optional pl.func_attr({...}) first line */
-	if (at_name(p, "pl") && tok_is_op(peek_at(p, 1), ".") && tok_is_name(peek_at(p, 2), "func_attr")) {
-		dotted_after(p, "pl");
-		expect_op(p, "(");
-		Expr *dict = pp_dict(p);
-		accept_op(p, ",");
-		expect_op(p, ")");
-		pp_expect_newline(p);
-		for (int i = 0; i < dict->nkw; i++) {
-			vec_push(&attrk, (void *)dict->kw[i].name);
-			vec_push(&attrv, dict->kw[i].value);
-		}
-	}
+	/* the decorator's attrs=, then the pl.func_attr({...}) prologue's, in
+	 * that order (the reference's builder: begin_function, then each
+	 * directive); a key may be given once */
 	if (deco_attrs)
 		for (int i = 0; i < deco_attrs->nkw; i++) {
 			vec_push(&attrk, (void *)deco_attrs->kw[i].name);
 			vec_push(&attrv, deco_attrs->kw[i].value);
 		}
+	/* a leading docstring is not a statement: a prologue may follow it
+	 * (its lines still go, as comments, to the body's first statement) */
+	Token doc = { 0 };
+	if (peek(p)->kind == TK_STRING && peek_at(p, 1)->kind == TK_NEWLINE && at_func_attr(p, 2)) {
+		doc = next(p);
+		skip(p);
+	}
+	while (at_func_attr(p, 0))
+		func_attr_directive(p, f->name, &attrk, &attrv);
 	f->nattrs = (int)attrk.len;
 	f->attrs = arena_alloc(p->a, (attrk.len + 1) * sizeof *f->attrs);
 	for (size_t i = 0; i < attrk.len; i++)
@@ -487,8 +527,12 @@ static Function *parse_function(Parser *p, bool in_program)
 		return f;
 	}
 	p->carried.len = 0;
+	if (doc.kind == TK_STRING)
+		pp_docstring_lines(p, doc.text, doc.slen);
 	bool first_stmt = true;
 	while (peek(p)->kind != TK_DEDENT && peek(p)->kind != TK_EOF) {
+		if (at_func_attr(p, 0))
+			PERR_AT(p, peek(p), "pl.func_attr() must appear before every other statement in '%s'", f->name);
 		pp_stmt(p, &out, first_stmt);
 		first_stmt = false;
 	}
@@ -623,6 +667,10 @@ static void parser_release(Parser *p)
 	free(p->lists.slots);
 	pmap_release(&p->enum_cache);
 	sb_release(&p->static_line);
+	if (p->outer_lx) { /* an f-string placeholder's read failed */
+		lex_release(p->outer_lx);
+		free(p->outer_lx);
+	}
 	pmap_release(&p->for_scopes);
 	pmap_release(&p->symbols);
 	htab_release(&p->leaves);

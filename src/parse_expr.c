@@ -394,6 +394,8 @@ static Expr *parse_atom(Parser *p)
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			return pp_self_call(p);
 		}
+		if (pp_at_fstring(p, 0)) /* f"...": pl.static_print's argument only */
+			PERR_AT(p, t, "Unsupported expression type: JoinedStr (an f-string is read only as an argument of pl.static_print)");
 		if (pp_at_inline_call(p))
 			return pp_inline_call(p);
 		if (tok_is_name(t, "None")) {

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptoopt/print.h"
@@ -188,6 +189,194 @@ bool pp_const_value(const Expr *e, double *v)
 	}
 }
 
+/* Python's repr() of a float: the fewest significant digits that read
+ * back as the same double, in fixed notation for decimal exponents from
+ * -4 to 15, else as d.ddde+XX (at least two exponent digits). */
+static void py_float_repr(StrBuf *out, double v)
+{
+	if (isnan(v) || isinf(v)) {
+		sb_puts(out, isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+		return;
+	}
+	char buf[40];
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* buf: [-]d[.ddd]e[+-]XX */
+	char digits[20];
+	int nd = 0, exp10;
+	const char *q = buf;
+	bool neg = *q == '-';
+	if (neg)
+		q++;
+	for (; *q != 'e'; q++)
+		if (*q != '.')
+			digits[nd++] = *q;
+	exp10 = atoi(q + 1);
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (neg)
+		sb_putc(out, '-');
+	if (exp10 >= -4 && exp10 < 16) {
+		if (exp10 < 0) {
+			sb_puts(out, "0.");
+			for (int i = -1; i > exp10; i--)
+				sb_putc(out, '0');
+			sb_putn(out, digits, (size_t)nd);
+		} else {
+			for (int i = 0; i <= exp10; i++)
+				sb_putc(out, i < nd ? digits[i] : '0');
+			sb_putc(out, '.');
+			if (nd > exp10 + 1)
+				sb_putn(out, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+			else
+				sb_putc(out, '0');
+		}
+		return;
+	}
+	sb_putc(out, digits[0]);
+	if (nd > 1) {
+		sb_putc(out, '.');
+		sb_putn(out, digits + 1, (size_t)(nd - 1));
+	}
+	sb_printf(out, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+}
+
+/* One argument of pl.static_print as the reference writes it
+ * (_format_ir_arg): a name or a constant with its type, any other
+ * expression as the printer writes it. */
+static void static_arg_text(StrBuf *out, Expr *e)
+{
+	if (e->kind != EX_VAR && e->kind != EX_INT && e->kind != EX_BOOL && e->kind != EX_FLOAT) {
+		print_expr_text(out, e);
+		return;
+	}
+	if (e->kind == EX_VAR)
+		sb_printf(out, "%s: ", e->var->name);
+	else if (e->kind == EX_INT)
+		sb_printf(out, "%lld: ", (long long)e->ival);
+	else if (e->kind == EX_BOOL)
+		sb_printf(out, "%s: ", e->ival ? "True" : "False");
+	else {
+		py_float_repr(out, e->fval);
+		sb_puts(out, ": ");
+	}
+	print_type(out, ir_expr_type(e));
+}
+
+/* Is the token at k an f-string's prefix: a name f or F written right
+ * before a string (the lexer reads f"..." as the two)? */
+bool pp_at_fstring(Parser *p, int k)
+{
+	const Token *f = peek_at(p, k), *s = peek_at(p, k + 1);
+	return f->kind == TK_NAME && f->nlen == 1 && (f->text[0] == 'f' || f->text[0] == 'F') && s->kind == TK_STRING &&
+	       s->src == f->src + 1;
+}
+
+/* The parser's lexer while a placeholder of an f-string is read by a
+ * lexer of its own (parser_release frees it should that read fail). */
+static void fstring_expr(Parser *p, StrBuf *out, const char *from, const char *to, int line, const char *line_start)
+{
+	p->outer_lx = xmalloc(sizeof *p->outer_lx);
+	*p->outer_lx = p->lx;
+	lex_init(&p->lx, p->a, p->diag, &p->fail, from, (size_t)(to - from));
+	p->lx.line = line;
+	p->lx.line_start = line_start;
+	p->lx.at_line_start = false;
+	p->lx.drop_comments = true;
+	Expr *e = pp_expr(p);
+	if (peek(p)->kind != TK_NEWLINE)
+		PERR_AT(p, peek(p), "f-string: expecting '}', found %s", pp_describe(peek(p)));
+	lex_release(&p->lx);
+	p->lx = *p->outer_lx;
+	free(p->outer_lx);
+	p->outer_lx = NULL;
+	static_arg_text(out, e);
+}
+
+/* f"..." in pl.static_print: the text with each {expression} replaced by
+ * its static_print form ({{ and }} are braces).  Read from the source
+ * text, so that a placeholder's errors point into it. */
+static void static_fstring(Parser *p, StrBuf *out)
+{
+	skip(p); /* f */
+	Token st = next(p);
+	const char *q = st.src, *line_start = st.src - (st.col - 1);
+	int line = st.line;
+	char quote = *q;
+	bool triple = q[1] == quote && q[2] == quote;
+	q += triple ? 3 : 1;
+	for (;;) {
+		char c = *q;
+		if (c == quote && (!triple || (q[1] == quote && q[2] == quote)))
+			break;
+		if (c == '\\') {
+			char e = q[1];
+			q += 2;
+			switch (e) {
+			case 'n': sb_putc(out, '\n'); break;
+			case 't': sb_putc(out, '\t'); break;
+			case 'r': sb_putc(out, '\r'); break;
+			case '\\': case '\'': case '"': sb_putc(out, e); break;
+			case '\n': line++; line_start = q; break;
+			default: sb_putc(out, '\\'); sb_putc(out, e); break;
+			}
+			continue;
+		}
+		if (c == '\n') {
+			sb_putc(out, '\n');
+			q++;
+			line++;
+			line_start = q;
+			continue;
+		}
+		if ((c == '{' || c == '}') && q[1] == c) {
+			sb_putc(out, c);
+			q += 2;
+			continue;
+		}
+		if (c == '}')
+			pp_error(p, line, (int)(q - line_start) + 1, "f-string: single '}' is not allowed");
+		if (c != '{') {
+			sb_putc(out, c);
+			q++;
+			continue;
+		}
+		/* a placeholder: up to its '}' outside brackets and strings */
+		const char *from = ++q;
+		int depth = 0;
+		char in_str = 0;
+		for (;; q++) {
+			if ((*q == quote && (!triple || (q[1] == quote && q[2] == quote))) || (!triple && *q == '\n'))
+				pp_error(p, line, (int)(from - line_start), "f-string: expecting '}'");
+			if (in_str) {
+				if (*q == in_str)
+					in_str = 0;
+			} else if (*q == '\'' || *q == '"') {
+				in_str = *q;
+			} else if (*q == '(' || *q == '[' || *q == '{') {
+				depth++;
+			} else if ((*q == ')' || *q == ']' || *q == '}') && depth > 0) {
+				depth--;
+			} else if (depth == 0 && (*q == '}' || *q == ':' || (*q == '!' && q[1] != '='))) {
+				break;
+			}
+		}
+		if (*q != '}')
+			pp_error(p, line, (int)(q - line_start) + 1,
+				 "F-string conversion (!r, !s, !a) and format specs (:.2f) are not supported in static_print");
+		const char *t = from;
+		while (t < q && (*t == ' ' || *t == '\t'))
+			t++;
+		if (t == q)
+			pp_error(p, line, (int)(q - line_start) + 1, "f-string: empty expression not allowed");
+		fstring_expr(p, out, from, q, line, line_start);
+		q++;
+	}
+}
+
 /* pl.static_print(...) / pl.static_assert(cond[, "message"]): evaluated
  * while parsing, as the reference's parser does, and gone from the IR.
  * static_print writes its line to stderr (the reference prints it on
@@ -205,7 +394,11 @@ void pp_static_stmt(Parser *p, bool is_assert)
 	const char *src0 = NULL, *src1 = NULL, *msg = NULL;
 	while (!at_op(p, ")")) {
 		const Token *a = peek(p);
-		if (a->kind == TK_STRING && (tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")"))) {
+		if (!is_assert && pp_at_fstring(p, 0)) {
+			if (out->len)
+				sb_putc(out, ' ');
+			static_fstring(p, out);
+		} else if (a->kind == TK_STRING && (tok_is_op(peek_at(p, 1), ",") || tok_is_op(peek_at(p, 1), ")"))) {
 			Token st = next(p);
 			if (is_assert && nargs != 1)
 				PERR_AT(p, &st, "static_assert() message must be a string literal, after the condition");
@@ -224,15 +417,7 @@ void pp_static_stmt(Parser *p, bool is_assert)
 				src1 = peek(p)->src;
 			} else {
 				sb_printf(out, "%s", out->len ? " " : "");
-				if (e->kind == EX_VAR)
-					sb_printf(out, "%s: ", e->var->name);
-				else if (e->kind == EX_INT)
-					sb_printf(out, "%lld: ", (long long)e->ival);
-				else if (e->kind == EX_BOOL)
-					sb_printf(out, "%s: ", e->ival ? "True" : "False");
-				else if (e->kind == EX_FLOAT)
-					sb_printf(out, "%.17g: ", e->fval);
-				print_type(out, ir_expr_type(e)); /* an expression: just its type */
+				static_arg_text(out, e);
 			}
 		}
 		nargs++;

@@ -170,6 +170,7 @@ typedef struct Parser {
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
 	ListMemo list_memo[LIST_MEMO_SETS][LIST_MEMO_WAYS]; /* recent short ones, in front of lists */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	Lexer *outer_lx;      /* the file's lexer while an f-string placeholder is read */
 	StrBuf static_line;   /* pl.static_print's line as it is built: the parser's,
 	                       * so that an error in an argument (a longjmp) does
 	                       * not lose it */
@@ -233,6 +234,9 @@ typedef struct YieldInfo {
 /* ---- errors (parse.c) */
 
 /* Report FILE:LINE:COL: message and unwind the parse. */
+/* Is the token at k the f of an f-string (f"...": a name f or F right
+ * before a string)? */
+bool pp_at_fstring(Parser *p, int k);
 _Noreturn void pp_error(Parser *p, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 #define PERR_AT(p, t, ...) pp_error((p), (t)->line, (t)->col, __VA_ARGS__)

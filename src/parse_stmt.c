@@ -695,10 +695,14 @@ static void parse_for(Parser *p, PtrVec *out, PtrVec *cm)
 		vec_release(&targets);
 		PERR_AT(p, &itt, is_while ? "pl.while_ takes only init_values=" : "pl.%s takes 1 to 3 positional arguments (got %zu)", kind, n);
 	}
-	if (fk == FOR_PIPELINE && !stage && !is_while) {
+	if (fk == FOR_PIPELINE && !is_while && (!stage || stage->kind != EX_INT || stage->ival < 1)) {
 		vec_release(&pos);
 		vec_release(&targets);
-		PERR_AT(p, &itt, "pl.pipeline requires stage=");
+		if (!stage)
+			PERR_AT(p, &itt, "pl.pipeline() requires stage= (positive integer)");
+		if (stage->kind != EX_INT)
+			PERR_AT(p, &itt, "pl.pipeline() stage must be a compile-time constant integer");
+		PERR_AT(p, &itt, "pl.pipeline() stage must be >= 1, got %lld", (long long)stage->ival);
 	}
 	if (!is_while) {
 		Expr **pv = (Expr **)pos.items;

@@ -456,4 +456,28 @@ if expect_rc 1; then
 fi
 rm -f split3.pto
 
+current="pl.static_print: names and constants with their types, other expressions printed, floats as Python repr, f-strings"
+cat > sp.pto <<'PTO'
+import pypto.language as pl
+
+K = 128
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64, 128], pl.FP32], n: pl.Scalar[pl.INT32], m: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 128], pl.FP32]:
+        pl.static_print(n + 1, 2.5, True, 0.1, 1e20, K * 2, 1.0 / 3, 1e-05, m * 2 + n, pl.add(x, x))
+        pl.static_print(f"{n + 1} {0.1} {K}", f"{{m}} {m}")
+        return x
+PTO
+run sp.pto
+# the lines the reference (oracle) printed for this program
+want='static_print [sp.pto:8]: pl.cast(n, pl.INDEX) + 1 2.5: pl.Scalar[pl.FP32] True: pl.Scalar[pl.BOOL] 0.1: pl.Scalar[pl.FP32] 1e+20: pl.Scalar[pl.FP32] 256: pl.Scalar[pl.INDEX] 0.3333333333333333: pl.Scalar[pl.FP32] 1e-05: pl.Scalar[pl.FP32] m * 2 + pl.cast(n, pl.INDEX) pl.tensor.add(x, x)
+static_print [sp.pto:9]: pl.cast(n, pl.INDEX) + 1 0.1: pl.Scalar[pl.FP32] 128: pl.Scalar[pl.INDEX] {m} m: pl.Scalar[pl.INDEX]'
+if expect_rc 0; then
+    if [ "$(cat err)" != "$want" ]; then bad "stderr: $(cat err)"
+    elif ! grep -q '^class P:' out; then bad "no program on stdout"
+    else ok; fi
+fi
+rm -f sp.pto
+
 finish
