@@ -31,6 +31,8 @@ typedef struct Ssa {
 	Function *fn;
 	Arena *a;
 	Diag *d;
+	const Stmt *unroll_carry; /* the first pl.unroll loop found to need iter args */
+	Var *unroll_var;          /* one variable it would carry */
 	VarTab cur;        /* source Var -> current version */
 	Undo *log;
 	size_t nlog, clog;
@@ -652,6 +654,10 @@ static Stmt *convert_loop(Ssa *s, Stmt *n, const Stmt *st)
 	pmap_release(&carried_set);
 	pmap_release(&escaping_set);
 	int nk = nc + ne;
+	if (is_for && st->for_kind == FOR_UNROLL && nk && !s->unroll_carry) {
+		s->unroll_carry = n; /* an error, once the function is done (st is a copy on the stack) */
+		s->unroll_var = nc ? carried[0] : escaping[0];
+	}
 	Var **keys = arena_alloc(s->a, (size_t)(nk + 1) * sizeof *keys);
 	for (int i = 0; i < nc; i++)
 		keys[i] = carried[i];
@@ -986,14 +992,23 @@ static bool validate_block(Ssa *s, const Block *b)
 			for (int j = 0; j < st->nrets; j++)
 				if (!name_ok(s, st->rets[j]))
 					return false;
+		if (st->kind == ST_IF && st->nrets && !st->orelse.n) {
+			/* the user's yields in a then-branch alone: the reference
+			 * converts them and its SSA verifier then refuses the result */
+			diag_error(s->d, st->pos.line, st->pos.col,
+				   "Post-verification failed after pass 'ConvertToSSA': SSAVerify: IfStmt with return_vars must have else branch in function '%s'",
+				   s->fn->name);
+			return false;
+		}
 		if (!validate_block(s, &st->body) || !validate_block(s, &st->orelse))
 			return false;
 	}
 	return true;
 }
 
-static bool validate(Ssa *s, const Function *f)
+static bool validate(Ssa *s, Function *f)
 {
+	s->fn = f;
 	for (int i = 0; i < f->nparams; i++)
 		if (!name_ok(s, f->params[i].var))
 			return false;
@@ -1041,6 +1056,16 @@ int ssa_convert_program(Program *p, Diag *d)
 		vtab_clear(&s->ver);
 		s->nlog = 0;
 		convert_function(s, f);
+		if (s->unroll_carry) {
+			/* the reference's ForStmt cannot be an unrolled loop with
+			 * iter args: it fails printing what its ConvertToSSA made */
+			const Stmt *u = s->unroll_carry;
+			diag_error(d, u->pos.line, u->pos.col,
+				   "convert-to-ssa: the pl.unroll loop would carry '%s' across its iterations, and an unrolled "
+				   "loop has no iter_args/init_values (run unroll-loops first)",
+				   s->unroll_var->name);
+			rc = 1;
+		}
 	}
 	vtab_release(&s->cur);
 	vtab_release(&s->ver);
