@@ -455,6 +455,24 @@ static Expr *parse_atom(Parser *p)
 	PERR_AT(p, t, "expected an expression, found %s", pp_describe(t));
 }
 
+/* x.shape, x.foo(...) after a variable: the reference's parser reads no
+ * attribute of a value (its message quotes the expression as written). */
+static _Noreturn void attribute_access(Parser *p, const Expr *e, SrcPos at)
+{
+	StrBuf b = { 0 };
+	sb_puts(&b, e->var->name);
+	for (int n = 0; at_op(p, ".") && peek_at(p, 1)->kind == TK_NAME && n < 8; n++) {
+		skip(p);
+		sb_printf(&b, ".%s", next(p).text);
+	}
+	bool call = at_op(p, "(");
+	const char *text = intern(p->a, b.data, b.len);
+	sb_release(&b);
+	if (call)
+		pp_error(p, at.line, at.col, "Unsupported operation call: %s(...)", text);
+	pp_error(p, at.line, at.col, "Standalone attribute access not supported: %s", text);
+}
+
 /* Subscripts after the atom e (parse_postfix). */
 static Expr *postfix_rest(Parser *p, Expr *e)
 {
@@ -511,7 +529,14 @@ static Expr *postfix_rest(Parser *p, Expr *e)
 	return e;
 }
 
-static Expr *parse_postfix(Parser *p) { return postfix_rest(p, parse_atom(p)); }
+static Expr *parse_postfix(Parser *p)
+{
+	SrcPos at = pos_of(peek(p));
+	Expr *e = parse_atom(p);
+	if (e->kind == EX_VAR && at_op(p, ".") && peek_at(p, 1)->kind == TK_NAME)
+		attribute_access(p, e, at);
+	return postfix_rest(p, e);
+}
 
 static Expr *pow_rest(Parser *p, Expr *e);
 
