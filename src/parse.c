@@ -619,7 +619,9 @@ static void parse_module_assign(Parser *p)
 	/* constants: evaluated now, inlined at each use */
 	Function dummy = { 0 };
 	p->fn = &dummy;
+	p->module_level = true;
 	Expr *e = pp_expr(p);
+	p->module_level = false;
 	p->fn = NULL;
 	if (e->kind != EX_INT && e->kind != EX_FLOAT && e->kind != EX_BOOL && e->kind != EX_STR)
 		PERR_AT(p, &nt, "module-level '%s' must be pl.dynamic(\"...\") or a constant", nt.text);

@@ -552,6 +552,7 @@ Expr *pp_pl(Parser *p, const char *prefix)
 		if (t < 0 || strchr(dt, '.'))
 			pp_error(p, at.line, at.col, "Unknown DataType '%s' in pl.%s()", dt, d);
 		expect_op(p, ")");
+		p->pl_get_byte = true;
 		return pp_int(p, (ir_dtype_bits((DType)t) + 7) / 8, DT_INDEX, at);
 	}
 	/* scalar min / max: pl.min, pl.max and their tile_ops spellings */

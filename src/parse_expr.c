@@ -388,7 +388,10 @@ static Expr *parse_atom(Parser *p)
 		if ((dot_name_follows(p, t) || tok_is_op(peek_at(p, 1), ".")) &&
 		    (tok_is_name(t, "pl") || tok_is_name(t, "pld"))) {
 			Expr *e = pp_pl(p, t->text[2] == 'd' ? "pld" : "pl");
-			p->lit = false; /* a call, never folded (pl.const(4, pl.INDEX) * 2) */
+			/* a call, never folded (pl.const(4, pl.INDEX) * 2); but at
+			 * module level, which Python evaluates, get_byte() is an int */
+			p->lit = p->module_level && p->pl_get_byte;
+			p->pl_get_byte = false;
 			return e;
 		}
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
@@ -710,7 +713,8 @@ Expr *pp_expr(Parser *p)
 			/* `pl.NAME...` (an op call, a symbol): parse_atom's case,
 			 * without the operator levels' checks on its first token */
 			l = pp_pl(p, "pl");
-			p->lit = false;
+			p->lit = p->module_level && p->pl_get_byte;
+			p->pl_get_byte = false;
 			if (!ends_expr(peek(p)))
 				l = pow_rest(p, postfix_rest(p, l));
 		} else {

@@ -170,6 +170,8 @@ typedef struct Parser {
 	SrcTable lists;       /* integer list cache (parse_atom): ListEntry */
 	ListMemo list_memo[LIST_MEMO_SETS][LIST_MEMO_WAYS]; /* recent short ones, in front of lists */
 	PtrMap enum_cache;    /* interned enum spelling -> value + 2 */
+	bool module_level;    /* reading a module-level constant (Python evaluates it) */
+	bool pl_get_byte;     /* the pl.* just read was pl.<DataType>.get_byte() */
 	Lexer *outer_lx;      /* the file's lexer while an f-string placeholder is read */
 	StrBuf static_line;   /* pl.static_print's line as it is built: the parser's,
 	                       * so that an error in an argument (a longjmp) does
