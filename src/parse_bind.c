@@ -239,7 +239,7 @@ Var *pp_assign_target(Parser *p, const Token *nt, Type *ann, Expr **value)
 		old = NULL;
 	}
 	if (old && old->kind == VK_VAR) {
-		if (!type_compatible(old->type, t)) {
+		if (!type_reassignable(old->type, t)) {
 			char a[256], b[256];
 			type_to_string(old->type, a, sizeof a);
 			type_to_string(t, b, sizeof b);

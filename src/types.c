@@ -165,6 +165,22 @@ bool type_equal(const Type *a, const Type *b)
 	}
 }
 
+/* Reassignment: what the reference's _types_match lets through (its
+ * structural equality, memrefs aside; symbolic dims are not compared). */
+bool type_reassignable(const Type *a, const Type *b)
+{
+	if (!type_compatible(a, b))
+		return false;
+	if (a->kind != TY_TENSOR && a->kind != TY_TILE && a->kind != TY_DIST_TENSOR)
+		return true;
+	if (a->mem != b->mem || (a->view != b->view && !view_equal(a->view, b->view)))
+		return false;
+	for (int i = 0; i < a->ndim; i++)
+		if (a->shape[i]->kind == EX_INT && b->shape[i]->kind == EX_INT && a->shape[i]->ival != b->shape[i]->ival)
+			return false;
+	return true;
+}
+
 bool type_compatible(const Type *a, const Type *b)
 {
 	if (!a || !b || a->kind == TY_UNKNOWN || b->kind == TY_UNKNOWN)

@@ -18,6 +18,9 @@ bool expr_equal_deep(const Expr *a, const Expr *b);
 uint64_t type_hash(const Type *t);
 uint64_t expr_hash(const Expr *e);
 /* Same kind / rank / dtype: what a re-assignment must keep. */
+/* Whether a variable of type a may be assigned a value of type b (the
+ * reference's parser: equal but for memrefs and symbolic dims). */
+bool type_reassignable(const Type *a, const Type *b);
 bool type_compatible(const Type *a, const Type *b);
 /* The printed form of t into buf (truncated to n bytes). */
 void type_to_string(const Type *t, char *buf, size_t n);
