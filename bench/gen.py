@@ -459,6 +459,8 @@ class Gen:
             gamma_t = fb.assign("g", L((1, C)), "pl.tile.load(%s, [0, 0], [1, %d], [1, %d], target_memory=pl.Mem.Vec)"
                                 % (gamma_p, C, C), p_reassign=0.0)
 
+        unrolled = [False]
+
         def body(row):
             for pn in ins:
                 fb.assign(pn + "_tile", L((TR, C)),
@@ -480,7 +482,9 @@ class Gen:
                     fb.emit("else:")
                     with fb.block():
                         fb.emit("%s: %s = pl.tile.adds(%s, %s)" % (res, ty(L((TR, C))), res, r.choice(FLOATS)))
-            if r.random() < 0.5:
+            # an unrolled loop carries nothing (the reference's ConvertToSSA
+            # cannot give one iter args): there the store rebinds no name
+            if r.random() < 0.5 and not unrolled[0]:
                 fb.emit("%s: %s = pl.tile.store(%s, [%s, 0], %s)" % (outp, ty(tt_full), res, row, outp))
             else:
                 fb.emit("pl.tile.store(%s, [%s, 0], %s)" % (res, row, outp))
@@ -502,14 +506,22 @@ class Gen:
                 hdr = "pl.%s(%s)" % ("parallel" if kindl == "parallel" else "range", stop)
             fb.maybe_comment(0.2)
             fb.emit("for %s in %s:" % (loop, hdr))
-            fb.push()
+            unrolled[0] = hdr.startswith("pl.unroll")
+            # an unrolled body re-assigns only its own variables
+            saved_barrier = fb.scope_begin() if unrolled[0] else None
+            if not unrolled[0]:
+                fb.push()
             fb.define(loop, IDX, reassignable=False)
             with fb.block():
                 row = fb.fresh("row")
                 fb.emit("%s: %s = %s" % (row, ty(IDX), binop(atom(loop), "*", atom(TR))[0]))
                 fb.define(row, IDX, reassignable=False)
                 body(row)
-            fb.pop()
+            if unrolled[0]:
+                fb.scope_end(saved_barrier)
+            else:
+                fb.pop()
+            unrolled[0] = False
         fb.emit("return %s" % outp)
         sig = self.sig_text(params, [tt_full], self_param=False)
         hdr = "@pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)"
