@@ -280,6 +280,17 @@ static inline bool plain_string_byte(unsigned char c)
 	return c >= 0x20 && c < 0x7F && c != '\\';
 }
 
+int lex_escape(char e)
+{
+	switch (e) {
+	case 'n': return '\n';
+	case 't': return '\t';
+	case 'r': return '\r';
+	case '\\': case '\'': case '"': return e;
+	default: return -1;
+	}
+}
+
 static void read_string(Lexer *lx, Token *t)
 {
 	const char *q = lx->p;
@@ -324,15 +335,14 @@ static void read_string(Lexer *lx, Token *t)
 		if (c == '\\' && q + 1 < lx->end) {
 			char e = q[1];
 			q += 2;
-			switch (e) {
-			case 'n': out[n++] = '\n'; break;
-			case 't': out[n++] = '\t'; break;
-			case 'r': out[n++] = '\r'; break;
-			case '\\': out[n++] = '\\'; break;
-			case '\'': out[n++] = '\''; break;
-			case '"': out[n++] = '"'; break;
-			case '\n': newline_at(lx, q); break;
-			default: out[n++] = '\\'; out[n++] = e; break;
+			int v = lex_escape(e);
+			if (v >= 0) {
+				out[n++] = (char)v;
+			} else if (e == '\n') {
+				newline_at(lx, q);
+			} else {
+				out[n++] = '\\';
+				out[n++] = e;
 			}
 			continue;
 		}

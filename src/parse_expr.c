@@ -356,6 +356,17 @@ static void int_list_store(Parser *p, const char *s, Expr *list)
 	list_memo_put(p, s, n, list);
 }
 
+/* A pl.* / pld.* atom (pp_pl): a call or a symbol, never folded
+ * (pl.const(4, pl.INDEX) * 2), but for get_byte() at module level, which
+ * Python evaluates: there it is a number. */
+static Expr *pl_atom(Parser *p, const char *prefix)
+{
+	Expr *e = pp_pl(p, prefix);
+	p->lit = p->module_level && p->pl_get_byte;
+	p->pl_get_byte = false;
+	return e;
+}
+
 static Expr *parse_atom(Parser *p)
 {
 	const Token *t = peek(p);
@@ -387,12 +398,7 @@ static Expr *parse_atom(Parser *p)
 		 * lexed (pp_dotted_tail skips it with the names after it) */
 		if ((dot_name_follows(p, t) || tok_is_op(peek_at(p, 1), ".")) &&
 		    (tok_is_name(t, "pl") || tok_is_name(t, "pld"))) {
-			Expr *e = pp_pl(p, t->text[2] == 'd' ? "pld" : "pl");
-			/* a call, never folded (pl.const(4, pl.INDEX) * 2); but at
-			 * module level, which Python evaluates, get_byte() is an int */
-			p->lit = p->module_level && p->pl_get_byte;
-			p->pl_get_byte = false;
-			return e;
+			return pl_atom(p, t->text[2] == 'd' ? "pld" : "pl");
 		}
 		if (tok_is_name(t, "self") && tok_is_op(peek_at(p, 1), ".")) {
 			return pp_self_call(p);
@@ -712,9 +718,7 @@ Expr *pp_expr(Parser *p)
 		if (t->kind == TK_NAME && t->text == p->lx.name_pl && dot_name_follows(p, t)) {
 			/* `pl.NAME...` (an op call, a symbol): parse_atom's case,
 			 * without the operator levels' checks on its first token */
-			l = pp_pl(p, "pl");
-			p->lit = p->module_level && p->pl_get_byte;
-			p->pl_get_byte = false;
+			l = pl_atom(p, "pl");
 			if (!ends_expr(peek(p)))
 				l = pow_rest(p, postfix_rest(p, l));
 		} else {

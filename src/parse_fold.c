@@ -312,16 +312,18 @@ static void static_fstring(Parser *p, StrBuf *out)
 		char c = *q;
 		if (c == quote && (!triple || (q[1] == quote && q[2] == quote)))
 			break;
-		if (c == '\\') {
+		if (c == '\\') { /* as the lexer decodes it */
 			char e = q[1];
+			int v = lex_escape(e);
 			q += 2;
-			switch (e) {
-			case 'n': sb_putc(out, '\n'); break;
-			case 't': sb_putc(out, '\t'); break;
-			case 'r': sb_putc(out, '\r'); break;
-			case '\\': case '\'': case '"': sb_putc(out, e); break;
-			case '\n': line++; line_start = q; break;
-			default: sb_putc(out, '\\'); sb_putc(out, e); break;
+			if (v >= 0) {
+				sb_putc(out, (char)v);
+			} else if (e == '\n') {
+				line++;
+				line_start = q;
+			} else {
+				sb_putc(out, '\\');
+				sb_putc(out, e);
 			}
 			continue;
 		}

@@ -235,10 +235,10 @@ typedef struct YieldInfo {
 
 /* ---- errors (parse.c) */
 
-/* Report FILE:LINE:COL: message and unwind the parse. */
 /* Is the token at k the f of an f-string (f"...": a name f or F right
- * before a string)? */
+ * before a string)? (parse_fold.c) */
 bool pp_at_fstring(Parser *p, int k);
+/* Report FILE:LINE:COL: message and unwind the parse. */
 _Noreturn void pp_error(Parser *p, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 #define PERR_AT(p, t, ...) pp_error((p), (t)->line, (t)->col, __VA_ARGS__)

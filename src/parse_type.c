@@ -49,21 +49,22 @@ SrcKey *pp_src_claim(SrcTable *t, size_t entry_size, const char *s, size_t n, ui
 	return k;
 }
 
-/* Enum spelling -> value through a cache keyed by the interned spelling
- * (the spellings of different enums never collide: "FP32", "Mem.Vec"). */
-/* A layout constant written as a Tensor annotation's element: pl.NZ or
- * pl.TensorLayout.NZ (x without its "pl.") */
-static bool is_layout_shorthand(const char *x)
+/* A layout constant written as a Tensor annotation's element, pl.NZ or
+ * pl.TensorLayout.NZ (x without its "pl."): the layout's name ("NZ"), or
+ * NULL when x is none. */
+static const char *layout_shorthand(const char *x)
 {
 	static const char *const layouts[] = { "ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN" };
 	if (!strncmp(x, "TensorLayout.", 13))
 		x += 13;
 	for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
 		if (!strcmp(x, layouts[i]))
-			return true;
-	return false;
+			return x;
+	return NULL;
 }
 
+/* Enum spelling -> value through a cache keyed by the interned spelling
+ * (the spellings of different enums never collide: "FP32", "Mem.Vec"). */
 static int cached_enum(Parser *p, const char *interned, const char *spelling, int (*fn)(const char *))
 {
 	uintptr_t v = (uintptr_t)pmap_get(&p->enum_cache, interned);
@@ -793,11 +794,11 @@ static Type *parse_type_raw(Parser *p)
 					PERR_AT(p, &et, "Tile annotation can contain at most one memory-space argument");
 				have_mem = true;
 				t->mem = (MemSpace)ms;
-			} else if (!tile && is_layout_shorthand(x)) {
+			} else if (!tile && layout_shorthand(x)) {
 				/* layout shorthand: pl.Tensor[[64], pl.FP16, pl.NZ] (or
 				 * pl.TensorLayout.NZ); ND is the default, no view; DN is
 				 * refused, as the reference refuses it */
-				const char *l = strncmp(x, "TensorLayout.", 13) ? x : x + 13;
+				const char *l = layout_shorthand(x);
 				if (!strcmp(l, "DN"))
 					PERR_AT(p, &et, "pl.Tensor[..., pl.%s] is not supported: the DN layout-only shorthand forces two "
 						"coordinate systems (IR-logical post-view vs. runtime row-major) onto one annotation", x);

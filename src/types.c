@@ -169,28 +169,22 @@ bool type_equal(const Type *a, const Type *b)
  * structural equality, memrefs aside; symbolic dims are not compared). */
 bool type_reassignable(const Type *a, const Type *b)
 {
-	if (!type_compatible(a, b))
-		return false;
-	if (a->kind != TY_TENSOR && a->kind != TY_TILE && a->kind != TY_DIST_TENSOR)
-		return true;
-	if (a->mem != b->mem || (a->view != b->view && !view_equal(a->view, b->view)))
-		return false;
-	for (int i = 0; i < a->ndim; i++)
-		if (a->shape[i]->kind == EX_INT && b->shape[i]->kind == EX_INT && a->shape[i]->ival != b->shape[i]->ival)
-			return false;
-	return true;
-}
-
-bool type_compatible(const Type *a, const Type *b)
-{
 	if (!a || !b || a->kind == TY_UNKNOWN || b->kind == TY_UNKNOWN)
 		return true;
 	if (a->kind != b->kind)
 		return false;
-	if (a->kind == TY_SCALAR || a->kind == TY_TENSOR || a->kind == TY_TILE || a->kind == TY_DIST_TENSOR)
-		return a->dtype == b->dtype && (a->kind == TY_SCALAR || a->ndim == b->ndim);
 	if (a->kind == TY_TUPLE)
 		return a->nelems == b->nelems;
+	if (a->kind == TY_SCALAR)
+		return a->dtype == b->dtype;
+	if (a->kind != TY_TENSOR && a->kind != TY_TILE && a->kind != TY_DIST_TENSOR)
+		return true;
+	if (a->dtype != b->dtype || a->ndim != b->ndim || a->mem != b->mem ||
+	    (a->view != b->view && !view_equal(a->view, b->view)))
+		return false;
+	for (int i = 0; i < a->ndim; i++)
+		if (a->shape[i]->kind == EX_INT && b->shape[i]->kind == EX_INT && a->shape[i]->ival != b->shape[i]->ival)
+			return false;
 	return true;
 }
 

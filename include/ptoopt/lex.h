@@ -117,6 +117,9 @@ void lex_release(Lexer *lx);
  * before it left out (parallel.c), or, with `at` the start of the text,
  * one program of a --split-input-file input.  Called before any scanning. */
 void lex_set_jump(Lexer *lx, const char *at, int lines);
+/* The byte the escape \e stands for in a string (\n, \t, \r, \\, \', \"),
+ * -1 for any other e (kept as written; \ before a newline continues the line). */
+int lex_escape(char e);
 void lex_fill(Lexer *lx, int k);          /* scan until k tokens of lookahead exist */
 void lex_scan_current(Lexer *lx);         /* lex_fill(lx, 0) when nothing is scanned */
 /* The current token (k = 0) or one of the next LEX_LOOKAHEAD - 1. */

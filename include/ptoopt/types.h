@@ -17,11 +17,10 @@ bool expr_equal_deep(const Expr *a, const Expr *b);
 /* Structural hashes consistent with type_equal / expr_equal. */
 uint64_t type_hash(const Type *t);
 uint64_t expr_hash(const Expr *e);
-/* Same kind / rank / dtype: what a re-assignment must keep. */
 /* Whether a variable of type a may be assigned a value of type b (the
- * reference's parser: equal but for memrefs and symbolic dims). */
+ * reference's parser: equal but for memrefs and symbolic dims; an unknown
+ * type matches any). */
 bool type_reassignable(const Type *a, const Type *b);
-bool type_compatible(const Type *a, const Type *b);
 /* The printed form of t into buf (truncated to n bytes). */
 void type_to_string(const Type *t, char *buf, size_t n);
 /* The type an assignment gives its target: annotation `ann` (may be NULL)
