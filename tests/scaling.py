@@ -193,6 +193,12 @@ def main():
             if not why:
                 s4 = generate(gen, 4 * n, big)
                 c4, why = check_one(tool, name, big, passes, tmp)
+            # a ratio over the limit is measured once more before it counts:
+            # on a loaded machine (meson runs two tests at once) one run of
+            # the big input may take twice its time
+            if not why and c4 / max(c1, 1e-3) > RATIO_LIMIT:
+                c1 = min(c1, check_one(tool, name, small, passes, tmp)[0])
+                c4 = min(c4, check_one(tool, name, big, passes, tmp)[0])
             if not why:
                 ratio = c4 / max(c1, 1e-3)
                 line = (f"{name:14s} n={n:<7d} {s1 / 1e6:6.2f} MB {c1:6.3f} s | 4n: {s4 / 1e6:6.2f} MB "
